@@ -1,0 +1,17 @@
+"""srcad: source-to-source automatic differentiation for Python and NumPy.
+
+    import srcad
+    df = srcad.grad(f)                 # reverse mode, generated as readable Python
+    print(srcad.source(f))             # the generated gradient
+"""
+__version__ = "0.1.0"
+
+from .errors import SrcadError  # noqa: E402
+from .registry import adjoint, tangent, non_differentiable, d, REGISTRY  # noqa: E402
+from . import templates as _templates  # noqa: E402,F401  (registers the built-in templates)
+from .api import (grad, value_and_grad, vjp, jvp, jacobian, hessian, hvp, source,  # noqa: E402
+                  emit, coverage, check_grads)
+
+__all__ = ["SrcadError", "grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "hvp",
+           "source", "emit", "coverage", "check_grads", "adjoint", "tangent",
+           "non_differentiable", "d", "REGISTRY", "__version__"]

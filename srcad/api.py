@@ -1,0 +1,276 @@
+"""The public API (../shared/API.md): grad, value_and_grad, vjp, jvp, jacobian, hessian, hvp,
+source, emit, coverage, check_grads.
+
+Each entry point builds (or finds in the cache) a generated function and wraps it in a small
+callable that keeps the user's calling convention: the same positional and keyword arguments as
+f, a tuple of results whenever `wrt` is a tuple, cotangents and tangents after the arguments.
+"""
+import functools
+import os
+import weakref
+
+import numpy as np
+
+from . import cache
+from .errors import SrcadError
+from .pipeline import build
+from .registry import REGISTRY
+
+_DERIVATIVES = weakref.WeakKeyDictionary()
+
+
+def _check_wrt(wrt):
+    if isinstance(wrt, bool) or not isinstance(wrt, (int, tuple)) or (
+            isinstance(wrt, tuple) and not all(isinstance(w, int) and not isinstance(w, bool)
+                                               for w in wrt)) or wrt == ():
+        raise SrcadError(f"wrt must be an int or a non-empty tuple of ints (argument positions), "
+                         f"got {wrt!r}")
+    return wrt
+
+
+def _callable(func):
+    if not callable(func):
+        raise SrcadError(f"srcad differentiates Python functions, got {func!r}")
+    return func
+
+
+class Derivative:
+    """A generated derivative of `func`, callable with the API's conventions."""
+
+    def __init__(self, func, mode, kind, wrt):
+        self.func = func
+        self.mode = mode
+        self.kind = kind
+        self.wrt = wrt
+        self.compiled = cache.compiled(func, mode, kind, wrt)
+        self.instance = cache.Instance(self.compiled, func)
+        self.generated = self.instance.function
+        self.sync = self.instance.sync
+        self.many = isinstance(wrt, tuple)
+        self.single_tuple = self.many and len(wrt) == 1
+        functools.update_wrapper(self, func)
+        self.__name__ = self.compiled.built.function_name
+        self.__qualname__ = self.__name__
+        self.__wrapped__ = self.generated
+
+    @property
+    def source(self):
+        return self.compiled.built.source
+
+    def raw(self, *args, **kwargs):
+        if self.sync is not None:
+            self.sync()
+        try:
+            return self.generated(*args, **kwargs)
+        except Exception as exc:
+            cache.annotate_error(exc, self.compiled)
+            raise
+
+    def _pack(self, grads):
+        return (grads,) if self.single_tuple else grads
+
+    def __call__(self, *args, **kwargs):
+        kind = self.kind
+        if kind == "grad":
+            return self._pack(self.raw(*args, **kwargs))
+        if kind == "value_and_grad":
+            value, grads = self.raw(*args, **kwargs)
+            return value, self._pack(grads)
+        if kind == "vjp":
+            if not args:
+                raise TypeError("vjp(*args, dy): the cotangent dy comes last")
+            kwargs[_last_kwonly(self.generated)] = args[-1]
+            return self._pack(self.raw(*args[:-1], **kwargs))
+        if kind == "jvp":
+            names = self.compiled.built.tangent_names
+            if len(args) < len(names):
+                raise TypeError(f"jvp(*args, {', '.join(names)}): one tangent per wrt argument "
+                                f"comes after the arguments")
+            for name, tangent in zip(names, args[len(args) - len(names):]):
+                kwargs[name] = tangent
+            return self.raw(*args[:len(args) - len(names)], **kwargs)
+        raise AssertionError(kind)
+
+    def __repr__(self):
+        return f"<srcad {self.kind} of {self.func.__qualname__} wrt {self.wrt}>"
+
+
+def _last_kwonly(function):
+    return function.__code__.co_varnames[function.__code__.co_argcount
+                                         + function.__code__.co_kwonlyargcount - 1]
+
+
+def derivative(func, mode, kind, wrt):
+    """The (cached) Derivative of func for these options."""
+    _callable(func)
+    _check_wrt(wrt)
+    key = (mode, kind, wrt)
+    try:
+        per_func = _DERIVATIVES.get(func)
+    except TypeError:  # not weak-referenceable
+        per_func = None
+    if per_func is not None and key in per_func:
+        return per_func[key]
+    result = Derivative(func, mode, kind, wrt)
+    try:
+        _DERIVATIVES.setdefault(func, {})[key] = result
+    except TypeError:
+        pass
+    return result
+
+
+def _decorator_or_call(kind, mode, func, wrt):
+    if func is None:
+        return lambda f: derivative(f, mode, kind, wrt)
+    if isinstance(func, (int, tuple)) and not callable(func):  # @srcad.grad((0, 1))
+        return lambda f: derivative(f, mode, kind, func)
+    return derivative(func, mode, kind, wrt)
+
+
+def grad(func=None, wrt=0):
+    """Reverse-mode gradient of a scalar function: grad(f)(*args) -> df/dx (a tuple if wrt is)."""
+    return _decorator_or_call("grad", "reverse", func, wrt)
+
+
+def value_and_grad(func=None, wrt=0):
+    """vg(*args) -> (f(*args), gradient), in one reverse sweep."""
+    return _decorator_or_call("value_and_grad", "reverse", func, wrt)
+
+
+def vjp(func=None, wrt=0):
+    """vjp(*args, dy) -> dy^T J (any output shape; a tuple of cotangents for tuple outputs)."""
+    return _decorator_or_call("vjp", "reverse", func, wrt)
+
+
+def jvp(func=None, wrt=0):
+    """jvp(*args, dx0, dx1, ...) -> J dx, the output tangent (forward mode)."""
+    return _decorator_or_call("jvp", "forward", func, wrt)
+
+
+def _basis(shape, dtype=float):
+    size = int(np.prod(shape, dtype=int))
+    for i in range(size):
+        e = np.zeros(size, dtype=dtype)
+        e[i] = 1.0
+        yield e.reshape(shape) if shape != () else e.reshape(())
+
+
+def _as_float_array(value):
+    return np.asarray(value, dtype=np.result_type(np.asarray(value).dtype, np.float64)
+                      if not np.issubdtype(np.asarray(value).dtype, np.floating)
+                      else np.asarray(value).dtype)
+
+
+def jacobian(func, wrt=0, mode="reverse"):
+    """jac(*args) -> J with shape out.shape + x.shape (a tuple of them if wrt is a tuple)."""
+    if mode not in ("reverse", "forward"):
+        raise SrcadError(f"mode must be 'reverse' or 'forward', got {mode!r}")
+    positions = wrt if isinstance(wrt, tuple) else (wrt,)
+    inner = derivative(func, mode, "vjp" if mode == "reverse" else "jvp", tuple(positions))
+
+    def jac(*args, **kwargs):
+        if mode == "reverse":
+            out = np.shape(func(*args, **kwargs))
+            rows = [inner(*args, e, **kwargs) for e in _basis(out)]
+            blocks = []
+            for k, position in enumerate(positions):
+                shape = np.shape(args[position])
+                stacked = np.array([np.asarray(r[k], dtype=float).reshape(shape) for r in rows])
+                blocks.append(stacked.reshape(out + shape))
+        else:
+            blocks = []
+            for k, position in enumerate(positions):
+                shape = np.shape(args[position])
+                cols = []
+                for e in _basis(shape):
+                    tangents = [e if j == k else np.zeros(np.shape(args[p]))
+                                for j, p in enumerate(positions)]
+                    cols.append(np.asarray(inner(*args, *tangents, **kwargs), dtype=float))
+                out = cols[0].shape if cols else ()
+                stacked = np.stack(cols, axis=-1) if cols else np.zeros(out + (0,))
+                blocks.append(stacked.reshape(out + shape))
+        return tuple(blocks) if isinstance(wrt, tuple) else blocks[0]
+
+    jac.__name__ = f"{getattr(func, '__name__', 'f')}_jacobian"
+    return jac
+
+
+def hessian(func, wrt=0):
+    """hess(*args) -> the Hessian of a scalar f, by forward mode over the generated gradient."""
+    if isinstance(wrt, tuple):
+        raise SrcadError("srcad.hessian takes one argument position (wrt=int)",
+                         hint="build the blocks with srcad.jacobian(srcad.grad(f, wrt=i), "
+                              "wrt=j, mode='forward')")
+    gradient = derivative(func, "reverse", "grad", wrt)
+    inner = jacobian(gradient.generated, wrt=wrt, mode="forward")
+
+    def hess(*args, **kwargs):
+        if gradient.sync is not None:
+            gradient.sync()
+        return inner(*args, **kwargs)
+
+    hess.__name__ = f"{getattr(func, '__name__', 'f')}_hessian"
+    return hess
+
+
+def hvp(func, wrt=0):
+    """hvp(*args, v) -> H v without forming H (forward mode over the generated gradient)."""
+    gradient = derivative(func, "reverse", "grad", wrt)
+    inner = derivative(gradient.generated, "forward", "jvp", wrt)
+
+    def product(*args, **kwargs):
+        if gradient.sync is not None:
+            gradient.sync()
+        return inner(*args, **kwargs)
+
+    product.__name__ = f"{getattr(func, '__name__', 'f')}_hvp"
+    return product
+
+
+_KIND_OF_MODE = {"reverse": "grad", "forward": "jvp"}
+
+
+def source(func, mode="reverse", wrt=0, kind=None, stage=None):
+    """The generated Python source (or, with stage=..., the function after that pass)."""
+    _callable(func)
+    _check_wrt(wrt)
+    if stage is not None:
+        return build(func, mode, wrt, kind or _KIND_OF_MODE.get(mode), stage=stage)
+    return cache.compiled(func, mode, kind or _KIND_OF_MODE.get(mode, "grad"), wrt).built.source
+
+
+def emit(func, path, mode="reverse", wrt=0, kind=None):
+    """Write the generated module to `path`: a file that needs only numpy. Returns the path."""
+    _callable(func)
+    _check_wrt(wrt)
+    built = cache.compiled(func, mode, kind or _KIND_OF_MODE.get(mode, "grad"), wrt).built
+    if built.user_cells:
+        raise SrcadError(f"{func.__qualname__} reads the closure variables "
+                         f"{', '.join(built.user_cells)}, which an emitted module cannot see",
+                         filename=built.filename, lineno=built.lineno,
+                         hint="define the function at module level, or pass those values in as "
+                              "arguments")
+    text = built.source
+    if built.user_globals:
+        module = func.__module__
+        imports = f"from {module} import {', '.join(built.user_globals)}"
+        marker = "\n\n\n"
+        head, _, rest = text.partition("import numpy as np")
+        first, sep, tail = rest.partition(marker)
+        text = f"{head}import numpy as np{first}\n{imports}{sep}{tail}"
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return path
+
+
+def coverage():
+    """One dict per differentiable callable: {'name': 'numpy.sin', 'forward': bool, 'reverse': bool}."""
+    return REGISTRY.coverage()
+
+
+def check_grads(func, args, wrt=0, order=1, **options):
+    """Check srcad's derivatives of func at args; see srcad.checking.check_grads."""
+    from .checking import check_grads as run
+    return run(func, args, wrt=wrt, order=order, **options)

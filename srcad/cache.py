@@ -1,0 +1,133 @@
+"""Compile generated modules from real files and cache them.
+
+Builds are cached in memory by (the function's code, its globals and closure cells, options):
+redefining a function or changing an option rebuilds, asking twice does not. The module source is
+written to a file in the cache directory (SRCAD_CACHE_DIR, or a srcad folder in the system temp
+dir) and compiled from there, so tracebacks, pdb and inspect.getsource show the generated lines.
+
+The generated function reads the user's globals and closure variables by name from its own
+namespace; `Instance.sync` copies their current values in before each call, so a global weight
+matrix that is reassigned between calls is always read fresh (no stale values, no wrong numbers).
+"""
+import collections
+import hashlib
+import os
+import tempfile
+import threading
+
+from . import runtime
+from .pipeline import build
+
+_BUILDS = collections.OrderedDict()
+_MAX_BUILDS = 1024
+_LOCK = threading.Lock()
+
+
+def cache_dir():
+    path = os.environ.get("SRCAD_CACHE_DIR") or os.path.join(
+        tempfile.gettempdir(), f"srcad-cache-{os.getuid() if hasattr(os, 'getuid') else 0}")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def write_module(source, stem):
+    digest = hashlib.sha1(source.encode()).hexdigest()[:12]
+    path = os.path.join(cache_dir(), f"{stem}_{digest}.py")
+    if not os.path.exists(path):
+        tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(source)
+        os.replace(tmp, path)
+    return path
+
+
+class Compiled:
+    """A built derivative compiled to a code object, ready to be instantiated per function."""
+
+    def __init__(self, built):
+        self.built = built
+        stem = f"{built.func.__module__}.{built.func.__qualname__}".replace("<", "").replace(
+            ">", "").replace(".", "_")
+        self.path = write_module(built.source, f"{stem}_{built.function_name}")
+        self.code = compile(built.source, self.path, "exec")
+
+
+def _key(func, mode, kind, wrt):
+    cells = tuple(id(c) for c in func.__closure__ or ())
+    return (func.__code__, id(func.__globals__), cells, mode, kind, wrt)
+
+
+def compiled(func, mode, kind, wrt):
+    key = _key(func, mode, kind, wrt)
+    with _LOCK:
+        entry = _BUILDS.get(key)
+        if entry is not None:
+            _BUILDS.move_to_end(key)
+            return entry[1]
+    result = Compiled(build(func, mode, wrt, kind))
+    with _LOCK:
+        _BUILDS[key] = (func, result)  # holding func keeps the ids in the key from being reused
+        while len(_BUILDS) > _MAX_BUILDS:
+            _BUILDS.popitem(last=False)
+    return result
+
+
+class Instance:
+    """The generated function bound to one user function's globals and closure."""
+
+    def __init__(self, comp, func):
+        built = comp.built
+        self.compiled = comp
+        namespace = {"__name__": f"srcad_generated.{built.function_name}",
+                     "__file__": comp.path}
+        exec(comp.code, namespace)
+        for helper in runtime.HELPERS:  # the runtime's own objects, so templates find them
+            if helper in namespace:
+                namespace[helper] = getattr(runtime, helper)
+        self.namespace = namespace
+        self.function = namespace[built.function_name]
+        self.function.__srcad_sync__ = self._make_sync(func, built, namespace)
+        self.sync = self.function.__srcad_sync__
+
+    @staticmethod
+    def _make_sync(func, built, namespace):
+        upstream = getattr(func, "__srcad_sync__", None)
+        user_globals = func.__globals__
+        cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+        global_names = tuple(built.user_globals)
+        cell_items = tuple((name, cells[name]) for name in built.user_cells)
+        if upstream is None and not global_names and not cell_items:
+            return None
+
+        def sync():
+            if upstream is not None:
+                upstream()
+            for name in global_names:
+                if name in user_globals:
+                    namespace[name] = user_globals[name]
+            for name, cell in cell_items:
+                namespace[name] = cell.cell_contents
+        return sync
+
+
+def annotate_error(exc, comp):
+    """Add a note naming the user statement whose derivative was running when exc was raised."""
+    tb = exc.__traceback__
+    lineno = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == comp.path:
+            lineno = tb.tb_lineno
+        tb = tb.tb_next
+    if lineno is None or not hasattr(exc, "add_note"):
+        return
+    lines = comp.built.source.splitlines()
+    for index in range(min(lineno, len(lines)) - 1, -1, -1):
+        text = lines[index].strip()
+        if text.startswith("# grad of:") or text.startswith("# tangent of:"):
+            exc.add_note(f"srcad: raised in generated code for {text[2:]}")
+            return
+        if text.startswith("def "):
+            break
+    exc.add_note(f"srcad: raised in generated code ({comp.path}:{lineno})")
+
+

@@ -1,0 +1,92 @@
+"""Pass 9, emit: gast -> Python source (the only module that uses astor), and the module around it.
+
+A generated module is self-contained: a header naming what it differentiates, the imports it
+needs (numpy, math), the source of the runtime helpers it calls, and the derivative function.
+Comment markers placed by the passes (`__srcad_comment__("...")`) become real `# ...` lines.
+"""
+import ast
+import inspect
+import re
+
+import astor
+import gast
+
+from . import runtime
+
+_COMMENT = re.compile(r"^(\s*)__srcad_comment_(\d+)__\s*$")
+
+
+class _NumberComments(gast.NodeVisitor):
+    """Give each comment marker a unique name, so its text can be put back after astor."""
+
+    def __init__(self):
+        self.texts = []
+
+    def generic_visit(self, node):
+        if hasattr(node, "comment"):
+            node.value.id = f"__srcad_comment_{len(self.texts)}__"
+            self.texts.append(node.comment)
+        super().generic_visit(node)
+
+
+def function_source(fdef):
+    """Python source of a gast FunctionDef, with comment markers turned into comments."""
+    numbering = _NumberComments()
+    numbering.visit(fdef)
+    module = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
+    ast.fix_missing_locations(module)
+    text = astor.to_source(module, pretty_source=_one_line_per_statement)
+    lines = []
+    for line in text.splitlines():
+        match = _COMMENT.match(line)
+        if match:
+            lines.append(f"{match.group(1)}# {numbering.texts[int(match.group(2))]}")
+        else:
+            lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def _one_line_per_statement(pieces):
+    return "".join(pieces)
+
+
+def _names_in_source(text):
+    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+
+
+def helpers_needed(text):
+    """Runtime helpers the text calls, with the helpers they call in turn, in file order."""
+    needed = set()
+    frontier = _names_in_source(text) & set(runtime.HELPERS)
+    while frontier:
+        name = frontier.pop()
+        needed.add(name)
+        helper_text = inspect.getsource(getattr(runtime, name))
+        frontier |= (_names_in_source(helper_text) & set(runtime.HELPERS)) - needed - {name}
+    return [name for name in runtime.HELPERS if name in needed]
+
+
+def imports_needed(text):
+    lines = ["import numpy as np"]
+    if re.search(r"\bmath\.", text):
+        lines.append("import math")
+    if re.search(r"\bscipy\.special\.", text):
+        lines.append("import scipy.special")
+    if re.search(r"\boperator\.", text):
+        lines.append("import operator")
+    return lines
+
+
+def module_source(fdef, header, user_imports=()):
+    """The whole generated module: header, imports, runtime helpers, the function."""
+    body = function_source(fdef)
+    helpers = helpers_needed(body)
+    helper_text = "\n\n\n".join(inspect.getsource(getattr(runtime, name)).rstrip()
+                              for name in helpers)
+    parts = [f'"""{header}\n"""', "\n".join(imports_needed(body + helper_text))]
+    if user_imports:
+        parts.append("\n".join(user_imports))
+    if helper_text:
+        parts.append(helper_text)
+    parts.append(body.rstrip())
+    return "\n\n\n".join(parts) + "\n"

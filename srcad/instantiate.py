@@ -1,0 +1,301 @@
+"""Template instantiation: a registered template + the names of one call -> generated statements.
+
+    template                          call site               reverse instance
+    def sin(y, x):                    t3 = np.sin(x)          bx = bx + bt3 * np.cos(x)
+        d[x] = d[y] * np.cos(x)       (bt3 the adjoint)       (or bx = bt3 * np.cos(x) if first)
+
+Parameters are replaced by the call's operands (names or constants after ANF), `d[v]` by the
+derivative's name, template-local names by fresh temporaries. In forward mode the tangent of a
+constant is a symbolic zero that is simplified away (d[y] = d[a] * b + a * d[b] with b constant
+becomes dy = da * b); only a zero that cannot be simplified becomes np.zeros_like(v).
+"""
+import copy
+import inspect
+import textwrap
+
+import gast
+
+from .operations import Index, index_value
+from .registry import Default
+
+
+def parse_template(func):
+    source = textwrap.dedent(inspect.getsource(func))
+    fdef = gast.parse(source).body[0]
+    fdef.decorator_list = []
+    # drop a docstring: templates may document themselves
+    if fdef.body and isinstance(fdef.body[0], gast.Expr) and isinstance(
+            getattr(fdef.body[0], "value", None), gast.Constant):
+        fdef.body = fdef.body[1:]
+    return fdef
+
+
+class Accumulate:
+    """`d[operand] = value` in an adjoint template: add `value` to the operand's adjoint (an
+    operand that is a tuple of names, like the arrays of np.stack, takes a sequence)."""
+
+    def __init__(self, operand, value, broadcasts):
+        self.operand = operand
+        self.value = value
+        self.broadcasts = broadcasts
+
+
+class Zero(gast.Name):
+    """The symbolic zero tangent of `var` (a constant or an inactive value)."""
+
+    def __init__(self, var):
+        super().__init__(id="__zero__", ctx=gast.Load(), annotation=None, type_comment=None)
+        self.var = var
+
+
+def name(ident, ctx=None):
+    return gast.Name(id=ident, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+
+
+def _is_d(node):
+    return (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+            and node.value.id == "d")
+
+
+def constant_node(value):
+    if isinstance(value, tuple):
+        return gast.Tuple(elts=[constant_node(v) for v in value], ctx=gast.Load())
+    return gast.Constant(value=value, kind=None)
+
+
+class _Substitute(gast.NodeTransformer):
+    def __init__(self, bound, derivative, fresh_names):
+        self.bound = bound
+        self.derivative = derivative
+        self.fresh_names = fresh_names
+
+    def visit_Subscript(self, node):
+        if _is_d(node):
+            return self.derivative(self._operand(node.slice))
+        index = node.slice
+        if isinstance(index, gast.Name) and isinstance(self.bound.get(index.id), Index):
+            node.value = self.visit(node.value)
+            node.slice = copy.deepcopy(self.bound[index.id].node)
+            return node
+        return self.generic_visit(node)
+
+    def _operand(self, node):
+        if isinstance(node, gast.Name) and node.id in self.bound:
+            return self.bound[node.id]
+        if isinstance(node, gast.Subscript):  # d[xs[i]]: an element of a *args operand
+            seq = self._operand(node.value)
+            if isinstance(seq, list) and isinstance(node.slice, gast.Constant):
+                return seq[node.slice.value]
+        if isinstance(node, gast.Name) and isinstance(self.bound.get(node.id), list):
+            return gast.Tuple(elts=self.bound[node.id], ctx=gast.Load())
+        raise ValueError(f"d[...] of a non-parameter in a template: {gast.dump(node)}")
+
+    def visit_Name(self, node):
+        if node.id in self.bound:
+            value = self.bound[node.id]
+            if isinstance(value, Default):
+                return constant_node(value.value)
+            if isinstance(value, Index):
+                return index_value(copy.deepcopy(value.node))
+            if isinstance(value, list):
+                return gast.List(elts=[copy.deepcopy(v) for v in value], ctx=gast.Load())
+            return copy.deepcopy(value)
+        if node.id in self.fresh_names:
+            return name(self.fresh_names[node.id], node.ctx)
+        return node
+
+
+def operand_id(node):
+    """The variable name an operand denotes, or None for constants and index expressions."""
+    return node.id if isinstance(node, gast.Name) else None
+
+
+def instantiate(template, result, args, keywords, derivative_name, is_active, fresh):
+    """Instantiate `template` for `result = op(*args, **keywords)`.
+
+    derivative_name(var) -> name of d[var]; is_active(var) -> whether var has a derivative;
+    fresh(hint) -> a new temporary name. Returns a list of gast statements and Accumulate items.
+    """
+    fdef = template.node
+    bound = template.bind(args, keywords)
+    params = [a.id for a in fdef.args.args]
+    bound[params[0]] = result
+    if fdef.args.vararg is not None and fdef.args.vararg.id not in bound:
+        bound[fdef.args.vararg.id] = []
+    locals_ = sorted({n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+                      and isinstance(n.ctx, gast.Store)})
+    fresh_names = {local: fresh(local) for local in locals_}
+
+    def derivative(operand):
+        if isinstance(operand, (gast.Tuple, gast.List)):
+            return type(operand)(elts=[derivative(e) for e in operand.elts], ctx=gast.Load())
+        var = operand_id(operand)
+        if var is not None and is_active(var):
+            return name(derivative_name(var))
+        return Zero(var)
+
+    substitute = _Substitute(bound, derivative, fresh_names)
+    out = []
+
+    def emit(stmts):
+        for stmt in stmts:
+            if isinstance(stmt, gast.If):
+                test = static_value(substitute.visit(copy.deepcopy(stmt.test)))
+                if test is UNKNOWN:
+                    raise ValueError(f"template {fdef.name}: `if` must be decidable from the "
+                                     f"call's constants (axis, keepdims, ...)")
+                emit(stmt.body if test else stmt.orelse)
+            elif isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and _is_d(
+                    stmt.targets[0]):
+                target = substitute._operand(stmt.targets[0].slice)
+                value = substitute.visit(copy.deepcopy(stmt.value))
+                out.append(Accumulate(target, value, template.broadcasts))
+            else:
+                out.append(substitute.visit(copy.deepcopy(stmt)))
+
+    emit(fdef.body)
+    return out
+
+
+UNKNOWN = object()
+_COMPARE = {gast.Is: lambda a, b: a is b, gast.IsNot: lambda a, b: a is not b,
+            gast.Eq: lambda a, b: a == b, gast.NotEq: lambda a, b: a != b}
+
+
+def static_value(node):
+    """The value of a template condition known at build time (constants of the call), or UNKNOWN."""
+    if isinstance(node, gast.Constant):
+        return node.value
+    if isinstance(node, gast.Tuple):
+        items = [static_value(e) for e in node.elts]
+        return UNKNOWN if any(i is UNKNOWN for i in items) else tuple(items)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+        value = static_value(node.operand)
+        return UNKNOWN if value is UNKNOWN else not value
+    if isinstance(node, gast.BoolOp):
+        values = [static_value(v) for v in node.values]
+        if any(v is UNKNOWN for v in values):
+            return UNKNOWN
+        return all(values) if isinstance(node.op, gast.And) else any(values)
+    if isinstance(node, gast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+        left, right = static_value(node.left), static_value(node.comparators[0])
+        if left is UNKNOWN or right is UNKNOWN:
+            return UNKNOWN
+        return _COMPARE[type(node.ops[0])](left, right)
+    return UNKNOWN
+
+
+# ---------------------------------------------------------------------------------------------
+# symbolic zeros (forward mode)
+
+# functions linear in their first argument: f(0, ...) == 0
+LINEAR_FIRST = {
+    "np.sum", "np.mean", "np.transpose", "np.reshape", "np.squeeze", "np.expand_dims", "np.ravel",
+    "np.broadcast_to", "np.moveaxis", "np.swapaxes", "np.diagonal", "np.trace", "np.tile",
+    "np.repeat", "np.flip", "np.roll", "np.cumsum", "np.real", "np.conj", "np.negative",
+    "np.fliplr", "np.flipud", "np.rot90", "np.diag", "np.triu", "np.tril", "np.take",
+    "np.take_along_axis", "np.ascontiguousarray", "np.asarray", "np.array", "np.copy",
+    "np.fft.fft", "np.fft.ifft", "np.fft.rfft", "np.fft.irfft",
+}
+# functions linear in every argument jointly-separately (bilinear products): zero if any is zero
+MULTILINEAR = {"np.dot", "np.matmul", "np.outer", "np.inner", "np.vdot", "np.tensordot",
+               "np.kron", "np.cross", "np.multiply"}
+
+
+def _call_name(node):
+    parts = []
+    func = node.func
+    while isinstance(func, gast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if isinstance(func, gast.Name):
+        parts.append(func.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def linear_helpers():
+    from . import runtime
+    return set(runtime.LINEAR_HELPERS)
+
+
+def simplify_zeros(node):
+    """Fold symbolic zeros out of an expression; returns a Zero if the whole value is zero."""
+    if isinstance(node, Zero):
+        return node
+    if isinstance(node, gast.BinOp):
+        left, right = simplify_zeros(node.left), simplify_zeros(node.right)
+        lz, rz = isinstance(left, Zero), isinstance(right, Zero)
+        op = type(node.op)
+        if op is gast.Add:
+            if lz and rz:
+                return left
+            if lz:
+                return right
+            if rz:
+                return left
+        elif op is gast.Sub:
+            if lz and rz:
+                return left
+            if rz:
+                return left
+            if lz:
+                return gast.UnaryOp(op=gast.USub(), operand=right)
+        elif op in (gast.Mult, gast.MatMult):
+            if lz or rz:
+                return left if lz else right
+        elif op in (gast.Div, gast.FloorDiv, gast.Mod):
+            if lz:
+                return left
+        node.left, node.right = left, right
+        return node
+    if isinstance(node, gast.UnaryOp):
+        operand = simplify_zeros(node.operand)
+        if isinstance(operand, Zero) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return operand
+        node.operand = operand
+        return node
+    if isinstance(node, gast.Call):
+        args = [simplify_zeros(a) for a in node.args]
+        for kw in node.keywords:
+            kw.value = simplify_zeros(kw.value)
+        fname = _call_name(node)
+        if args and isinstance(args[0], Zero) and (
+                fname in LINEAR_FIRST or fname in linear_helpers()):
+            return args[0]
+        if fname in MULTILINEAR and any(isinstance(a, Zero) for a in args):
+            return next(a for a in args if isinstance(a, Zero))
+        if fname == "np.where" and len(args) == 3 and all(isinstance(a, Zero) for a in args[1:]):
+            return args[1]
+        node.args = args
+        return node
+    if isinstance(node, gast.Subscript):
+        value = simplify_zeros(node.value)
+        if isinstance(value, Zero):
+            return value
+        node.value = value
+        return node
+    if isinstance(node, (gast.List, gast.Tuple)):
+        elts = [simplify_zeros(e) for e in node.elts]
+        node.elts = elts
+        return node
+    return node
+
+
+class _MaterializeZeros(gast.NodeTransformer):
+    def visit_Zero(self, node):
+        if isinstance(node.var, str):
+            return gast.Call(func=gast.Attribute(value=name("np"), attr="zeros_like",
+                                                 ctx=gast.Load()),
+                             args=[name(node.var)], keywords=[])
+        return gast.Constant(value=0.0, kind=None)
+
+    def visit(self, node):
+        if isinstance(node, Zero):
+            return self.visit_Zero(node)
+        return super().visit(node)
+
+
+def materialize_zeros(node):
+    """Zeros that survived simplification become np.zeros_like(v) (or 0.0 for a constant)."""
+    return _MaterializeZeros().visit(node)

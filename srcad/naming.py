@@ -1,0 +1,44 @@
+"""Deterministic names for generated code: temporaries t1, t2, ..., adjoints bx, tangents dx.
+
+Every name is checked against the names the user's function, its globals and the generated
+module already use, so a user variable called `bx` never collides with the adjoint of `x`.
+"""
+
+
+class Namer:
+    def __init__(self, taken=()):
+        self.taken = set(taken)
+        self.counters = {}
+        self.adjoints = {}
+        self.tangents = {}
+
+    def reserve(self, *names):
+        self.taken.update(names)
+
+    def fresh(self, hint="t"):
+        """t1, t2, ... for temporaries; name_1, name_2 for new versions of a user name."""
+        base = hint or "t"
+        sep = "" if base == "t" else "_"
+        while True:
+            self.counters[base] = self.counters.get(base, 0) + 1
+            candidate = f"{base}{sep}{self.counters[base]}"
+            if candidate not in self.taken:
+                self.taken.add(candidate)
+                return candidate
+
+    def _derived(self, table, prefix, var):
+        if var not in table:
+            candidate = prefix + var
+            while candidate in self.taken:
+                candidate = prefix + "_" + candidate[len(prefix):]
+            self.taken.add(candidate)
+            table[var] = candidate
+        return table[var]
+
+    def adjoint(self, var):
+        """The adjoint (x-bar) of var: bx."""
+        return self._derived(self.adjoints, "b", var)
+
+    def tangent(self, var):
+        """The tangent of var: dx."""
+        return self._derived(self.tangents, "d", var)

@@ -1,0 +1,118 @@
+"""Pass 1, parse: a Python function's source -> a gast FunctionDef that remembers where it came from.
+
+    def f(x):                 FunctionDef(name='f', ...) with every node's lineno/col_offset
+        return np.sin(x)  ->  rebased onto the user's file, plus a SourceInfo that renders errors
+                              (file:line:col, the line, a caret) for any node.
+"""
+import inspect
+import linecache
+import textwrap
+
+import gast
+
+from .errors import SrcadError
+
+
+class SourceInfo:
+    """Where a function's source lives: file name, absolute first line, the file's lines."""
+
+    def __init__(self, filename, first_line, lines, col_shift=0):
+        self.filename = filename
+        self.first_line = first_line
+        self.lines = lines
+        self.col_shift = col_shift
+
+    def line(self, lineno):
+        index = lineno - self.first_line
+        if 0 <= index < len(self.lines):
+            return self.lines[index]
+        return None
+
+    def error(self, node, message, hint=None):
+        """A SrcadError pointing at `node` (a gast node with rebased position, or None)."""
+        lineno = getattr(node, "lineno", None) if node is not None else None
+        if lineno is None:
+            return SrcadError(message, filename=self.filename, lineno=self.first_line, col=0,
+                              line=self.line(self.first_line), hint=hint)
+        col = getattr(node, "col_offset", 0) or 0
+        return SrcadError(message, filename=self.filename, lineno=lineno, col=col,
+                          line=self.line(lineno), hint=hint)
+
+    def statement_text(self, node):
+        """The user's source text of a statement node, on one line (for generated comments)."""
+        lineno = getattr(node, "lineno", None)
+        end = getattr(node, "end_lineno", None) or lineno
+        if lineno is None:
+            return None
+        text = " ".join(self.line(n).strip() for n in range(lineno, end + 1) if self.line(n))
+        return text
+
+
+def function_source(func):
+    """(source text, SourceInfo) of `func`, or a SrcadError saying why there is none."""
+    name = getattr(func, "__qualname__", repr(func))
+    try:
+        lines, first_line = inspect.getsourcelines(func)
+        filename = inspect.getsourcefile(func) or inspect.getfile(func)
+    except (OSError, TypeError) as exc:
+        raise SrcadError(
+            f"srcad cannot read the source of {name} ({exc})",
+            hint="define the function in a file (a module or a script), not in an interactive "
+                 "string or exec(); srcad reads the source to differentiate it") from None
+    if first_line == 0:  # a module object or similar
+        first_line = 1
+    text = "".join(lines)
+    dedented = textwrap.dedent(text)
+    col_shift = _indent_of(lines[0]) - _indent_of(dedented.splitlines(True)[0])
+    info = SourceInfo(filename, first_line, lines, col_shift)
+    linecache.checkcache(filename)
+    return dedented, info
+
+
+def _indent_of(line):
+    return len(line) - len(line.lstrip())
+
+
+def parse_function(func):
+    """gast FunctionDef of `func` (decorators removed) and its SourceInfo."""
+    text, info = function_source(func)
+    try:
+        module = gast.parse(text)
+    except SyntaxError as exc:
+        raise SrcadError(f"srcad could not parse the source of {func.__qualname__}: {exc.msg}",
+                         filename=info.filename, lineno=info.first_line, col=0,
+                         line=info.line(info.first_line),
+                         hint="srcad differentiates functions written with def") from None
+    node = module.body[0]
+    if isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda):
+        node = _lambda_as_def(node, func.__name__)
+    if not isinstance(node, gast.FunctionDef):
+        raise info.error(None, f"srcad can only differentiate functions defined with def or "
+                               f"lambda, not {type(node).__name__}",
+                         hint="wrap the computation in a def")
+    node.decorator_list = []
+    node.returns = None
+    for sub in gast.walk(node):
+        if hasattr(sub, "lineno") and sub.lineno is not None:
+            sub.lineno += info.first_line - 1
+            if getattr(sub, "end_lineno", None) is not None:
+                sub.end_lineno += info.first_line - 1
+            if getattr(sub, "col_offset", None) is not None and sub.lineno == info.first_line:
+                sub.col_offset += info.col_shift
+            elif getattr(sub, "col_offset", None) is not None:
+                sub.col_offset += info.col_shift
+        if isinstance(sub, gast.Name):
+            sub.annotation = None
+    for arg in node.args.args + node.args.kwonlyargs + node.args.posonlyargs:
+        arg.annotation = None
+    return node, info
+
+
+def _lambda_as_def(assign, name):
+    """`f = lambda x: e` (a lambda bound on its own line) -> `def f(x): return e`."""
+    lam = assign.value
+    ret = gast.Return(value=lam.body)
+    gast.copy_location(ret, lam.body)
+    fdef = gast.FunctionDef(name=name, args=lam.args, body=[ret], decorator_list=[],
+                            returns=None, type_comment=None, type_params=[])
+    return gast.copy_location(fdef, assign)

@@ -1,0 +1,133 @@
+"""The compiler, pass by pass. Each pass is one module with one job:
+
+    parse -> resolve -> check -> desugar -> anf -> activity -> forward | reverse -> optimize -> emit
+
+`build(func, mode, wrt, kind)` runs them all and returns a Built (the generated module source
+and what the runtime needs to know about it); `build(..., stage="anf")` stops after that stage
+and returns the function's source at that point, for people reading what srcad does.
+"""
+import copy
+import inspect
+
+import gast
+
+from . import __version__
+from .activity import analyze
+from .anf import anf, version
+from .check import check
+from .desugar import desugar
+from .emit import function_source, module_source
+from .errors import SrcadError
+from .forward import Forward
+from .naming import Namer
+from .optimize import optimize
+from .parse import parse_function
+from .resolve import LIBRARY_MODULES, resolve
+from .reverse import Reverse
+from .runtime import HELPERS
+
+STAGES = ("parse", "resolve", "check", "desugar", "anf", "activity", "derivative", "optimize",
+          "emit")
+KINDS = {"reverse": ("grad", "value_and_grad", "vjp"), "forward": ("jvp",)}
+
+
+class Built:
+    """A generated derivative: its module source and the facts needed to call it."""
+
+    def __init__(self, source, function_name, func, scope, wrt_names, tangent_names,
+                 filename, lineno):
+        self.source = source
+        self.function_name = function_name
+        self.func = func
+        self.user_globals = sorted(scope.user_globals)
+        self.user_cells = sorted(scope.user_cells)
+        self.wrt_names = wrt_names
+        self.tangent_names = tangent_names
+        self.filename = filename
+        self.lineno = lineno
+
+
+def parameter_names(fdef):
+    args = fdef.args
+    return [a.id for a in args.posonlyargs + args.args]
+
+
+def wrt_names(fdef, wrt, info):
+    names = parameter_names(fdef)
+    positions = wrt if isinstance(wrt, tuple) else (wrt,)
+    out = []
+    for position in positions:
+        if not isinstance(position, int) or isinstance(position, bool):
+            raise SrcadError(f"wrt must be an int or a tuple of ints (argument positions), "
+                             f"got {position!r}")
+        if not -len(names) <= position < len(names):
+            raise info.error(None, f"wrt={position} is out of range: {info.lines[0].strip()} "
+                                   f"takes {len(names)} positional parameters",
+                             hint="pass the position of a named positional parameter")
+        out.append(names[position])
+    return out
+
+
+def build(func, mode="reverse", wrt=0, kind=None, stage=None):
+    if mode not in KINDS:
+        raise SrcadError(f"mode must be 'reverse' or 'forward', got {mode!r}")
+    kind = kind or KINDS[mode][0]
+    if stage is not None and stage not in STAGES:
+        raise SrcadError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
+    func = inspect.unwrap(func)
+    fdef, info = parse_function(func)
+    if stage == "parse":
+        return function_source(fdef)
+    scope = resolve(fdef, func, info)
+    if stage == "resolve":
+        return function_source(fdef)
+    check(fdef, info)
+    if stage == "check":
+        return function_source(fdef)
+    names = wrt_names(fdef, wrt, info)
+    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    namer = Namer(taken | set(HELPERS) | {a.split(".")[0] for a in LIBRARY_MODULES.values()}
+                  | {"__srcad_comment__", "slice"})
+    fdef = desugar(fdef, scope.local_names, namer.fresh)
+    if stage == "desugar":
+        return function_source(fdef)
+    fdef = anf(fdef, namer.fresh)
+    fdef = version(fdef, parameter_names(fdef) + [a.id for a in fdef.args.kwonlyargs],
+                   namer.fresh)
+    if stage == "anf":
+        return function_source(fdef)
+    scope.local_names |= {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+                          and isinstance(n.ctx, gast.Store)}
+    activity = analyze(fdef.body, names, scope)
+    if stage == "activity":
+        active = sorted(v for v in activity.varied if activity(v))
+        return function_source(fdef) + f"# active: {', '.join(active)}\n"
+    primal_name = fdef.name
+    fdef.name = namer.fresh(f"{primal_name}_{kind}") if f"{primal_name}_{kind}" in taken else \
+        f"{primal_name}_{kind}"
+    if mode == "reverse":
+        derivative = Reverse(fdef, scope, info, namer, activity, names, kind).build()
+    else:
+        derivative = Forward(fdef, scope, info, namer, activity, names, kind).build()
+    if stage == "derivative":
+        return function_source(derivative)
+    derivative = optimize(derivative)
+    if stage == "optimize":
+        return function_source(derivative)
+    shortname = info.filename.replace("\\", "/").rsplit("/", 1)[-1]
+    what = {"grad": "gradient", "value_and_grad": "value and gradient",
+            "vjp": "vector-Jacobian product", "jvp": "Jacobian-vector product"}[kind]
+    derivative.body.insert(0, gast.Expr(value=gast.Constant(
+        value=f"{what.capitalize()} of {primal_name} ({shortname}:{info.first_line}) with "
+              f"respect to {', '.join(names)}.", kind=None)))
+    header = (f"Generated by srcad {__version__}: {mode} mode ({kind}) of {primal_name}, "
+              f"with respect to {', '.join(names)}.\n\nSource: {shortname}:{info.first_line}. "
+              f"Regenerate it rather than edit it.")
+    tangents = [namer.tangent(n) for n in names] if mode == "forward" else []
+    source = module_source(derivative, header)
+    return Built(source, derivative.name, func, scope, names, tangents, info.filename,
+                 info.first_line)
+
+
+def copy_tree(node):
+    return copy.deepcopy(node)

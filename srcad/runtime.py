@@ -1,0 +1,159 @@
+"""Runtime helpers of generated code.
+
+Generated modules must need nothing but numpy, so the source of every helper a module uses is
+written into that module (see emit.py); this file is where they are written once, and tested.
+Each helper is linear in its first argument (an adjoint or a tangent) and depends on the others
+only through their shapes or piecewise-constant masks, so it is differentiable by a template
+that applies the helper to the derivative of its first argument (templates/runtime.py): that is
+what makes generated gradients differentiable again (hessians, forward-over-reverse).
+"""
+import numpy as np
+
+
+def unbroadcast(g, x):
+    """Sum g over the axes numpy broadcast x along, so the result has x's shape."""
+    shape = np.shape(x)
+    if np.shape(g) == shape:
+        return g
+    g = np.sum(g, axis=tuple(range(np.ndim(g) - len(shape)))) if np.ndim(g) > len(shape) else g
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(g)[i] != 1)
+    if axes:
+        g = np.sum(g, axis=axes, keepdims=True)
+    return np.reshape(g, shape) if np.shape(g) != shape else g
+
+
+def unreduce(g, x, axis=None, keepdims=False):
+    """Spread the adjoint g of a reduction of x over `axis` back to x's shape."""
+    shape = np.shape(x)
+    if axis is not None and not keepdims:
+        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+        g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
+    return np.broadcast_to(g, shape)
+
+
+def unreduce_extremum(g, x, y, axis=None, keepdims=False):
+    """Adjoint of max/min: g goes to the entries equal to the extremum, shared evenly on ties."""
+    if axis is not None and not keepdims:
+        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+        axes = tuple(a % np.ndim(x) for a in axes)
+        g = np.expand_dims(g, axes)
+        y = np.expand_dims(y, axes)
+    mask = x == y
+    return g * mask / np.sum(mask, axis=axis, keepdims=True)
+
+
+def extremum_tangent(dx, x, y, axis=None, keepdims=False):
+    """Tangent of max/min: the mean of dx over the entries that attain the extremum."""
+    yk = y
+    if axis is not None and not keepdims:
+        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+        yk = np.expand_dims(y, tuple(a % np.ndim(x) for a in axes))
+    mask = x == yk
+    return np.sum(dx * mask, axis=axis, keepdims=keepdims) / np.sum(mask, axis=axis,
+                                                                   keepdims=keepdims)
+
+
+def prod_of_others(a, axis=None):
+    """For each entry of a, the product of the other entries along axis (no division, so zeros
+    in a are exact): exclusive cumulative products from the left times those from the right."""
+    a = np.asarray(a)
+    if axis is None:
+        return np.reshape(prod_of_others(np.ravel(a), 0), np.shape(a))
+    if np.ndim(axis) > 0:
+        axes = tuple(ax % a.ndim for ax in axis)
+        rest = [ax for ax in range(a.ndim) if ax not in axes]
+        moved = np.transpose(a, rest + list(axes))
+        flat = np.reshape(moved, moved.shape[:len(rest)] + (-1,))
+        others = np.reshape(prod_of_others(flat, -1), moved.shape)
+        return np.transpose(others, np.argsort(rest + list(axes)))
+    moved = np.moveaxis(a, axis, -1)
+    ones = np.ones(moved.shape[:-1] + (1,), dtype=moved.dtype)
+    left = np.cumprod(np.concatenate([ones, moved[..., :-1]], axis=-1), axis=-1)
+    right = np.flip(np.cumprod(np.concatenate([ones, np.flip(moved, -1)[..., :-1]], axis=-1),
+                               axis=-1), -1)
+    return np.moveaxis(left * right, -1, axis)
+
+
+def unindex(g, x, index):
+    """Adjoint of x[index]: zeros shaped like x with g added at index (repeats accumulate)."""
+    out = np.zeros(np.shape(x), dtype=np.result_type(g, float))
+    np.add.at(out, index, g)
+    return out
+
+
+def unconcatenate(g, arrays, axis=0):
+    """Adjoint of np.concatenate(arrays, axis): g cut back into pieces shaped like the arrays."""
+    if axis is None:
+        sizes = np.cumsum([np.size(a) for a in arrays])[:-1]
+        return [np.reshape(p, np.shape(a)) for p, a in zip(np.split(g, sizes), arrays)]
+    bounds = np.cumsum([np.shape(a)[axis] for a in arrays])[:-1]
+    return np.split(g, bounds, axis=axis)
+
+
+def unstack(g, axis=0):
+    """Adjoint of np.stack(arrays, axis): the slices of g along axis."""
+    return [np.take(g, i, axis=axis) for i in range(np.shape(g)[axis])]
+
+
+def matmul_adjoint_a(g, a, b):
+    """Adjoint of a in a @ b (1-D operands and batch broadcasting included)."""
+    if np.ndim(b) == 1:
+        ga = np.multiply.outer(g, b) if np.ndim(a) > 1 else g * b
+    elif np.ndim(a) == 1:
+        ga = np.matmul(np.expand_dims(g, -2), np.swapaxes(b, -1, -2))[..., 0, :]
+    else:
+        ga = np.matmul(g, np.swapaxes(b, -1, -2))
+    return unbroadcast(ga, a)
+
+
+def matmul_adjoint_b(g, a, b):
+    """Adjoint of b in a @ b (1-D operands and batch broadcasting included)."""
+    if np.ndim(a) == 1:
+        gb = np.multiply.outer(a, g) if np.ndim(b) > 1 else g * a
+        if np.ndim(b) > 2:
+            gb = np.moveaxis(gb, 0, -2)
+    elif np.ndim(b) == 1:
+        gb = np.matmul(np.swapaxes(a, -1, -2), np.expand_dims(g, -1))[..., 0]
+    else:
+        gb = np.matmul(np.swapaxes(a, -1, -2), g)
+    return unbroadcast(gb, b)
+
+
+def rebroadcast(dy, y):
+    """A tangent broadcast up to its value's shape (when only a smaller operand varied)."""
+    return dy if np.shape(dy) == np.shape(y) else np.broadcast_to(dy, np.shape(y))
+
+
+def dot_adjoint_a(g, a, b):
+    """Adjoint of a in np.dot(a, b): a product for 0-d operands, else as a @ b (up to 2-D)."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(g * b, a)
+    if np.ndim(a) > 2 or np.ndim(b) > 2:
+        raise ValueError("srcad differentiates np.dot of operands up to 2-D; use np.matmul or "
+                         "np.tensordot for stacks of matrices")
+    return matmul_adjoint_a(g, a, b)
+
+
+def dot_adjoint_b(g, a, b):
+    """Adjoint of b in np.dot(a, b)."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(g * a, b)
+    if np.ndim(a) > 2 or np.ndim(b) > 2:
+        raise ValueError("srcad differentiates np.dot of operands up to 2-D; use np.matmul or "
+                         "np.tensordot for stacks of matrices")
+    return matmul_adjoint_b(g, a, b)
+
+
+def grad_seed(y):
+    """The adjoint seed of a scalar output: a one of y's type. Refuses non-scalar outputs."""
+    if np.size(y) != 1:
+        raise ValueError(f"srcad.grad needs a function with a scalar output, this one returned "
+                         f"shape {np.shape(y)}; use srcad.vjp or srcad.jacobian for it")
+    return np.ones_like(y) if isinstance(y, np.ndarray) else 1.0
+
+
+# helpers f(g, ...) with f(0, ...) == 0: zero tangents fold through them
+LINEAR_HELPERS = ("unbroadcast", "unreduce", "unreduce_extremum", "extremum_tangent", "unindex",
+                  "unconcatenate", "unstack", "matmul_adjoint_a", "matmul_adjoint_b", "dot_adjoint_a",
+                  "dot_adjoint_b", "rebroadcast")
+HELPERS = LINEAR_HELPERS + ("prod_of_others", "grad_seed")

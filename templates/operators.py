@@ -1,0 +1,142 @@
+"""Python's operators: + - * / ** @, unary - and +, indexing x[i], and tuple displays (a, b).
+
+Each op's adjoint (reverse mode) and tangent (forward mode) side by side. In an adjoint,
+`d[x] = e` is x's share of the adjoint; broadcasting ops (broadcasts=True) have it summed over
+the axes numpy broadcast x along, by the compiler, so the rules below read as scalar calculus.
+"""
+import operator
+
+import numpy as np
+
+from srcad.operations import copy, pack
+from srcad.registry import adjoint, d, non_differentiable, tangent
+from srcad.runtime import matmul_adjoint_a, matmul_adjoint_b, unindex
+
+# z = x + y ------------------------------------------------------------------------------------
+@adjoint(operator.add, np.add, broadcasts=True)
+def add(z, x, y):
+    d[x] = d[z]
+    d[y] = d[z]
+
+
+@tangent(operator.add, np.add, broadcasts=True)
+def add(z, x, y):
+    d[z] = d[x] + d[y]
+
+
+# z = x - y ------------------------------------------------------------------------------------
+@adjoint(operator.sub, np.subtract, broadcasts=True)
+def sub(z, x, y):
+    d[x] = d[z]
+    d[y] = -d[z]
+
+
+@tangent(operator.sub, np.subtract, broadcasts=True)
+def sub(z, x, y):
+    d[z] = d[x] - d[y]
+
+
+# z = x * y ------------------------------------------------------------------------------------
+@adjoint(operator.mul, np.multiply, broadcasts=True)
+def mul(z, x, y):
+    d[x] = d[z] * y
+    d[y] = d[z] * x
+
+
+@tangent(operator.mul, np.multiply, broadcasts=True)
+def mul(z, x, y):
+    d[z] = d[x] * y + x * d[y]
+
+
+# z = x / y ------------------------------------------------------------------------------------
+@adjoint(operator.truediv, np.true_divide, broadcasts=True)
+def truediv(z, x, y):
+    d[x] = d[z] / y
+    d[y] = -d[z] * z / y
+
+
+@tangent(operator.truediv, np.true_divide, broadcasts=True)
+def truediv(z, x, y):
+    d[z] = (d[x] - z * d[y]) / y
+
+
+# z = x ** y (d/dy uses log x, taken as 0 where x <= 0: there x ** y has no real slope in y
+# unless x == 0, where the slope is 0 for y > 0)
+@adjoint(operator.pow, np.power, broadcasts=True)
+def pow(z, x, y):
+    d[x] = d[z] * y * x ** (y - 1)
+    d[y] = d[z] * z * np.log(np.where(x > 0, x, 1))
+
+
+@tangent(operator.pow, np.power, broadcasts=True)
+def pow(z, x, y):
+    d[z] = d[x] * y * x ** (y - 1) + d[y] * z * np.log(np.where(x > 0, x, 1))
+
+
+# z = x @ y (1-D operands and batch broadcasting handled by the runtime helpers) ---------------
+@adjoint(operator.matmul, np.matmul)
+def matmul(z, x, y):
+    d[x] = matmul_adjoint_a(d[z], x, y)
+    d[y] = matmul_adjoint_b(d[z], x, y)
+
+
+@tangent(operator.matmul, np.matmul)
+def matmul(z, x, y):
+    d[z] = d[x] @ y + x @ d[y]
+
+
+# y = -x, y = +x -------------------------------------------------------------------------------
+@adjoint(operator.neg, np.negative)
+def neg(y, x):
+    d[x] = -d[y]
+
+
+@tangent(operator.neg, np.negative)
+def neg(y, x):
+    d[y] = -d[x]
+
+
+@adjoint(operator.pos, np.positive)
+def pos(y, x):
+    d[x] = d[y]
+
+
+@tangent(operator.pos, np.positive)
+def pos(y, x):
+    d[y] = d[x]
+
+
+# y = x[index] ---------------------------------------------------------------------------------
+@adjoint(operator.getitem)
+def getitem(y, x, index):
+    d[x] = unindex(d[y], x, index)
+
+
+@tangent(operator.getitem)
+def getitem(y, x, index):
+    d[y] = d[x][index]
+
+
+# y = (a, b, ...) and y = a --------------------------------------------------------------------
+@adjoint(pack, name="tuple display")
+def tuple_display(y, *items):
+    d[items] = d[y]
+
+
+@tangent(pack, name="tuple display")
+def tuple_display(y, *items):
+    d[y] = d[items]
+
+
+@adjoint(copy, name="assignment")
+def assignment(y, x):
+    d[x] = d[y]
+
+
+@tangent(copy, name="assignment")
+def assignment(y, x):
+    d[y] = d[x]
+
+
+non_differentiable(operator.floordiv, operator.mod, operator.not_, operator.invert,
+                   operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne)
