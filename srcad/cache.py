@@ -83,7 +83,7 @@ class Instance:
         exec(comp.code, namespace)
         for helper in runtime.HELPERS:  # the runtime's own objects, so templates find them
             if helper in namespace:
-                namespace[helper] = getattr(runtime, helper)
+                namespace[helper] = runtime.HELPERS[helper]
         self.namespace = namespace
         self.function = namespace[built.function_name]
         self.function.__srcad_sync__ = self._make_sync(func, built, namespace)

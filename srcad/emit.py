@@ -5,7 +5,6 @@ needs (numpy, math), the source of the runtime helpers it calls, and the derivat
 Comment markers placed by the passes (`__srcad_comment__("...")`) become real `# ...` lines.
 """
 import ast
-import inspect
 import re
 
 import astor
@@ -61,7 +60,7 @@ def helpers_needed(text):
     while frontier:
         name = frontier.pop()
         needed.add(name)
-        helper_text = inspect.getsource(getattr(runtime, name))
+        helper_text = runtime.helper_source(name)
         frontier |= (_names_in_source(helper_text) & set(runtime.HELPERS)) - needed - {name}
     return [name for name in runtime.HELPERS if name in needed]
 
@@ -81,8 +80,7 @@ def module_source(fdef, header, user_imports=()):
     """The whole generated module: header, imports, runtime helpers, the function."""
     body = function_source(fdef)
     helpers = helpers_needed(body)
-    helper_text = "\n\n\n".join(inspect.getsource(getattr(runtime, name)).rstrip()
-                              for name in helpers)
+    helper_text = "\n\n\n".join(runtime.helper_source(name).rstrip() for name in helpers)
     parts = [f'"""{header}\n"""', "\n".join(imports_needed(body + helper_text))]
     if user_imports:
         parts.append("\n".join(user_imports))

@@ -12,7 +12,7 @@ import gast
 from .resolve import LIBRARY_MODULES
 from .runtime import HELPERS
 
-_PURE_ROOTS = {alias.split(".")[0] for alias in LIBRARY_MODULES.values()} | set(HELPERS) | {
+_PURE_ROOTS = {alias.split(".")[0] for alias in LIBRARY_MODULES.values()} | {
     "slice", "len", "range", "float", "int", "abs", "min", "max", "tuple", "list", "zip",
     "enumerate", "reversed", "isinstance"}
 
@@ -23,7 +23,7 @@ def _is_pure(value):
             root = node.func
             while isinstance(root, gast.Attribute):
                 root = root.value
-            if not (isinstance(root, gast.Name) and root.id in _PURE_ROOTS):
+            if not (isinstance(root, gast.Name) and (root.id in _PURE_ROOTS or root.id in HELPERS)):
                 return False
     return True
 

@@ -18,6 +18,8 @@ import types
 
 import gast
 
+from . import runtime
+
 # module -> how generated code spells it (and the import line that binds that spelling)
 LIBRARY_MODULES = {
     "numpy": "np",
@@ -193,6 +195,8 @@ class _Resolver(gast.NodeTransformer):
         if not found:
             raise self.info.error(node, f"name {node.id!r} is not defined",
                                   hint="define it before srcad builds the derivative")
+        if runtime.HELPERS.get(node.id) is value:
+            return node  # a runtime helper (in generated code being differentiated again)
         name = canonical_name(value) if not isinstance(value, (int, float, complex)) else None
         if name is not None:
             return gast.copy_location(spelled(name), node)

@@ -7,9 +7,37 @@ only through their shapes or piecewise-constant masks, so it is differentiable b
 that applies the helper to the derivative of its first argument (templates/runtime.py): that is
 what makes generated gradients differentiable again (hessians, forward-over-reverse).
 """
+import inspect
+
 import numpy as np
 
+HELPERS = {}        # name -> function, in registration order
+LINEAR_HELPERS = set()  # f(g, ...) with f(0, ...) == 0: zero tangents fold through them
 
+
+def helper(func=None, *, linear=True):
+    """Register a runtime helper (its source is copied into generated modules that call it).
+
+    A helper may use numpy as `np` and other helpers by name, nothing else. `linear=True` says
+    it is linear in its first argument, so a zero first argument gives a zero result.
+    """
+    def register(f):
+        HELPERS[f.__name__] = f
+        if linear:
+            LINEAR_HELPERS.add(f.__name__)
+        return f
+    return register(func) if func is not None else register
+
+
+def helper_source(name):
+    """The source of helper `name` without its registration decorator."""
+    lines = inspect.getsource(HELPERS[name]).splitlines()
+    while lines and lines[0].lstrip().startswith("@"):
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+@helper
 def unbroadcast(g, x):
     """Sum g over the axes numpy broadcast x along, so the result has x's shape."""
     shape = np.shape(x)
@@ -22,6 +50,7 @@ def unbroadcast(g, x):
     return np.reshape(g, shape) if np.shape(g) != shape else g
 
 
+@helper
 def unreduce(g, x, axis=None, keepdims=False):
     """Spread the adjoint g of a reduction of x over `axis` back to x's shape."""
     shape = np.shape(x)
@@ -31,6 +60,7 @@ def unreduce(g, x, axis=None, keepdims=False):
     return np.broadcast_to(g, shape)
 
 
+@helper
 def unreduce_extremum(g, x, y, axis=None, keepdims=False):
     """Adjoint of max/min: g goes to the entries equal to the extremum, shared evenly on ties."""
     if axis is not None and not keepdims:
@@ -42,6 +72,7 @@ def unreduce_extremum(g, x, y, axis=None, keepdims=False):
     return g * mask / np.sum(mask, axis=axis, keepdims=True)
 
 
+@helper
 def extremum_tangent(dx, x, y, axis=None, keepdims=False):
     """Tangent of max/min: the mean of dx over the entries that attain the extremum."""
     yk = y
@@ -53,6 +84,7 @@ def extremum_tangent(dx, x, y, axis=None, keepdims=False):
                                                                    keepdims=keepdims)
 
 
+@helper(linear=False)
 def prod_of_others(a, axis=None):
     """For each entry of a, the product of the other entries along axis (no division, so zeros
     in a are exact): exclusive cumulative products from the left times those from the right."""
@@ -74,6 +106,7 @@ def prod_of_others(a, axis=None):
     return np.moveaxis(left * right, -1, axis)
 
 
+@helper
 def unindex(g, x, index):
     """Adjoint of x[index]: zeros shaped like x with g added at index (repeats accumulate)."""
     out = np.zeros(np.shape(x), dtype=np.result_type(g, float))
@@ -81,6 +114,7 @@ def unindex(g, x, index):
     return out
 
 
+@helper
 def unconcatenate(g, arrays, axis=0):
     """Adjoint of np.concatenate(arrays, axis): g cut back into pieces shaped like the arrays."""
     if axis is None:
@@ -90,11 +124,13 @@ def unconcatenate(g, arrays, axis=0):
     return np.split(g, bounds, axis=axis)
 
 
+@helper
 def unstack(g, axis=0):
     """Adjoint of np.stack(arrays, axis): the slices of g along axis."""
     return [np.take(g, i, axis=axis) for i in range(np.shape(g)[axis])]
 
 
+@helper
 def matmul_adjoint_a(g, a, b):
     """Adjoint of a in a @ b (1-D operands and batch broadcasting included)."""
     if np.ndim(b) == 1:
@@ -106,6 +142,7 @@ def matmul_adjoint_a(g, a, b):
     return unbroadcast(ga, a)
 
 
+@helper
 def matmul_adjoint_b(g, a, b):
     """Adjoint of b in a @ b (1-D operands and batch broadcasting included)."""
     if np.ndim(a) == 1:
@@ -119,11 +156,13 @@ def matmul_adjoint_b(g, a, b):
     return unbroadcast(gb, b)
 
 
+@helper
 def rebroadcast(dy, y):
     """A tangent broadcast up to its value's shape (when only a smaller operand varied)."""
     return dy if np.shape(dy) == np.shape(y) else np.broadcast_to(dy, np.shape(y))
 
 
+@helper
 def dot_adjoint_a(g, a, b):
     """Adjoint of a in np.dot(a, b): a product for 0-d operands, else as a @ b (up to 2-D)."""
     if np.ndim(a) == 0 or np.ndim(b) == 0:
@@ -134,6 +173,7 @@ def dot_adjoint_a(g, a, b):
     return matmul_adjoint_a(g, a, b)
 
 
+@helper
 def dot_adjoint_b(g, a, b):
     """Adjoint of b in np.dot(a, b)."""
     if np.ndim(a) == 0 or np.ndim(b) == 0:
@@ -144,6 +184,7 @@ def dot_adjoint_b(g, a, b):
     return matmul_adjoint_b(g, a, b)
 
 
+@helper(linear=False)
 def grad_seed(y):
     """The adjoint seed of a scalar output: a one of y's type. Refuses non-scalar outputs."""
     if np.size(y) != 1:
@@ -151,9 +192,3 @@ def grad_seed(y):
                          f"shape {np.shape(y)}; use srcad.vjp or srcad.jacobian for it")
     return np.ones_like(y) if isinstance(y, np.ndarray) else 1.0
 
-
-# helpers f(g, ...) with f(0, ...) == 0: zero tangents fold through them
-LINEAR_HELPERS = ("unbroadcast", "unreduce", "unreduce_extremum", "extremum_tangent", "unindex",
-                  "unconcatenate", "unstack", "matmul_adjoint_a", "matmul_adjoint_b", "dot_adjoint_a",
-                  "dot_adjoint_b", "rebroadcast")
-HELPERS = LINEAR_HELPERS + ("prod_of_others", "grad_seed")

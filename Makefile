@@ -1,0 +1,34 @@
+# One entry point per job; each installs what it needs into .venv first (only python3 assumed).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test golden bench docs clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python examples/quickstart.py
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+golden: $(STAMP)
+	SRCAD_UPDATE_GOLDEN=1 $(BIN)/python -m pytest tests/test_golden.py
+
+bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python benchmarks/run.py
+
+docs: $(STAMP)
+	$(BIN)/python docs/generate.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

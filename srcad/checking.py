@@ -1,0 +1,136 @@
+"""check_grads: does srcad's derivative of f agree with f itself?
+
+Two independent checks, in float64, along random directions v (inputs) and w (outputs):
+1. finite differences: the JVP J v against the central difference (f(x + h v) - f(x - h v)) / 2h,
+   and the VJP through <v, J^T w> against <(f(x + h v) - f(x - h v)) / 2h, w>;
+2. the dot-product test <J v, w> == <v, J^T w> between srcad's own forward and reverse modes. It
+   has no step size: both sides are exact, so they agree to rounding (about 1e-12 relative) or
+   one of the two modes is wrong.
+With order=2, the same for the Hessian: H v (forward over reverse) against central differences of
+the gradient, and the symmetry <H v, u> == <v, H u>.
+"""
+import numpy as np
+
+from .errors import SrcadError
+
+
+class GradCheckError(AssertionError):
+    """srcad's derivative disagrees with finite differences or with its other mode."""
+
+
+def _inner(a, b):
+    if isinstance(a, tuple):
+        return sum(_inner(x, y) for x, y in zip(a, b))
+    return float(np.sum(np.asarray(a, dtype=float) * np.asarray(b, dtype=float)))
+
+
+def _random_like(value, rng):
+    if isinstance(value, tuple):
+        return tuple(_random_like(v, rng) for v in value)
+    shape = np.shape(value)
+    out = rng.standard_normal(shape)
+    return float(out) if shape == () and not isinstance(value, np.ndarray) else out
+
+
+def _shift(args, positions, direction, h):
+    moved = list(args)
+    for position, v in zip(positions, direction):
+        moved[position] = np.asarray(args[position], dtype=float) + h * np.asarray(v) \
+            if isinstance(args[position], np.ndarray) else float(args[position]) + h * float(v)
+    return moved
+
+
+def _central(func, args, kwargs, positions, direction, h):
+    plus = func(*_shift(args, positions, direction, h), **kwargs)
+    minus = func(*_shift(args, positions, direction, -h), **kwargs)
+    if isinstance(plus, tuple):
+        return tuple((np.asarray(p, float) - np.asarray(m, float)) / (2 * h)
+                     for p, m in zip(plus, minus))
+    return (np.asarray(plus, float) - np.asarray(minus, float)) / (2 * h)
+
+
+def _close(a, b, rtol, atol):
+    return abs(a - b) <= atol + rtol * max(abs(a), abs(b))
+
+
+def check_grads(func, args, wrt=0, order=1, kwargs=None, rtol=1e-6, atol=1e-9, exact_rtol=1e-10,
+                h=1e-6, seed=0, modes=("forward", "reverse")):
+    """Check srcad's derivatives of `func` at `args`; raise GradCheckError with a report if any
+    disagree. Returns a dict of the measured agreements."""
+    from . import api
+    if not isinstance(args, (tuple, list)):
+        raise SrcadError("check_grads takes the arguments as a tuple: check_grads(f, (x, y))")
+    kwargs = kwargs or {}
+    positions = wrt if isinstance(wrt, tuple) else (wrt,)
+    rng = np.random.default_rng(seed)
+    report = {}
+    value = func(*args, **kwargs)
+    v = tuple(_random_like(args[p], rng) for p in positions)
+    w = _random_like(value, rng)
+    fd = _central(func, args, kwargs, positions, v, h)
+    problems = []
+    if "forward" in modes:
+        jv = api.jvp(func, wrt=positions)(*args, *v, **kwargs)
+        report["forward_vs_fd"] = (_inner(jv, w), _inner(fd, w))
+        for k, (got, want) in enumerate(zip(jv if isinstance(jv, tuple) else (jv,),
+                                            fd if isinstance(fd, tuple) else (fd,))):
+            got, want = np.asarray(got, float), np.asarray(want, float)
+            if np.shape(got) != np.shape(want):
+                problems.append(f"forward mode: output {k} tangent has shape {np.shape(got)}, "
+                                f"the output has shape {np.shape(want)}")
+                continue
+            err = np.max(np.abs(got - want), initial=0.0)
+            scale = np.max(np.abs(want), initial=0.0)
+            if err > atol + rtol * 1e2 * max(scale, 1.0):
+                problems.append(f"forward mode: output {k}: J v differs from central differences "
+                                f"by {err:.3g} (scale {scale:.3g})")
+    if "reverse" in modes:
+        jtw = api.vjp(func, wrt=positions)(*args, w, **kwargs)
+        for k, position in enumerate(positions):
+            if np.shape(jtw[k]) != np.shape(args[position]):
+                problems.append(f"reverse mode: the gradient of argument {position} has shape "
+                                f"{np.shape(jtw[k])}, the argument has shape "
+                                f"{np.shape(args[position])}")
+        lhs, rhs = _inner(v, jtw), _inner(fd, w)
+        report["reverse_vs_fd"] = (lhs, rhs)
+        if not _close(lhs, rhs, rtol * 1e2, atol):
+            problems.append(f"reverse mode: <v, J^T w> = {lhs!r} but central differences give "
+                            f"{rhs!r} (argument(s) {positions})")
+    if "forward" in modes and "reverse" in modes:
+        lhs, rhs = _inner(jv, w), _inner(v, jtw)
+        report["dot_product"] = (lhs, rhs)
+        if not _close(lhs, rhs, exact_rtol, 1e-300 + 1e-13 * max(abs(lhs), abs(rhs), 1e-300)):
+            problems.append(f"dot-product test: <J v, w> = {lhs!r} (forward) but <v, J^T w> = "
+                            f"{rhs!r} (reverse): relative gap "
+                            f"{abs(lhs - rhs) / max(abs(lhs), abs(rhs), 1e-300):.3g}")
+    if order >= 2:
+        problems += _check_second_order(func, args, kwargs, positions, rng, rtol, atol,
+                                        exact_rtol, h, report)
+    if problems:
+        raise GradCheckError(f"srcad's derivatives of {getattr(func, '__qualname__', func)} "
+                             f"disagree:\n  " + "\n  ".join(problems))
+    return report
+
+
+def _check_second_order(func, args, kwargs, positions, rng, rtol, atol, exact_rtol, h, report):
+    from . import api
+    problems = []
+    for position in positions:
+        v = _random_like(args[position], rng)
+        u = _random_like(args[position], rng)
+        hvp = api.hvp(func, wrt=position)
+        hv = hvp(*args, v, **kwargs)
+        hu = hvp(*args, u, **kwargs)
+        gradient = api.grad(func, wrt=position)
+        fd = _central(gradient, args, kwargs, (position,), (v,), h)
+        err = float(np.max(np.abs(np.asarray(hv, float) - fd), initial=0.0))
+        scale = float(np.max(np.abs(fd), initial=0.0))
+        report[f"hvp_vs_fd_{position}"] = (err, scale)
+        if err > atol + rtol * 1e2 * max(scale, 1.0):
+            problems.append(f"hessian: H v for argument {position} differs from central "
+                            f"differences of the gradient by {err:.3g} (scale {scale:.3g})")
+        lhs, rhs = _inner(hv, u), _inner(v, hu)
+        report[f"hessian_symmetry_{position}"] = (lhs, rhs)
+        if not _close(lhs, rhs, exact_rtol * 10, 1e-12):
+            problems.append(f"hessian symmetry: <H v, u> = {lhs!r} but <v, H u> = {rhs!r}")
+    return problems

@@ -1,0 +1,102 @@
+"""Spec rows: one or more per registered operation, checked in both modes.
+
+A row names the op it covers, an expression that calls it, and how to draw each argument:
+
+    Spec(np.sum, "np.sum(x, axis=1, keepdims=True)", x=Arr((3, 4)))
+    Spec(operator.truediv, "x / y", x=Arr((1, 3)), y=Arr((4, 3), low=0.5, high=2.0))
+    Spec(np.clip, "np.clip(x, -0.5, 0.5)", x=Arr((5,)))
+
+The harness writes `def f(x, y): return <expr>` into a real module file (srcad reads source),
+imports it, and runs srcad.check_grads: central differences in float64 for both modes and the
+exact dot-product test <J v, w> == <v, J^T w> between them. Arguments marked const=True are
+passed but not differentiated (ints, index arrays, masks, flags).
+"""
+import importlib.util
+import itertools
+import os
+import tempfile
+
+import numpy as np
+
+
+class Arr:
+    """How to draw one argument: shape None means a Python float; `values` fixes the value."""
+
+    def __init__(self, shape=None, low=-2.0, high=2.0, const=False, values=None, dtype=float,
+                 away_from=None):
+        self.shape = shape
+        self.low = low
+        self.high = high
+        self.const = const
+        self.values = values
+        self.dtype = dtype
+        self.away_from = away_from  # keep draws at least 0.1 from these points (kinks)
+
+    def draw(self, rng):
+        if self.values is not None:
+            return self.values
+        if self.shape is None:
+            value = float(rng.uniform(self.low, self.high))
+        else:
+            value = rng.uniform(self.low, self.high, self.shape).astype(self.dtype)
+        if self.away_from is not None:
+            for point in self.away_from:
+                value = np.where(np.abs(np.asarray(value) - point) < 0.1,
+                                 np.asarray(value) + 0.25, value)
+            value = float(value) if self.shape is None else value
+        return value
+
+
+class Spec:
+    """One checked call of one (or several aliased) registered ops."""
+
+    def __init__(self, op, expr, order=1, modes=("forward", "reverse"), **args):
+        self.ops = op if isinstance(op, (tuple, list)) else (op,)
+        self.expr = expr
+        self.args = args
+        self.order = order
+        self.modes = modes
+
+    @property
+    def id(self):
+        shapes = ",".join(f"{k}{'' if a.shape is None else list(a.shape)}"
+                          for k, a in self.args.items())
+        return f"{self.expr} [{shapes}]"
+
+
+_counter = itertools.count()
+_DIR = tempfile.mkdtemp(prefix="srcad-specs-")
+
+
+def make_function(spec, header="import math\nimport operator\n\nimport numpy as np\n"):
+    """A real module function `f(<args>)` returning the spec's expression."""
+    params = ", ".join(spec.args)
+    text = f"{header}\n\ndef f({params}):\n    return {spec.expr}\n"
+    name = f"spec_{next(_counter)}"
+    path = os.path.join(_DIR, f"{name}.py")
+    with open(path, "w") as handle:
+        handle.write(text)
+    loader_spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(loader_spec)
+    loader_spec.loader.exec_module(module)
+    return module.f
+
+
+def run_spec(spec, seed=0):
+    import srcad
+    rng = np.random.default_rng(seed)
+    func = make_function(spec)
+    values = tuple(arg.draw(rng) for arg in spec.args.values())
+    wrt = tuple(i for i, arg in enumerate(spec.args.values()) if not arg.const)
+    return srcad.check_grads(func, values, wrt=wrt, order=spec.order, modes=spec.modes)
+
+
+def all_specs():
+    """Every SPECS list in tests/specs/spec_*.py."""
+    here = os.path.dirname(__file__)
+    specs = []
+    for filename in sorted(os.listdir(here)):
+        if filename.startswith("spec_") and filename.endswith(".py"):
+            module = importlib.import_module(f"specs.{filename[:-3]}")
+            specs.extend(module.SPECS)
+    return specs
