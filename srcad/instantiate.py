@@ -80,14 +80,14 @@ class _Substitute(gast.NodeTransformer):
         return self.generic_visit(node)
 
     def _operand(self, node):
+        if isinstance(node, gast.Name) and isinstance(self.bound.get(node.id), list):
+            return gast.Tuple(elts=self.bound[node.id], ctx=gast.Load())  # *items
         if isinstance(node, gast.Name) and node.id in self.bound:
             return self.bound[node.id]
         if isinstance(node, gast.Subscript):  # d[xs[i]]: an element of a *args operand
             seq = self._operand(node.value)
             if isinstance(seq, list) and isinstance(node.slice, gast.Constant):
                 return seq[node.slice.value]
-        if isinstance(node, gast.Name) and isinstance(self.bound.get(node.id), list):
-            return gast.Tuple(elts=self.bound[node.id], ctx=gast.Load())
         raise ValueError(f"d[...] of a non-parameter in a template: {gast.dump(node)}")
 
     def visit_Name(self, node):
@@ -103,6 +103,10 @@ class _Substitute(gast.NodeTransformer):
         if node.id in self.fresh_names:
             return name(self.fresh_names[node.id], node.ctx)
         return node
+
+
+def _as_node(derived):
+    return name(derived) if isinstance(derived, str) else derived
 
 
 def operand_id(node):
@@ -131,7 +135,7 @@ def instantiate(template, result, args, keywords, derivative_name, is_active, fr
             return type(operand)(elts=[derivative(e) for e in operand.elts], ctx=gast.Load())
         var = operand_id(operand)
         if var is not None and is_active(var):
-            return name(derivative_name(var))
+            return _as_node(derivative_name(var))
         return Zero(var)
 
     substitute = _Substitute(bound, derivative, fresh_names)

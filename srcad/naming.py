@@ -28,7 +28,7 @@ class Namer:
 
     def _derived(self, table, prefix, var):
         if var not in table:
-            candidate = prefix + var
+            candidate = prefix + var.replace("[", "_").replace("]", "")  # items: t1[0] -> bt1_0
             while candidate in self.taken:
                 candidate = prefix + "_" + candidate[len(prefix):]
             self.taken.add(candidate)

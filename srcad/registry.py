@@ -33,10 +33,11 @@ d = _Derivative()
 class Template:
     """One registered template function, parsed lazily (parsing ~300 templates at import is waste)."""
 
-    def __init__(self, func, op, broadcasts=False):
+    def __init__(self, func, op, broadcasts=False, tuple_result=False):
         self.func = func
         self.op = op
         self.broadcasts = broadcasts
+        self.tuple_result = tuple_result
         self.signature = inspect.signature(func)
         self._node = None
 
@@ -98,12 +99,16 @@ class Registry:
     def _remember(self, op, name):
         self.names.setdefault(self._key(op), (op, name or public_name(op)))
 
-    def adjoint(self, *ops, broadcasts=False, name=None):
-        """Register the decorated function as the adjoint template of each op in `ops`."""
+    def adjoint(self, *ops, broadcasts=False, tuple_result=False, name=None):
+        """Register the decorated function as the adjoint template of each op in `ops`.
+
+        tuple_result=True: the op returns a tuple (slogdet, eigh, svd, split); in the template
+        d[y] is then the sequence of the items' adjoints (zeros for items the code never used).
+        """
         def register(func):
             for op in ops:
                 self._remember(op, name)
-                self.adjoints[self._key(op)] = Template(func, op, broadcasts)
+                self.adjoints[self._key(op)] = Template(func, op, broadcasts, tuple_result)
             return func
         return register
 

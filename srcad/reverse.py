@@ -21,7 +21,7 @@ import gast
 
 from . import operations
 from .instantiate import Accumulate, instantiate, name, operand_id
-from .registry import require_template
+from .registry import REGISTRY, require_template
 
 
 def assign(target, value, origin=None):
@@ -61,6 +61,48 @@ class Reverse:
         self.wrt = wrt
         self.kind = kind
         self.initialized = set()
+        self.tuple_vars = self.find_tuple_vars(fdef.body)
+
+    def find_tuple_vars(self, body):
+        """Names bound to tuples whose items get adjoints of their own (t1[0] -> bt1_0)."""
+        out = set()
+        for stmt in body:
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+                try:
+                    op, _, _ = operations.operation(stmt.value, self.scope)
+                except operations.UnknownCall:
+                    continue
+                template = REGISTRY.adjoint_of(op) if op is not None else None
+                if op is operations.pack or (template is not None and template.tuple_result):
+                    out.add(stmt.targets[0].id)
+        return out
+
+    def is_active(self, var):
+        return self.active(var.split("[", 1)[0])
+
+    def item_adjoints(self, var):
+        """(index, adjoint name) of the items of tuple `var` that received adjoints."""
+        prefix = var + "["
+        items = sorted(int(key[len(prefix):-1]) for key in self.initialized
+                       if key.startswith(prefix))
+        return [(i, self.namer.adjoint(f"{var}[{i}]")) for i in items]
+
+    def gather_items(self, var, out):
+        """Before the statement that made tuple `var`: its item adjoints as one sequence."""
+        items = self.item_adjoints(var)
+        if not items:
+            return
+        if var in self.initialized:
+            raise self.info.error(None, f"srcad cannot yet differentiate a tuple used both whole "
+                                        f"and item by item ({var})",
+                                  hint="unpack the tuple once (a, b = ...) and use the items")
+        value = call(["tuple_adjoint"], gast.Tuple(elts=[name(n) for _, n in items],
+                                                   ctx=gast.Load()), name(var),
+                     gast.Tuple(elts=[gast.Constant(value=i, kind=None) for i, _ in items],
+                                ctx=gast.Load()))
+        for i, _ in items:
+            self.initialized.discard(f"{var}[{i}]")
+        self.accumulate(var, value, False, out)
 
     # accumulation ------------------------------------------------------------------------
     def accumulate(self, var, value, broadcasts, out):
@@ -76,6 +118,10 @@ class Reverse:
         if isinstance(operand, (gast.Tuple, gast.List)):
             active = [(i, e.id) for i, e in enumerate(operand.elts)
                       if isinstance(e, gast.Name) and self.active(e.id)]
+            if isinstance(value, (gast.Tuple, gast.List)):
+                for i, var in active:
+                    self.accumulate(var, value.elts[i], broadcasts, out)
+                return
             if not active:
                 return
             if isinstance(value, gast.Name):
@@ -95,9 +141,27 @@ class Reverse:
     # statements --------------------------------------------------------------------------
     def adjoint_of_assign(self, stmt):
         target = stmt.targets[0].id
-        if not self.active(target) or target not in self.initialized:
+        if not self.active(target):
             return []
+        out = []
         value = stmt.value
+        if target in self.tuple_vars:
+            items = self.item_adjoints(target)
+            if items and isinstance(value, (gast.Tuple, gast.List)):  # a display: item by item
+                for i, adjoint in items:
+                    self.initialized.discard(f"{target}[{i}]")
+                    self.accumulate_operand(value.elts[i], name(adjoint), False, out)
+                return out
+            self.gather_items(target, out)
+        if target not in self.initialized:
+            return out
+        if (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
+                and value.value.id in self.tuple_vars and isinstance(value.slice, gast.Constant)
+                and isinstance(value.slice.value, int)):
+            item = f"{value.value.id}[{value.slice.value}]"
+            self.accumulate(item, name(self.namer.adjoint(target)), False, out)
+            self.initialized.discard(target)
+            return out
         try:
             op, args, keywords = operations.operation(value, self.scope)
         except operations.UnknownCall as exc:
@@ -105,15 +169,14 @@ class Reverse:
                                                "it cannot identify",
                                   hint="call numpy/math functions or module-level helpers by "
                                        "name") from None
-        out = []
         result = name(target)
         if op is None:
-            return []
+            return out
         else:
             template = require_template("adjoint", op, self.info, value)
             try:
                 pieces = instantiate(template, result, args, keywords, self.namer.adjoint,
-                                     self.active, self.namer.fresh)
+                                     self.is_active, self.namer.fresh)
             except TypeError as exc:
                 raise self.info.error(value, f"srcad cannot match this call to its template "
                                              f"({exc})", hint="check the arguments of the call")

@@ -184,6 +184,16 @@ def dot_adjoint_b(g, a, b):
     return matmul_adjoint_b(g, a, b)
 
 
+@helper
+def tuple_adjoint(parts, y, indices):
+    """The adjoint of a tuple y whose items at `indices` have the adjoints `parts` (the others
+    were never used: zeros shaped like them)."""
+    out = [np.zeros_like(item, dtype=np.result_type(item, float)) for item in y]
+    for i, part in zip(indices, parts):
+        out[i] = part
+    return out
+
+
 @helper(linear=False)
 def grad_seed(y):
     """The adjoint seed of a scalar output: a one of y's type. Refuses non-scalar outputs."""
