@@ -53,18 +53,72 @@ class Activity:
         return var in self.varied and var in self.useful
 
 
-def analyze(body, wrt_names, scope):
-    """Activity of a straight-line ANF body (assignments, expression statements, a return)."""
-    varied = set(wrt_names)
+def flatten(body):
+    """Every statement of a body, blocks included, in source order."""
     for stmt in body:
+        yield stmt
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            yield from flatten(stmt.body)
+            yield from flatten(stmt.orelse)
+
+
+def list_op(stmt):
+    """lst.append(v) as a statement, or v = lst.pop(), on a local list: a flow between them."""
+    value = getattr(stmt, "value", None)
+    return (isinstance(stmt, (gast.Expr, gast.Assign)) and isinstance(value, gast.Call)
+            and isinstance(value.func, gast.Attribute) and isinstance(value.func.value, gast.Name)
+            and ((value.func.attr == "append" and isinstance(stmt, gast.Expr)
+                  and len(value.args) == 1) or (value.func.attr == "pop" and not value.args)))
+
+
+def flow(stmt, scope):
+    """(name updated, names flowing into it) for an assignment or list op, else None."""
+    if list_op(stmt):
+        holder = stmt.value.func.value.id
+        if stmt.value.func.attr == "append":
+            item = stmt.value.args[0]
+            return holder, ({item.id} if isinstance(item, gast.Name) else set())
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
-            if operand_names(stmt.value, scope) & varied:
-                varied.add(stmt.targets[0].id)
+            return stmt.targets[0].id, {holder}
+        return None
+    var = assigned_name(stmt)
+    if var is None:
+        return None
+    return var, operand_names(stmt.value, scope)
+
+
+def assigned_name(stmt):
+    """The name an assignment defines or updates (y for y = e and for y[i] = e), else None."""
+    if not isinstance(stmt, gast.Assign):
+        return None
+    target = stmt.targets[0]
+    if isinstance(target, gast.Subscript):
+        target = target.value
+    return target.id if isinstance(target, gast.Name) else None
+
+
+def analyze(body, wrt_names, scope):
+    """Activity of an ANF body. Flow-insensitive per name, iterated to a fixed point so values
+    carried around loops are found: a name is varied if any assignment to it reads a varied name,
+    useful if any read of it feeds a useful name or the return value."""
+    flows = [f for f in (flow(s, scope) for s in flatten(body)) if f is not None]
+    varied = set(wrt_names)
+    changed = True
+    while changed:
+        changed = False
+        for target, sources in flows:
+            if target not in varied and sources & varied:
+                varied.add(target)
+                changed = True
     useful = set()
-    for stmt in reversed(body):
+    for stmt in flatten(body):
         if isinstance(stmt, gast.Return):
             useful |= returned_names(stmt)
-        elif isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
-            if stmt.targets[0].id in useful:
-                useful |= operand_names(stmt.value, scope)
+    changed = True
+    while changed:
+        changed = False
+        for target, sources in flows:
+            if target in useful and not sources <= useful:
+                useful |= sources
+                changed = True
     return Activity(varied, useful)

@@ -87,12 +87,50 @@ class _Linearize:
         return node
 
 
+def assigned_in_blocks(stmts, inside=False, out=None):
+    """Names assigned inside if/for/while blocks (they keep one name and may be overwritten)."""
+    out = set() if out is None else out
+    for stmt in stmts:
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            if isinstance(stmt, gast.For):
+                out.add(stmt.target.id)
+            assigned_in_blocks(stmt.body, True, out)
+            assigned_in_blocks(stmt.orelse, True, out)
+        elif inside:
+            for node in gast.walk(stmt):
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+                    out.add(node.id)
+    return out
+
+
+def _reads(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Load)}
+
+
 def anf(fdef, fresh):
+    carried = assigned_in_blocks(fdef.body)
+    fdef.body = _anf_block(fdef.body, fresh, carried)
+    return fdef
+
+
+def _anf_block(stmts, fresh, carried):
     lin = _Linearize(fresh)
-    for stmt in fdef.body:
+    for stmt in stmts:
         lin.origin = stmt
         if isinstance(stmt, gast.Assign):
+            target = stmt.targets[0]
             stmt.value = lin.operation(stmt.value)
+            if (isinstance(target, gast.Name) and target.id in carried
+                    and not is_atom(stmt.value) and target.id in _reads(stmt.value)):
+                # s = s * a in a loop: the adjoint needs the old and the new s at once
+                temp = fresh("t")
+                lin.emit(temp, stmt.value)
+                stmt.value = _name(temp)
+            elif isinstance(target, gast.Subscript):
+                target.value = lin.atom(target.value)
+                if not is_atom(stmt.value):
+                    stmt.value = lin.atom(stmt.value)
             lin.out.append(stmt)
         elif isinstance(stmt, gast.Return):
             value = stmt.value
@@ -104,10 +142,32 @@ def anf(fdef, fresh):
         elif isinstance(stmt, gast.Expr):
             stmt.value = lin.operation(stmt.value)
             lin.out.append(stmt)
+        elif isinstance(stmt, gast.If):
+            stmt.test = lin.atom(stmt.test)
+            stmt.body = _anf_block(stmt.body, fresh, carried)
+            stmt.orelse = _anf_block(stmt.orelse, fresh, carried)
+            lin.out.append(stmt)
+        elif isinstance(stmt, gast.For):
+            stmt.iter = lin.atom(stmt.iter)
+            stmt.body = _anf_block(stmt.body, fresh, carried)
+            lin.out.append(stmt)
+        elif isinstance(stmt, gast.While):
+            # while <cond>: body  ->  c = <cond>; while c: body; c = <cond>
+            if not isinstance(stmt.test, gast.Name):
+                import copy
+                again = copy.deepcopy(stmt.test)
+                temp = fresh("t")
+                lin.emit(temp, lin.operation(stmt.test))
+                carried.add(temp)
+                tail = gast.copy_location(gast.Assign(targets=[_name(temp, gast.Store())],
+                                                      value=again, type_comment=None), stmt)
+                stmt.test = _name(temp)
+                stmt.body = stmt.body + [tail]
+            stmt.body = _anf_block(stmt.body, fresh, carried)
+            lin.out.append(stmt)
         else:
             lin.out.append(stmt)
-    fdef.body = lin.out
-    return fdef
+    return lin.out
 
 
 class _Rename(gast.NodeTransformer):
@@ -121,20 +181,30 @@ class _Rename(gast.NodeTransformer):
 
 
 def version(fdef, params, fresh):
-    """Give every re-assignment of a name a new name (h, h_1, h_2), so no value is overwritten."""
+    """Give every re-assignment of a name a new name (h, h_1, h_2), so no value is overwritten.
+    Names assigned inside if/for/while keep one name (the reverse pass saves what they overwrite)."""
     current = {}
     defined = set(params)
+    fixed = assigned_in_blocks(fdef.body)
     for stmt in fdef.body:
         if isinstance(stmt, gast.Assign):
             stmt.value = _Rename(current).visit(stmt.value)
             target = stmt.targets[0]
-            if isinstance(target, gast.Name):
+            if isinstance(target, gast.Subscript):
+                _Rename(current).visit(target)
+            elif isinstance(target, gast.Name) and target.id in fixed:
+                current.pop(target.id, None)
+            elif isinstance(target, gast.Name):
                 if target.id in defined:
                     new = fresh(target.id)
                     current[target.id] = new
                     target.id = new
                 else:
                     defined.add(target.id)
+        elif isinstance(stmt, (gast.If, gast.For, gast.While)):
+            _Rename(current).visit(stmt)
+            for name in fixed:
+                current.pop(name, None)
         else:
             _Rename(current).visit(stmt)
     return fdef

@@ -7,10 +7,6 @@ import gast
 
 # node type -> (what it is, what to do instead)
 UNSUPPORTED = {
-    gast.While: ("while loops", "not differentiated yet: write a for loop over range(n)"),
-    gast.For: ("for loops", "not differentiated yet: unroll the loop or vectorise it"),
-    gast.If: ("if statements", "not differentiated yet: use np.where(cond, a, b)"),
-    gast.IfExp: ("conditional expressions (a if c else b)", "use np.where(c, a, b)"),
     gast.Try: ("try statements", "move error handling outside the differentiated function"),
     gast.With: ("with statements", "move the context manager outside the differentiated function"),
     gast.Global: ("global declarations", "pass the value in as an argument and return results"),
@@ -52,15 +48,26 @@ def check(fdef, info):
             if isinstance(node, gast.keyword) and node.arg is None:
                 raise info.error(node.value, "srcad does not differentiate calls with **kwargs "
                                              "unpacking", hint="pass keyword arguments by name")
-            if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(
-                    node.ctx, gast.Store):
-                raise info.error(node, "srcad does not differentiate assignment into arrays or "
-                                       "attributes yet",
-                                 hint="build the result with np.concatenate/np.stack/np.where")
-            if isinstance(node, gast.Return) and stmt is not fdef.body[-1]:
-                raise info.error(node, "srcad differentiates one return at the end of the "
-                                       "function", hint="assign the value and return it once")
+            if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Store):
+                raise info.error(node, "srcad does not differentiate assignment to attributes",
+                                 hint="keep the value in a local name and return it")
+            if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) and (
+                    not isinstance(node.value, gast.Name)):
+                raise info.error(node, "srcad differentiates stores into a named array "
+                                       "(y[i, j] = v), not into an expression (y[i][j] = v)",
+                                 hint="index once: y[i, j] = v")
+            if isinstance(node, (gast.For, gast.While)) and node.orelse:
+                raise info.error(node, "srcad does not differentiate loops with an else clause",
+                                 hint="set a flag before break and test it after the loop")
+            if isinstance(node, (gast.Assign, gast.AugAssign)):
+                targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, (gast.Tuple, gast.List)) and any(
+                            not isinstance(e, gast.Name) for e in target.elts):
+                        raise info.error(target, "srcad unpacks tuples into plain names only",
+                                         hint="unpack into names, then store them")
     last = fdef.body[-1] if fdef.body else None
-    if not isinstance(last, gast.Return) or last.value is None:
-        raise info.error(last or fdef, "the differentiated function must end with "
-                                       "`return <value>`", hint="return the value to differentiate")
+    if last is None or not any(isinstance(n, gast.Return) and n.value is not None
+                               for n in gast.walk(fdef)):
+        raise info.error(last or fdef, "the differentiated function must return a value",
+                         hint="return the value to differentiate")

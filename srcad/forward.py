@@ -12,9 +12,13 @@
 Tangents of constants are symbolic zeros folded away at build time; a value whose tangent folds
 to zero gets no tangent at all.
 """
+import copy
+
 import gast
 
 from . import operations
+from .activity import assigned_name, flatten, list_op
+from .anf import assigned_in_blocks
 from .instantiate import (Zero, instantiate, materialize_zeros, name, operand_id,
                           simplify_zeros)
 from .registry import require_template
@@ -31,6 +35,12 @@ class Forward:
         self.wrt = wrt
         self.kind = kind
         self.has_tangent = set(wrt)
+        # names assigned in blocks always carry a tangent (a zero one where it folds away), so
+        # every path through a branch or loop agrees on which tangents exist
+        stored = {assigned_name(s) for s in flatten(fdef.body) if isinstance(s, gast.Assign)
+                  and isinstance(s.targets[0], gast.Subscript)}
+        self.always = {v for v in assigned_in_blocks(fdef.body) | stored if activity(v)}
+        self.has_tangent |= self.always
 
     def active(self, var):
         return var in self.has_tangent
@@ -48,6 +58,9 @@ class Forward:
                                   hint="call numpy/math functions or module-level helpers by "
                                        "name") from None
         if op is None:
+            if target in self.always:
+                return [assign(self.namer.tangent(target), call(["np", "zeros_like"],
+                                                                  name(target)))]
             return []
         template = require_template("tangent", op, self.info, value)
         try:
@@ -57,10 +70,16 @@ class Forward:
             raise self.info.error(value, f"srcad cannot match this call to its template ({exc})",
                                   hint="check the arguments of the call") from None
         out = []
+        if isinstance(value, gast.List) and not value.elts:  # lst = []: its tangents' list
+            self.has_tangent.add(target)
+            return [assign(self.namer.tangent(target), gast.List(elts=[], ctx=gast.Load()))]
         for piece in pieces:
             if hasattr(piece, "operand"):  # d[y] = e
                 tangent = simplify_zeros(piece.value)
                 if isinstance(tangent, Zero):
+                    if target in self.always:
+                        out.append(assign(self.namer.tangent(target),
+                                          call(["np", "zeros_like"], name(target))))
                     continue
                 self.has_tangent.add(target)
                 if template.broadcasts and any(
@@ -73,22 +92,70 @@ class Forward:
             return []
         return out
 
-    def build(self):
-        fdef = self.fdef
-        body = []
+    def tangent_of_store(self, stmt):
+        """y[index] = v  ->  dy[index] = dv (0.0 where v has no tangent)."""
+        target = stmt.targets[0]
+        var = target.value.id
+        if not self.active(var):
+            return []
+        value = stmt.value
+        tangent = name(self.namer.tangent(value.id)) if (
+            isinstance(value, gast.Name) and self.active(value.id)) else gast.Constant(
+            value=0.0, kind=None)
+        store = gast.Subscript(value=name(self.namer.tangent(var)),
+                               slice=copy.deepcopy(target.slice), ctx=gast.Store())
+        return [gast.Assign(targets=[store], value=tangent, type_comment=None)]
+
+    def tangent_of_list_op(self, stmt):
+        """lst.append(v) and v = lst.pop() carry tangents in a parallel list."""
+        call_node = stmt.value
+        holder = call_node.func.value.id
+        if not self.active(holder):
+            return []
+        dlist = gast.Attribute(value=name(self.namer.tangent(holder)), attr=call_node.func.attr,
+                               ctx=gast.Load())
+        if call_node.func.attr == "append":
+            item = call_node.args[0]
+            tangent = name(self.namer.tangent(item.id)) if (
+                isinstance(item, gast.Name) and self.active(item.id)) else gast.Constant(
+                value=None, kind=None)
+            return [gast.Expr(value=gast.Call(func=dlist, args=[tangent], keywords=[]))]
+        pop = gast.Call(func=dlist, args=[], keywords=[])
+        if isinstance(stmt, gast.Assign) and self.active(stmt.targets[0].id):
+            return [assign(self.namer.tangent(stmt.targets[0].id), pop)]
+        return [gast.Expr(value=pop)]
+
+    def block(self, stmts):
+        out = []
         last_line = None
-        for stmt in fdef.body[:-1]:
-            block = []
-            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
-                block = self.tangent_of_assign(stmt)
-            if block and stmt.lineno != last_line:
+        for stmt in stmts:
+            tangent = []
+            if list_op(stmt):
+                tangent = self.tangent_of_list_op(stmt)
+            elif isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+                tangent = self.tangent_of_assign(stmt)
+            elif isinstance(stmt, gast.Assign):
+                tangent = self.tangent_of_store(stmt)
+            elif isinstance(stmt, gast.If):
+                stmt.body = self.block(stmt.body) or [gast.Pass()]
+                stmt.orelse = self.block(stmt.orelse)
+                last_line = None
+            elif isinstance(stmt, (gast.For, gast.While)):
+                stmt.body = self.block(stmt.body) or [gast.Pass()]
+                last_line = None
+            if tangent and getattr(stmt, "lineno", None) and stmt.lineno != last_line:
                 header = origin_comment(self.info, stmt, "tangent of")
                 if header is not None:
-                    body.append(header)
+                    out.append(header)
                 last_line = stmt.lineno
-            body.append(stmt)
-            body.extend(block)
+            out.append(stmt)
+            out.extend(tangent)
+        return out
+
+    def build(self):
+        fdef = self.fdef
         ret = fdef.body[-1]
+        body = self.block(fdef.body[:-1])
         for var in self.wrt:
             fdef.args.kwonlyargs.append(name(self.namer.tangent(var), gast.Param()))
             fdef.args.kw_defaults.append(None)

@@ -13,6 +13,8 @@ import operator
 
 import gast
 
+from .registry import REGISTRY
+
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
     gast.Div: operator.truediv, gast.Pow: operator.pow, gast.MatMult: operator.matmul,
@@ -74,5 +76,7 @@ def operation(value, scope):
         op = scope.lookup(value.func)
         if op is None:
             raise UnknownCall(value)
+        if REGISTRY.is_nondifferentiable(op):
+            return None, [], {}
         return op, list(value.args), {kw.arg: kw.value for kw in value.keywords}
     return None, [], {}

@@ -63,7 +63,31 @@ def eliminate_dead_code(body):
     return out
 
 
+class FoldConstants(gast.NodeTransformer):
+    """2 - 1 -> 1, x ** 1 -> x, x * 1 -> x: what templates instantiated with constants leave."""
+
+    OPS = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
+           gast.Mult: lambda a, b: a * b}
+
+    def visit_BinOp(self, node):
+        node = self.generic_visit(node)
+        left, right = node.left, node.right
+        numbers = (int, float)
+        if (isinstance(left, gast.Constant) and isinstance(right, gast.Constant)
+                and type(left.value) in numbers and type(right.value) in numbers
+                and type(node.op) in self.OPS):
+            return gast.Constant(value=self.OPS[type(node.op)](left.value, right.value), kind=None)
+        if isinstance(right, gast.Constant) and type(right.value) in numbers and right.value == 1:
+            if isinstance(node.op, (gast.Pow, gast.Mult, gast.Div)) and type(right.value) is int:
+                return left
+        if isinstance(left, gast.Constant) and type(left.value) is int and left.value == 1 and (
+                isinstance(node.op, gast.Mult)):
+            return right
+        return node
+
+
 def optimize(fdef):
+    fdef.body = [FoldConstants().visit(stmt) for stmt in fdef.body]
     while True:
         before = len(fdef.body)
         fdef.body = eliminate_dead_code(fdef.body)

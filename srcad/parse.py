@@ -44,8 +44,10 @@ class SourceInfo:
         end = getattr(node, "end_lineno", None) or lineno
         if lineno is None:
             return None
-        text = " ".join(self.line(n).strip() for n in range(lineno, end + 1) if self.line(n))
-        return text
+        first = (self.line(lineno) or "").strip()
+        if first.endswith(":"):  # a block header (for ...:, if ...:) stands for its block
+            return first
+        return " ".join(self.line(n).strip() for n in range(lineno, end + 1) if self.line(n))
 
 
 def function_source(func):

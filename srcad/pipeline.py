@@ -15,6 +15,7 @@ from . import __version__
 from .activity import analyze
 from .anf import anf, version
 from .check import check
+from .control import lower_control
 from .desugar import desugar
 from .emit import function_source, module_source
 from .errors import SrcadError
@@ -89,6 +90,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None):
     namer = Namer(taken | set(HELPERS) | {a.split(".")[0] for a in LIBRARY_MODULES.values()}
                   | {"__srcad_comment__", "slice"})
     fdef = desugar(fdef, scope.local_names, namer.fresh)
+    fdef = lower_control(fdef, namer.fresh, info)
     if stage == "desugar":
         return function_source(fdef)
     fdef = anf(fdef, namer.fresh)

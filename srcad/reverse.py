@@ -17,9 +17,12 @@ Adjoints are created by their first contribution (bx = e) and accumulated after 
 an adjoint that no contribution reaches is never created. Contributions of broadcasting ops go
 through unbroadcast, the one place that sums over broadcast axes.
 """
+import copy
+
 import gast
 
 from . import operations
+from .activity import assigned_name, flatten, operand_names
 from .instantiate import Accumulate, instantiate, name, operand_id
 from .registry import REGISTRY, require_template
 
@@ -189,26 +192,180 @@ class Reverse:
         self.initialized.discard(target)
         return out
 
+    # subscript stores: y[index] = v ---------------------------------------------------------
+    def adjoint_of_store(self, stmt):
+        target = stmt.targets[0]
+        var = target.value.id
+        if not self.active(var) or var not in self.initialized:
+            return []
+        out = []
+        adjoint = self.namer.adjoint(var)
+        part = gast.Subscript(value=name(adjoint), slice=copy.deepcopy(target.slice),
+                              ctx=gast.Load())
+        self.accumulate_operand(stmt.value, part, True, out)
+        out.append(assign(adjoint, call(["zero_at"], name(adjoint),
+                                        operations.index_value(copy.deepcopy(target.slice)))))
+        return out
+
+    # blocks ----------------------------------------------------------------------------------
+    def zero(self, var):
+        """A zero adjoint for var: shaped like var where var surely has a value here."""
+        value = call(["np", "zeros_like"], name(var)) if var in self.safe else gast.Constant(
+            value=0.0, kind=None)
+        return assign(self.namer.adjoint(var), value)
+
+    def adjoint_block(self, stmts):
+        out = []
+        last_line = None
+        for stmt in reversed(stmts):
+            if isinstance(stmt, gast.Assign):
+                if isinstance(stmt.targets[0], gast.Subscript):
+                    block = self.adjoint_of_store(stmt)
+                    restore = Restore(stmt.targets[0], slice_=True)
+                else:
+                    block = self.adjoint_of_assign(stmt)
+                    restore = Restore(stmt.targets[0].id) if (
+                        stmt.targets[0].id in self.overwritten
+                        and not getattr(stmt, "first_definition", False)) else None
+                if block and stmt.lineno != last_line:
+                    header = origin_comment(self.info, stmt, "grad of")
+                    if header is not None:
+                        out.append(header)
+                    last_line = stmt.lineno
+                out.extend(block)
+                if restore is not None:
+                    out.append(restore)
+            elif isinstance(stmt, gast.If):
+                out.extend(self.adjoint_if(stmt))
+                last_line = None
+            elif isinstance(stmt, (gast.For, gast.While)):
+                out.extend(self.adjoint_loop(stmt))
+                last_line = None
+        return out
+
+    def adjoint_if(self, stmt):
+        before = set(self.initialized)
+        body = self.adjoint_block(stmt.body)
+        after_body = self.initialized
+        self.initialized = set(before)
+        orelse = self.adjoint_block(stmt.orelse)
+        after_else = self.initialized
+        union = after_body | after_else
+        body += [self.zero(v) for v in sorted(union - after_body) if "[" not in v]
+        orelse += [self.zero(v) for v in sorted(union - after_else) if "[" not in v]
+        self.initialized = union
+        if not body and not orelse:
+            return []
+        return [gast.If(test=copy.deepcopy(stmt.test), body=body or [gast.Pass()],
+                        orelse=orelse)]
+
+    def adjoint_loop(self, stmt):
+        after = set(self.initialized)
+        carried = self.loop_carried(stmt.body) - {v for v in local_names(stmt.body) if v not in after}
+        pre = [self.zero(v) for v in sorted(carried - after)]
+        self.initialized = after | carried
+        body = self.adjoint_block(stmt.body)
+        body += [self.zero(v) for v in sorted(carried - self.initialized)]
+        self.initialized = after | carried
+        counter = getattr(stmt, "counter", None)
+        out = list(pre)
+        if counter is not None and self.depth_of(stmt) > 0:
+            out.append(Restore(counter, always=True))
+        if not body:
+            return out
+        if isinstance(stmt, gast.For):
+            # the same values backwards: r[::-1] (r[:n][::-1] after a break at iteration n)
+            source = name(stmt.iter.id) if counter is None else gast.Subscript(
+                value=name(stmt.iter.id), slice=gast.Slice(lower=None, upper=name(counter),
+                                                           step=None), ctx=gast.Load())
+            backwards = gast.Subscript(value=source, slice=gast.Slice(
+                lower=None, upper=None, step=gast.UnaryOp(op=gast.USub(), operand=gast.Constant(
+                    value=1, kind=None))), ctx=gast.Load())
+            loop = gast.For(target=name(stmt.target.id, gast.Store()), iter=backwards, body=body,
+                            orelse=[], type_comment=None)
+        else:
+            loop = gast.For(target=name("_", gast.Store()), iter=call(["range"], name(counter)),
+                            body=body, orelse=[], type_comment=None)
+        out.append(loop)
+        return out
+
+    def loop_carried(self, body):
+        """Active names whose adjoints a loop body adds to (the candidates for carrying)."""
+        names = set()
+        for stmt in flatten(body):
+            var = assigned_name(stmt)
+            if var is None or not self.active(var):
+                continue
+            names.add(var)
+            names |= {n for n in operand_names(stmt.value, self.scope) if self.active(n)}
+        return names
+
+    def depth_of(self, stmt):
+        return getattr(stmt, "depth", 0)
+
+    # the primal sweep ---------------------------------------------------------------------
+    def primal_block(self, stmts, depth):
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, gast.Assign):
+                target = stmt.targets[0]
+                if isinstance(target, gast.Subscript):
+                    out.append(Save(target, slice_=True))
+                elif target.id in self.overwritten and not getattr(stmt, "first_definition",
+                                                                   False):
+                    out.append(Save(target.id))
+                out.append(stmt)
+            elif isinstance(stmt, gast.If):
+                stmt.body = self.primal_block(stmt.body, depth)
+                stmt.orelse = self.primal_block(stmt.orelse, depth)
+                out.append(stmt)
+            elif isinstance(stmt, (gast.For, gast.While)):
+                counter = getattr(stmt, "counter", None)
+                stmt.body = self.primal_block(stmt.body, depth + 1)
+                if counter is not None:
+                    out.append(assign(counter, gast.Constant(value=0, kind=None)))
+                    stmt.body.insert(0, assign(counter, gast.BinOp(
+                        left=name(counter), op=gast.Add(), right=gast.Constant(value=1, kind=None))))
+                out.append(stmt)
+                if counter is not None and depth > 0:
+                    out.append(Save(counter, always=True))
+            else:
+                out.append(stmt)
+        return out
+
+    def prepare_loops(self, stmts, depth):
+        """Name the iteration counters (while loops and loops left by break) and note depths."""
+        for stmt in stmts:
+            if isinstance(stmt, (gast.For, gast.While)):
+                stmt.depth = depth
+                breaks = any(isinstance(s, gast.Break) for s in flatten(stmt.body))
+                if isinstance(stmt, gast.While) or breaks:
+                    stmt.counter = self.namer.fresh("n")
+                self.prepare_loops(stmt.body, depth + 1)
+            elif isinstance(stmt, gast.If):
+                self.prepare_loops(stmt.body, depth)
+                self.prepare_loops(stmt.orelse, depth)
+
     def build(self):
         fdef = self.fdef
         body = fdef.body[:-1]
         ret = fdef.body[-1]
-        primal = list(body)
-        adjoint = []
+        params = [a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
+        self.overwritten = overwritten_names(body, params)
+        defined = set(params)
+        for stmt in body:  # a top-level first assignment overwrites nothing
+            var = assigned_name(stmt)
+            if var is not None and isinstance(stmt.targets[0], gast.Name) and var not in defined:
+                stmt.first_definition = True
+            if var is not None:
+                defined.add(var)
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                defined |= {assigned_name(s) for s in flatten([stmt]) if assigned_name(s)}
+        self.safe = safe_names(body, params)
+        self.prepare_loops(body, 0)
         seed_stmts = self.seed(ret)
-        last_line = None
-        for stmt in reversed(body):
-            if not isinstance(stmt, gast.Assign):
-                continue
-            block = self.adjoint_of_assign(stmt)
-            if not block:
-                continue
-            if stmt.lineno != last_line:
-                header = origin_comment(self.info, stmt, "grad of")
-                if header is not None:
-                    adjoint.append(header)
-                last_line = stmt.lineno
-            adjoint.extend(block)
+        adjoint = self.adjoint_block(body)
+        primal = self.primal_block(body, 0)
         results = []
         for var in self.wrt:
             if var in self.initialized:
@@ -218,7 +375,18 @@ class Reverse:
         value = results[0] if len(results) == 1 else gast.Tuple(elts=results, ctx=gast.Load())
         if self.kind == "value_and_grad":
             value = gast.Tuple(elts=[ret.value, value], ctx=gast.Load())
-        fdef.body = primal + seed_stmts + adjoint + [gast.Return(value=value)]
+        sweep = primal + seed_stmts + adjoint
+        stack = self.namer.fresh("stack") if "stack" in self.namer.taken else "stack"
+        self.namer.reserve(stack)
+        resolved, saved = resolve_saves(sweep, seed_stmts + adjoint, stack)
+        head = []
+        if saved:
+            head.append(assign(stack, gast.List(elts=[], ctx=gast.Load())))
+            unbound = sorted(v for v in saved if isinstance(v, str) and v not in self.safe)
+            if unbound:
+                head.append(comment("saved values start unbound"))
+                head.extend(assign(v, gast.Constant(value=None, kind=None)) for v in unbound)
+        fdef.body = head + resolved + [gast.Return(value=value)]
         return fdef
 
     def seed(self, ret):
@@ -253,3 +421,211 @@ class Reverse:
         if var is not None:
             return self.namer.adjoint(var)
         return self.namer.adjoint("out")
+
+
+# ---------------------------------------------------------------------------------------------
+# values the adjoint sweep needs that the primal sweep overwrites
+
+
+class Save(gast.Expr):
+    """Placeholder: before an overwrite, push the old value (kept only if the adjoint reads it)."""
+
+    def __init__(self, var, slice_=False, always=False):
+        super().__init__(value=gast.Constant(value=None, kind=None))
+        self.var = var
+        self.slice_ = slice_
+        self.always = always
+
+
+class Restore(gast.Expr):
+    """Placeholder: after the adjoint of an overwrite, pop the old value back."""
+
+    def __init__(self, var, slice_=False, always=False):
+        super().__init__(value=gast.Constant(value=None, kind=None))
+        self.var = var
+        self.slice_ = slice_
+        self.always = always
+
+
+def _placeholders(stmts):
+    for stmt in flatten(stmts):
+        if isinstance(stmt, (Save, Restore)):
+            yield stmt
+
+
+# runtime helpers and numpy functions that read an argument's shape only: a store into an array
+# (y[i] = v) never changes its shape, so such reads need no saved copy of the overwritten part
+SHAPE_ONLY = {"unbroadcast": 1, "unreduce": 1, "unindex": 1, "unconcatenate": 1,
+              "zeros_like": 0, "tuple_adjoint": 1}
+
+
+def _names_read(node, values_only):
+    if values_only and isinstance(node, gast.Call):
+        func = node.func
+        fname = func.attr if isinstance(func, gast.Attribute) else getattr(func, "id", None)
+        skip = SHAPE_ONLY.get(fname)
+        names = set()
+        for i, arg in enumerate(node.args):
+            if i == skip and isinstance(arg, gast.Name):
+                continue
+            names |= _names_read(arg, values_only)
+        for kw in node.keywords:
+            names |= _names_read(kw.value, values_only)
+        return names | _names_read(func, values_only)
+    if isinstance(node, gast.Name):
+        return {node.id} if isinstance(node.ctx, gast.Load) else set()
+    names = set()
+    for child in gast.iter_child_nodes(node):
+        names |= _names_read(child, values_only)
+    return names
+
+
+def _only_placeholders(stmts, needed):
+    return all(isinstance(s, (Save, Restore)) and _key(s) not in needed
+               for s in flatten(stmts) if not isinstance(s, (gast.If, gast.Pass)))
+
+
+def _key(holder):
+    return holder.var.value.id if holder.slice_ else holder.var
+
+
+def _reads(stmts, values_only=False, needed=frozenset()):
+    """Names the statements read (values_only: not counting reads of a shape alone). An `if`
+    that holds nothing but dropped placeholders reads nothing: it will be removed."""
+    names = set()
+    for stmt in flatten(stmts):
+        if isinstance(stmt, (Save, Restore)):
+            continue
+        if isinstance(stmt, gast.If) and _only_placeholders(stmt.body + stmt.orelse, needed):
+            continue
+        if isinstance(stmt, (gast.If, gast.While)):
+            names |= _names_read(stmt.test, values_only)
+        elif isinstance(stmt, gast.For):
+            names |= _names_read(stmt.iter, values_only)
+        else:
+            names |= _names_read(stmt, values_only)
+    return names
+
+
+def resolve_saves(sweep, adjoint, stack):
+    """Turn the placeholders into stack pushes and pops where the adjoint sweep reads the value,
+    and drop the others. Returns the statements and the set of saved names."""
+    needed = set()
+    changed = True
+    while changed:  # a restored slice reads its index names: those must be restored too;
+        changed = False  # a kept restore inside an if makes the if (and its test) stay
+        adjoint_reads = _reads(adjoint, needed=needed)
+        value_reads = _reads(adjoint, values_only=True, needed=needed)
+        for holder in _placeholders(sweep):
+            key = holder.var.value.id if holder.slice_ else holder.var
+            if key in (value_reads if holder.slice_ else adjoint_reads) or holder.always:
+                if key not in needed:
+                    needed.add(key)
+                    changed = True
+                if holder.slice_ and isinstance(holder, Restore):
+                    extra = {n.id for n in gast.walk(holder.var.slice) if isinstance(n, gast.Name)}
+                    if not extra <= adjoint_reads:
+                        adjoint_reads |= extra
+                        value_reads |= extra
+                        changed = True
+    saved = set()
+
+    def rewrite(stmts):
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, (Save, Restore)):
+                key = stmt.var.value.id if stmt.slice_ else stmt.var
+                if key not in needed:
+                    continue
+                saved.add(key)
+                out.append(_save(stmt, stack) if isinstance(stmt, Save) else _restore(stmt, stack))
+                continue
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                stmt.body = rewrite(stmt.body)
+                stmt.orelse = rewrite(stmt.orelse)
+                if isinstance(stmt, gast.If) and not stmt.body and not stmt.orelse:
+                    continue
+                stmt.body = stmt.body or [gast.Pass()]
+            out.append(stmt)
+        return out
+
+    return rewrite(sweep), saved
+
+
+def _save(holder, stack):
+    if holder.slice_:
+        value = call(["np", "copy"], copy.deepcopy(holder.var))
+        value.args[0].ctx = gast.Load()
+    else:
+        value = name(holder.var)
+    push = gast.Call(func=gast.Attribute(value=name(stack), attr="append", ctx=gast.Load()),
+                     args=[value], keywords=[])
+    return gast.Expr(value=push)
+
+
+def _restore(holder, stack):
+    pop = gast.Call(func=gast.Attribute(value=name(stack), attr="pop", ctx=gast.Load()),
+                    args=[], keywords=[])
+    if holder.slice_:
+        target = copy.deepcopy(holder.var)
+        target.ctx = gast.Store()
+        return gast.Assign(targets=[target], value=pop, type_comment=None)
+    return assign(holder.var, pop)
+
+
+def overwritten_names(body, params):
+    """Names whose earlier values a later assignment may overwrite: assigned inside a loop,
+    assigned by two statements, or parameters assigned again."""
+    counts = {}
+    in_loops = set()
+
+    def walk(stmts, in_loop):
+        for stmt in stmts:
+            var = assigned_name(stmt)
+            if var is not None and not isinstance(stmt.targets[0], gast.Subscript):
+                counts[var] = counts.get(var, 0) + 1
+                if in_loop:
+                    in_loops.add(var)
+            if isinstance(stmt, gast.If):
+                walk(stmt.body, in_loop)
+                walk(stmt.orelse, in_loop)
+            elif isinstance(stmt, (gast.For, gast.While)):
+                walk(stmt.body, True)
+
+    walk(body, False)
+    return in_loops | {v for v, n in counts.items() if n > 1} | (set(counts) & set(params))
+
+
+def safe_names(body, params):
+    """Names surely bound wherever the adjoint sweep may need a zero shaped like them:
+    parameters and names assigned at the top level before the first block."""
+    safe = set(params)
+    for stmt in body:
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            break
+        var = assigned_name(stmt)
+        if var is not None:
+            safe.add(var)
+    return safe
+
+
+def local_names(body):
+    """Names a loop body writes before it reads them: each iteration's own values."""
+    seen = set()
+    local = set()
+    for stmt in flatten(body):
+        if isinstance(stmt, (gast.If, gast.While)):
+            seen |= {n.id for n in gast.walk(stmt.test) if isinstance(n, gast.Name)}
+            continue
+        if isinstance(stmt, gast.For):
+            seen |= {n.id for n in gast.walk(stmt.iter) if isinstance(n, gast.Name)}
+            continue
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+            seen |= {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name)}
+            var = stmt.targets[0].id
+            if var not in seen:
+                local.add(var)
+            seen.add(var)
+        else:
+            seen |= {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)}
+    return local

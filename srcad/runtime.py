@@ -84,28 +84,6 @@ def extremum_tangent(dx, x, y, axis=None, keepdims=False):
                                                                    keepdims=keepdims)
 
 
-@helper(linear=False)
-def prod_of_others(a, axis=None):
-    """For each entry of a, the product of the other entries along axis (no division, so zeros
-    in a are exact): exclusive cumulative products from the left times those from the right."""
-    a = np.asarray(a)
-    if axis is None:
-        return np.reshape(prod_of_others(np.ravel(a), 0), np.shape(a))
-    if np.ndim(axis) > 0:
-        axes = tuple(ax % a.ndim for ax in axis)
-        rest = [ax for ax in range(a.ndim) if ax not in axes]
-        moved = np.transpose(a, rest + list(axes))
-        flat = np.reshape(moved, moved.shape[:len(rest)] + (-1,))
-        others = np.reshape(prod_of_others(flat, -1), moved.shape)
-        return np.transpose(others, np.argsort(rest + list(axes)))
-    moved = np.moveaxis(a, axis, -1)
-    ones = np.ones(moved.shape[:-1] + (1,), dtype=moved.dtype)
-    left = np.cumprod(np.concatenate([ones, moved[..., :-1]], axis=-1), axis=-1)
-    right = np.flip(np.cumprod(np.concatenate([ones, np.flip(moved, -1)[..., :-1]], axis=-1),
-                               axis=-1), -1)
-    return np.moveaxis(left * right, -1, axis)
-
-
 @helper
 def unindex(g, x, index):
     """Adjoint of x[index]: zeros shaped like x with g added at index (repeats accumulate)."""
@@ -182,6 +160,14 @@ def dot_adjoint_b(g, a, b):
         raise ValueError("srcad differentiates np.dot of operands up to 2-D; use np.matmul or "
                          "np.tensordot for stacks of matrices")
     return matmul_adjoint_b(g, a, b)
+
+
+@helper
+def zero_at(g, index):
+    """g with zeros at index (a copy: the adjoint of the values a store overwrote is zero)."""
+    out = np.array(g, dtype=np.result_type(g, float))
+    out[index] = 0.0
+    return out
 
 
 @helper

@@ -7,8 +7,9 @@ The products' helpers are linear in two arguments (the adjoint and the other fac
 """
 from srcad.registry import d, non_differentiable, tangent
 from srcad.runtime import (dot_adjoint_a, dot_adjoint_b, extremum_tangent, grad_seed,
-                           matmul_adjoint_a, matmul_adjoint_b, rebroadcast, unbroadcast,
-                           unconcatenate, unindex, unreduce, unreduce_extremum, unstack)
+                           matmul_adjoint_a, matmul_adjoint_b, rebroadcast, tuple_adjoint,
+                           unbroadcast, unconcatenate, unindex, unreduce, unreduce_extremum,
+                           unstack, zero_at)
 
 
 @tangent(unbroadcast)
@@ -69,6 +70,16 @@ def dot_adjoint_a(z, g, a, b):
 @tangent(dot_adjoint_b)
 def dot_adjoint_b(z, g, a, b):
     d[z] = dot_adjoint_b(d[g], a, b) + dot_adjoint_b(g, d[a], b)
+
+
+@tangent(zero_at)
+def zero_at(y, g, index):
+    d[y] = zero_at(d[g], index)
+
+
+@tangent(tuple_adjoint)
+def tuple_adjoint(z, parts, y, indices):
+    d[z] = tuple_adjoint(d[parts], y, indices)
 
 
 non_differentiable(grad_seed)
