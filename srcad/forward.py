@@ -155,7 +155,12 @@ class Forward:
     def build(self):
         fdef = self.fdef
         ret = fdef.body[-1]
-        body = self.block(fdef.body[:-1])
+        params = [a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
+        # a parameter that is not differentiated but takes varied values in a loop starts with a
+        # zero tangent
+        head = [assign(self.namer.tangent(p), call(["np", "zeros_like"], name(p)))
+                for p in params if p in self.always and p not in self.wrt]
+        body = head + self.block(fdef.body[:-1])
         for var in self.wrt:
             fdef.args.kwonlyargs.append(name(self.namer.tangent(var), gast.Param()))
             fdef.args.kw_defaults.append(None)

@@ -55,6 +55,10 @@ def index_value(node):
     return node
 
 
+def _differentiable(op):
+    return None if op is None or REGISTRY.is_nondifferentiable(op) else op
+
+
 class UnknownCall(Exception):
     pass
 
@@ -65,9 +69,9 @@ def operation(value, scope):
             isinstance(value, gast.Attribute) and scope.lookup(value) is not None):
         return copy, [value], {}
     if isinstance(value, gast.BinOp):
-        return BINOPS.get(type(value.op)), [value.left, value.right], {}
+        return _differentiable(BINOPS.get(type(value.op))), [value.left, value.right], {}
     if isinstance(value, gast.UnaryOp):
-        return UNARYOPS.get(type(value.op)), [value.operand], {}
+        return _differentiable(UNARYOPS.get(type(value.op))), [value.operand], {}
     if isinstance(value, gast.Subscript):
         return operator.getitem, [value.value, Index(value.slice)], {}
     if isinstance(value, (gast.Tuple, gast.List)):

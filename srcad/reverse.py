@@ -22,7 +22,7 @@ import copy
 import gast
 
 from . import operations
-from .activity import assigned_name, flatten, operand_names
+from .activity import assigned_name, flatten, list_op, operand_names
 from .instantiate import Accumulate, instantiate, name, operand_id
 from .registry import REGISTRY, require_template
 
@@ -207,6 +207,20 @@ class Reverse:
                                         operations.index_value(copy.deepcopy(target.slice)))))
         return out
 
+    def adjoint_of_append(self, stmt):
+        """lst.append(v): v's adjoint is the last item of lst's adjoint (a list), taken off."""
+        holder = stmt.value.func.value.id
+        if not self.active(holder) or holder not in self.initialized:
+            return []
+        pop = gast.Call(func=gast.Attribute(value=name(self.namer.adjoint(holder)), attr="pop",
+                                            ctx=gast.Load()), args=[], keywords=[])
+        item = stmt.value.args[0]
+        if isinstance(item, gast.Name) and self.active(item.id):
+            out = []
+            self.accumulate(item.id, pop, False, out)
+            return out
+        return [gast.Expr(value=pop)]
+
     # blocks ----------------------------------------------------------------------------------
     def zero(self, var):
         """A zero adjoint for var: shaped like var where var surely has a value here."""
@@ -235,6 +249,8 @@ class Reverse:
                 out.extend(block)
                 if restore is not None:
                     out.append(restore)
+            elif list_op(stmt) and stmt.value.func.attr == "append":
+                out.extend(self.adjoint_of_append(stmt))
             elif isinstance(stmt, gast.If):
                 out.extend(self.adjoint_if(stmt))
                 last_line = None
