@@ -41,11 +41,22 @@ def write_module(source, stem):
     return path
 
 
+_IN_PROGRESS = {}
+
+
+def _late(namespace, name):
+    def call(*args, **kwargs):
+        return namespace[name](*args, **kwargs)
+    return call
+
+
 class Compiled:
     """A built derivative compiled to a code object, ready to be instantiated per function."""
 
-    def __init__(self, built):
+    def __init__(self, built, kind, wrt):
         self.built = built
+        self.kind = kind
+        self.wrt = wrt
         stem = f"{built.func.__module__}.{built.func.__qualname__}".replace("<", "").replace(
             ">", "").replace(".", "_")
         self.path = write_module(built.source, f"{stem}_{built.function_name}")
@@ -64,7 +75,7 @@ def compiled(func, mode, kind, wrt):
         if entry is not None:
             _BUILDS.move_to_end(key)
             return entry[1]
-    result = Compiled(build(func, mode, wrt, kind))
+    result = Compiled(build(func, mode, wrt, kind), kind, wrt)
     with _LOCK:
         _BUILDS[key] = (func, result)  # holding func keeps the ids in the key from being reused
         while len(_BUILDS) > _MAX_BUILDS:
@@ -86,22 +97,53 @@ class Instance:
                 namespace[helper] = runtime.HELPERS[helper]
         self.namespace = namespace
         self.function = namespace[built.function_name]
-        self.function.__srcad_sync__ = self._make_sync(func, built, namespace)
+        key = (func, comp.kind, comp.wrt)
+        _IN_PROGRESS[key] = namespace, built.function_name
+        try:
+            dependency_syncs = self._bind_dependencies(built, namespace, key)
+        finally:
+            del _IN_PROGRESS[key]
+        self.function.__srcad_sync__ = self._make_sync(func, built, namespace, dependency_syncs)
         self.sync = self.function.__srcad_sync__
+        if self.sync is not None:  # bound now too, so the generated code can be read by srcad
+            self.sync()
 
     @staticmethod
-    def _make_sync(func, built, namespace):
+    def _bind_dependencies(built, namespace, own_key):
+        """Bind the derivative functions of callees (generated once each, cached)."""
+        from .api import derivative
+        syncs = []
+        for dep_name, key in built.dependencies.items():
+            dep_func, dep_kind, wrt = key
+            if key == own_key:
+                namespace[dep_name] = namespace[built.function_name]
+                continue
+            if key in _IN_PROGRESS:  # mutual recursion: look the function up when called
+                other, other_name = _IN_PROGRESS[key]
+                namespace[dep_name] = _late(other, other_name)
+                continue
+            mode = "reverse" if dep_kind == "adjoint" else "forward"
+            dep = derivative(dep_func, mode, dep_kind, wrt)
+            namespace[dep_name] = dep.generated
+            if dep.sync is not None:
+                syncs.append(dep.sync)
+        return syncs
+
+    @staticmethod
+    def _make_sync(func, built, namespace, dependency_syncs=()):
         upstream = getattr(func, "__srcad_sync__", None)
         user_globals = func.__globals__
         cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
         global_names = tuple(built.user_globals)
         cell_items = tuple((name, cells[name]) for name in built.user_cells)
-        if upstream is None and not global_names and not cell_items:
+        if upstream is None and not global_names and not cell_items and not dependency_syncs:
             return None
 
         def sync():
             if upstream is not None:
                 upstream()
+            for dependency in dependency_syncs:
+                dependency()
             for name in global_names:
                 if name in user_globals:
                     namespace[name] = user_globals[name]

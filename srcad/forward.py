@@ -19,6 +19,7 @@ import gast
 from . import operations
 from .activity import assigned_name, flatten, list_op
 from .anf import assigned_in_blocks
+from .calls import Dependencies, bind, is_user_function, positional_params
 from .instantiate import (Zero, instantiate, materialize_zeros, name, operand_id,
                           simplify_zeros)
 from .registry import require_template
@@ -35,6 +36,7 @@ class Forward:
         self.wrt = wrt
         self.kind = kind
         self.has_tangent = set(wrt)
+        self.dependencies = Dependencies(namer)
         # names assigned in blocks always carry a tangent (a zero one where it folds away), so
         # every path through a branch or loop agrees on which tangents exist
         stored = {assigned_name(s) for s in flatten(fdef.body) if isinstance(s, gast.Assign)
@@ -57,6 +59,8 @@ class Forward:
                                                "it cannot identify",
                                   hint="call numpy/math functions or module-level helpers by "
                                        "name") from None
+        if op is not None and is_user_function(op):
+            return self.tangent_of_user_call(op, args, keywords, value, target)
         if op is None:
             if target in self.always:
                 return [assign(self.namer.tangent(target), call(["np", "zeros_like"],
@@ -91,6 +95,29 @@ class Forward:
         if target not in self.has_tangent:
             return []
         return out
+
+    def tangent_of_user_call(self, func, args, keywords, node, target):
+        """t = h(a, b)  ->  dt = h_tangent(da, db, a, b): zeros for parameters without tangents."""
+        bound = bind(func, args, keywords, self.info, node)
+        wrt, tangents = [], []
+        for i, p in enumerate(positional_params(func)):
+            arg = bound.get(p)
+            if isinstance(arg, gast.Name) and self.active(arg.id):
+                wrt.append(i)
+                tangents.append(name(self.namer.tangent(arg.id)))
+        if not wrt:
+            return self.zero_tangent(target)
+        callee = self.dependencies.name_for(func, "tangent", tuple(wrt))
+        value = gast.Call(func=name(callee), args=tangents + copy.deepcopy(args),
+                          keywords=[gast.keyword(arg=k, value=copy.deepcopy(v))
+                                    for k, v in keywords.items()])
+        self.has_tangent.add(target)
+        return [assign(self.namer.tangent(target), value)]
+
+    def zero_tangent(self, target):
+        if target in self.always:
+            return [assign(self.namer.tangent(target), call(["np", "zeros_like"], name(target)))]
+        return []
 
     def tangent_of_store(self, stmt):
         """y[index] = v  ->  dy[index] = dv (0.0 where v has no tangent)."""
@@ -161,9 +188,13 @@ class Forward:
         head = [assign(self.namer.tangent(p), call(["np", "zeros_like"], name(p)))
                 for p in params if p in self.always and p not in self.wrt]
         body = head + self.block(fdef.body[:-1])
-        for var in self.wrt:
-            fdef.args.kwonlyargs.append(name(self.namer.tangent(var), gast.Param()))
-            fdef.args.kw_defaults.append(None)
+        tangents = [name(self.namer.tangent(var), gast.Param()) for var in self.wrt]
+        if self.kind == "tangent":  # h_tangent(dx, dw, x, w): what generated call sites use
+            target = fdef.args.posonlyargs or fdef.args.args
+            target[:0] = tangents
+        else:  # f_jvp(x, w, *, dx, dw)
+            fdef.args.kwonlyargs.extend(tangents)
+            fdef.args.kw_defaults.extend([None] * len(tangents))
         body.append(gast.Return(value=self.output_tangent(ret.value)))
         fdef.body = body
         return fdef

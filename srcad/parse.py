@@ -86,8 +86,16 @@ def parse_function(func):
                          line=info.line(info.first_line),
                          hint="srcad differentiates functions written with def") from None
     node = module.body[0]
-    if isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda):
-        node = _lambda_as_def(node, func.__name__)
+    if not isinstance(node, gast.FunctionDef):
+        lambdas = [n for n in gast.walk(module) if isinstance(n, gast.Lambda)]
+        if len(lambdas) > 1:
+            raise info.error(None, "srcad cannot tell which of the lambdas on this line to "
+                                   "differentiate", hint="put the lambda on a line of its own, "
+                                                         "or define the function with def")
+        if lambdas:
+            target = node.targets[0] if isinstance(node, gast.Assign) else None
+            label = target.id if isinstance(target, gast.Name) else "lambda"
+            node = _lambda_as_def(lambdas[0], node, label)
     if not isinstance(node, gast.FunctionDef):
         raise info.error(None, f"srcad can only differentiate functions defined with def or "
                                f"lambda, not {type(node).__name__}",
@@ -110,11 +118,10 @@ def parse_function(func):
     return node, info
 
 
-def _lambda_as_def(assign, name):
-    """`f = lambda x: e` (a lambda bound on its own line) -> `def f(x): return e`."""
-    lam = assign.value
+def _lambda_as_def(lam, statement, name):
+    """`f = lambda x: e` -> `def f(x): return e` (a lambda alone on its line, maybe in a call)."""
     ret = gast.Return(value=lam.body)
     gast.copy_location(ret, lam.body)
     fdef = gast.FunctionDef(name=name, args=lam.args, body=[ret], decorator_list=[],
                             returns=None, type_comment=None, type_params=[])
-    return gast.copy_location(fdef, assign)
+    return gast.copy_location(fdef, statement)

@@ -6,7 +6,6 @@
 and what the runtime needs to know about it); `build(..., stage="anf")` stops after that stage
 and returns the function's source at that point, for people reading what srcad does.
 """
-import copy
 import inspect
 
 import gast
@@ -29,15 +28,18 @@ from .runtime import HELPERS
 
 STAGES = ("parse", "resolve", "check", "desugar", "anf", "activity", "derivative", "optimize",
           "emit")
-KINDS = {"reverse": ("grad", "value_and_grad", "vjp"), "forward": ("jvp",)}
+KINDS = {"reverse": ("grad", "value_and_grad", "vjp", "adjoint"), "forward": ("jvp", "tangent")}
+# adjoint / tangent: the derivatives of callees, called from other generated code (see calls.py)
 
 
 class Built:
     """A generated derivative: its module source and the facts needed to call it."""
 
     def __init__(self, source, function_name, func, scope, wrt_names, tangent_names,
-                 filename, lineno):
+                 filename, lineno, dependencies=(), function_text=""):
         self.source = source
+        self.dependencies = dict(dependencies)
+        self.function_text = function_text
         self.function_name = function_name
         self.func = func
         self.user_globals = sorted(scope.user_globals)
@@ -107,10 +109,9 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None):
     primal_name = fdef.name
     fdef.name = namer.fresh(f"{primal_name}_{kind}") if f"{primal_name}_{kind}" in taken else \
         f"{primal_name}_{kind}"
-    if mode == "reverse":
-        derivative = Reverse(fdef, scope, info, namer, activity, names, kind).build()
-    else:
-        derivative = Forward(fdef, scope, info, namer, activity, names, kind).build()
+    builder = (Reverse if mode == "reverse" else Forward)(fdef, scope, info, namer, activity,
+                                                          names, kind)
+    derivative = builder.build()
     if stage == "derivative":
         return function_source(derivative)
     derivative = optimize(derivative)
@@ -118,7 +119,8 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None):
         return function_source(derivative)
     shortname = info.filename.replace("\\", "/").rsplit("/", 1)[-1]
     what = {"grad": "gradient", "value_and_grad": "value and gradient",
-            "vjp": "vector-Jacobian product", "jvp": "Jacobian-vector product"}[kind]
+            "vjp": "vector-Jacobian product", "jvp": "Jacobian-vector product",
+            "adjoint": "adjoint (seed first)", "tangent": "tangent (tangents first)"}[kind]
     derivative.body.insert(0, gast.Expr(value=gast.Constant(
         value=f"{what.capitalize()} of {primal_name} ({shortname}:{info.first_line}) with "
               f"respect to {', '.join(names)}.", kind=None)))
@@ -128,8 +130,4 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None):
     tangents = [namer.tangent(n) for n in names] if mode == "forward" else []
     source = module_source(derivative, header)
     return Built(source, derivative.name, func, scope, names, tangents, info.filename,
-                 info.first_line)
-
-
-def copy_tree(node):
-    return copy.deepcopy(node)
+                 info.first_line, builder.dependencies.entries, function_source(derivative))

@@ -23,6 +23,7 @@ import gast
 
 from . import operations
 from .activity import assigned_name, flatten, list_op, operand_names
+from .calls import Dependencies, bind, is_user_function, positional_params, returns_tuple
 from .instantiate import Accumulate, instantiate, name, operand_id
 from .registry import REGISTRY, require_template
 
@@ -65,6 +66,7 @@ class Reverse:
         self.kind = kind
         self.initialized = set()
         self.tuple_vars = self.find_tuple_vars(fdef.body)
+        self.dependencies = Dependencies(namer)
 
     def find_tuple_vars(self, body):
         """Names bound to tuples whose items get adjoints of their own (t1[0] -> bt1_0)."""
@@ -76,7 +78,8 @@ class Reverse:
                 except operations.UnknownCall:
                     continue
                 template = REGISTRY.adjoint_of(op) if op is not None else None
-                if op is operations.pack or (template is not None and template.tuple_result):
+                if op is operations.pack or (template is not None and template.tuple_result) or (
+                        op is not None and is_user_function(op) and returns_tuple(op)):
                     out.add(stmt.targets[0].id)
         return out
 
@@ -175,6 +178,8 @@ class Reverse:
         result = name(target)
         if op is None:
             return out
+        if is_user_function(op):
+            self.adjoint_of_user_call(op, args, keywords, value, target, out)
         else:
             template = require_template("adjoint", op, self.info, value)
             try:
@@ -191,6 +196,29 @@ class Reverse:
         # the value is dead before this statement: its adjoint is spent
         self.initialized.discard(target)
         return out
+
+    def adjoint_of_user_call(self, func, args, keywords, node, target, out):
+        """t = h(a, b): the callee's own adjoint function gives one adjoint per parameter."""
+        params = positional_params(func)
+        bound = bind(func, args, keywords, self.info, node)
+        active = [(i, bound[p].id) for i, p in enumerate(params)
+                  if isinstance(bound.get(p), gast.Name) and self.active(bound[p].id)]
+        if not active:
+            return
+        callee = self.dependencies.name_for(func, "adjoint", tuple(i for i, _ in active))
+        value = gast.Call(func=name(callee),
+                          args=[name(self.namer.adjoint(target))] + copy.deepcopy(args),
+                          keywords=[gast.keyword(arg=k, value=copy.deepcopy(v))
+                                    for k, v in keywords.items()])
+        if len(active) == 1:
+            self.accumulate(active[0][1], value, False, out)
+            return
+        holder = self.namer.fresh("t")
+        out.append(assign(holder, value))
+        for k, (_, var) in enumerate(active):
+            item = gast.Subscript(value=name(holder), slice=gast.Constant(value=k, kind=None),
+                                  ctx=gast.Load())
+            self.accumulate(var, item, False, out)
 
     # subscript stores: y[index] = v ---------------------------------------------------------
     def adjoint_of_store(self, stmt):
@@ -408,11 +436,14 @@ class Reverse:
     def seed(self, ret):
         """Statements that give the returned value its adjoint (the seed)."""
         value = ret.value
-        if self.kind == "vjp":
+        if self.kind in ("vjp", "adjoint"):
             seed_name = self.seed_name(ret)
             arg = name(seed_name, gast.Param())
-            self.fdef.args.kwonlyargs.append(arg)
-            self.fdef.args.kw_defaults.append(None)
+            if self.kind == "vjp":  # f_vjp(x, w, *, by)
+                self.fdef.args.kwonlyargs.append(arg)
+                self.fdef.args.kw_defaults.append(None)
+            else:  # h_adjoint(by, x, w): what call sites in other generated code use
+                (self.fdef.args.posonlyargs or self.fdef.args.args).insert(0, arg)
             if isinstance(value, (gast.Tuple, gast.List)):
                 out = []
                 self.accumulate_operand(value, name(seed_name), False, out)

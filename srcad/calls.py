@@ -1,0 +1,77 @@
+"""Calls of the user's own functions: each callee gets a derivative function of its own, generated
+once and called from every call site (and from itself, for recursion).
+
+    y = layer(x, W)      reverse:  t5 = layer_adjoint(by, x, W)     (seed first, then the call's
+                                   bx = t5[0]; bW = t5[1]           arguments; one adjoint per
+                                                                    positional parameter)
+                         forward:  dy = layer_tangent(dx, dW, x, W) (tangents first)
+
+The derivative of a callee is taken with respect to the parameters that carry derivatives at the
+call site (layer_adjoint_x when only x does); call sites that agree share one function. The
+callee runs its primal again inside it.
+"""
+import inspect
+import types
+
+from .registry import REGISTRY
+from . import runtime
+
+KIND_SUFFIX = {"adjoint": "adjoint", "tangent": "tangent"}
+
+
+def is_user_function(op):
+    """A Python function srcad differentiates from its source (no registered template)."""
+    return (isinstance(op, types.FunctionType) and not REGISTRY.knows(op)
+            and runtime.HELPERS.get(op.__name__) is not op)
+
+
+def returns_tuple(func):
+    """Whether the function returns a tuple display (return a, b) somewhere."""
+    from .parse import parse_function
+    import gast
+    fdef, _ = parse_function(func)
+    return any(isinstance(n, gast.Return) and isinstance(n.value, (gast.Tuple, gast.List))
+               for n in gast.walk(fdef))
+
+
+def positional_params(func):
+    params = inspect.signature(func).parameters.values()
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def bind(func, args, keywords, info, node):
+    """Parameter name -> call-site node, as Python binds the call."""
+    signature = inspect.signature(func)
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in signature.parameters.values()):
+        raise info.error(node, f"srcad differentiates calls of functions with named parameters "
+                               f"only; {func.__qualname__} takes *args or **kwargs",
+                         hint="give the helper named parameters")
+    try:
+        bound = signature.bind(*args, **keywords)
+    except TypeError as exc:
+        raise info.error(node, f"this call does not match {func.__qualname__}: {exc}") from None
+    return dict(bound.arguments)
+
+
+class Dependencies:
+    """The derivative functions of callees a generated function calls: name -> (func, kind)."""
+
+    def __init__(self, namer):
+        self.namer = namer
+        self.entries = {}
+        self.names = {}
+
+    def name_for(self, func, kind, wrt):
+        """The name of func's derivative of this kind with respect to the parameter positions
+        wrt: layer_adjoint for all parameters, layer_adjoint_x for x alone."""
+        key = (func, kind, wrt)
+        if key not in self.names:
+            params = positional_params(func)
+            base = f"{func.__name__}_{KIND_SUFFIX[kind]}".replace("<lambda>", "lambda")
+            if len(wrt) < len(params):
+                base += "_" + "_".join(params[i] for i in wrt)
+            name = base if base not in self.namer.taken else self.namer.fresh(base)
+            self.namer.reserve(name)
+            self.names[key] = name
+            self.entries[name] = key
+        return self.names[key]
