@@ -18,7 +18,7 @@ demo: $(STAMP)
 	$(BIN)/python examples/quickstart.py
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -q
 
 golden: $(STAMP)
 	SRCAD_UPDATE_GOLDEN=1 $(BIN)/python -m pytest tests/test_golden.py
