@@ -5,9 +5,9 @@
                                     y = t2 + b
     h = np.tanh(h)             ->   h_1 = np.tanh(h)      (each assignment gets its own name)
 
-Index expressions (x[i + 1, ::2]), library constants (np.pi) and tuples of names and constants
-(shapes, axes, the arrays of np.stack((a, b))) stay inline: they are read, never differentiated
-through. Every new statement keeps the position of the user statement it comes from.
+Library constants (np.pi), tuples of names and constants (shapes, axes, the arrays of
+np.stack((a, b))) and the slices of an index (x[1:n, ::2]) stay inline; computed index parts
+(x[i + 1], y[y > 0]) get names, so the adjoint sweep sees the index the primal used. Every new statement keeps the position of the user statement it comes from.
 """
 import gast
 
@@ -49,16 +49,30 @@ class _Linearize:
         gast.copy_location(stmt, self.origin)
         self.out.append(stmt)
 
-    def atom(self, node):
+    def atom(self, node, temp=None):
         """An atom for `node`, binding sub-operations to fresh temporaries first."""
         if is_atom(node):
             return node
         if is_inline_tuple(node):
             return node
         op = self.operation(node)
-        temp = self.fresh("t")
+        temp = temp or self.fresh("t")
         self.emit(temp, op)
         return _name(temp)
+
+    def index(self, node):
+        """An index with every computed part bound to a name (a mask y > 0 must keep the value
+        it had when the primal indexed with it); slices and tuples of atoms stay as written."""
+        if is_atom(node) or node is None:
+            return node
+        if isinstance(node, gast.Slice):
+            node.lower, node.upper, node.step = (self.index(p) for p in (node.lower, node.upper,
+                                                                       node.step))
+            return node
+        if isinstance(node, gast.Tuple):
+            node.elts = [self.index(e) for e in node.elts]
+            return node
+        return self.atom(node)
 
     def operation(self, node):
         """`node` with every operand made an atom (the node itself stays one operation)."""
@@ -75,6 +89,7 @@ class _Linearize:
                 kw.value = self.atom(kw.value)
         elif isinstance(node, gast.Subscript):
             node.value = self.atom(node.value)
+            node.slice = self.index(node.slice)
         elif isinstance(node, gast.Attribute):
             node.value = self.atom(node.value)
         elif isinstance(node, (gast.Tuple, gast.List)):
@@ -108,13 +123,13 @@ def _reads(node):
             and isinstance(n.ctx, gast.Load)}
 
 
-def anf(fdef, fresh):
+def anf(fdef, fresh, fresh_name):
     carried = assigned_in_blocks(fdef.body)
-    fdef.body = _anf_block(fdef.body, fresh, carried)
+    fdef.body = _anf_block(fdef.body, fresh, carried, fresh_name)
     return fdef
 
 
-def _anf_block(stmts, fresh, carried):
+def _anf_block(stmts, fresh, carried, fresh_name=None):
     lin = _Linearize(fresh)
     for stmt in stmts:
         lin.origin = stmt
@@ -129,6 +144,7 @@ def _anf_block(stmts, fresh, carried):
                 stmt.value = _name(temp)
             elif isinstance(target, gast.Subscript):
                 target.value = lin.atom(target.value)
+                target.slice = lin.index(target.slice)
                 if not is_atom(stmt.value):
                     stmt.value = lin.atom(stmt.value)
             lin.out.append(stmt)
@@ -136,8 +152,9 @@ def _anf_block(stmts, fresh, carried):
             value = stmt.value
             if isinstance(value, (gast.Tuple, gast.List)):
                 value.elts = [lin.atom(e) for e in value.elts]
-            else:
-                stmt.value = lin.atom(value)
+            else:  # the returned value is `out` (its adjoint, the vjp's seed, is `bout`)
+                stmt.value = lin.atom(value, fresh_name("out") if fresh_name and not is_atom(
+                    value) else None)
             lin.out.append(stmt)
         elif isinstance(stmt, gast.Expr):
             stmt.value = lin.operation(stmt.value)

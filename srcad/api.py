@@ -6,6 +6,7 @@ callable that keeps the user's calling convention: the same positional and keywo
 f, a tuple of results whenever `wrt` is a tuple, cotangents and tangents after the arguments.
 """
 import functools
+import inspect
 import os
 import weakref
 
@@ -31,6 +32,13 @@ def _check_wrt(wrt):
 def _callable(func):
     if not callable(func):
         raise SrcadError(f"srcad differentiates Python functions, got {func!r}")
+    target = func.__func__ if inspect.ismethod(func) else inspect.unwrap(func)
+    if not inspect.isfunction(target):
+        raise SrcadError(f"srcad differentiates Python functions it can read the source of; "
+                         f"{func!r} is not one",
+                         hint="wrap the call in a def (def f(x): return np.sin(x)) and "
+                              "differentiate that; for functools.partial, a def that passes "
+                              "the fixed arguments")
     return func
 
 
@@ -100,10 +108,31 @@ def _last_kwonly(function):
                                          + function.__code__.co_kwonlyargcount - 1]
 
 
+class BoundDerivative:
+    """The derivative of a bound method: the function's derivative with self passed first."""
+
+    def __init__(self, method, inner):
+        self.method = method
+        self.inner = inner
+        self.generated = inner.generated
+        self.sync = inner.sync
+        self.__name__ = inner.__name__
+
+    @property
+    def source(self):
+        return self.inner.source
+
+    def __call__(self, *args, **kwargs):
+        return self.inner(self.method.__self__, *args, **kwargs)
+
+
 def derivative(func, mode, kind, wrt):
     """The (cached) Derivative of func for these options."""
     _callable(func)
     _check_wrt(wrt)
+    if inspect.ismethod(func):
+        shifted = tuple(w + 1 for w in wrt) if isinstance(wrt, tuple) else wrt + 1
+        return BoundDerivative(func, derivative(func.__func__, mode, kind, shifted))
     key = (mode, kind, wrt)
     try:
         per_func = _DERIVATIVES.get(func)
@@ -234,7 +263,7 @@ def source(func, mode="reverse", wrt=0, kind=None, stage=None):
     """The generated Python source (or, with stage=..., the function after that pass)."""
     _callable(func)
     _check_wrt(wrt)
-    if stage is not None:
+    if stage is not None and stage != "emit":
         return build(func, mode, wrt, kind or _KIND_OF_MODE.get(mode), stage=stage)
     return cache.compiled(func, mode, kind or _KIND_OF_MODE.get(mode, "grad"), wrt).built.source
 
@@ -245,14 +274,17 @@ def emit(func, path, mode="reverse", wrt=0, kind=None):
     _check_wrt(wrt)
     built = cache.compiled(func, mode, kind or _KIND_OF_MODE.get(mode, "grad"), wrt).built
     if built.user_cells:
-        raise SrcadError(f"{func.__qualname__} reads the closure variables "
-                         f"{', '.join(built.user_cells)}, which an emitted module cannot see",
-                         filename=built.filename, lineno=built.lineno,
-                         hint="define the function at module level, or pass those values in as "
-                              "arguments")
+        from .parse import parse_function
+        fdef, info = parse_function(func)
+        raise info.error(fdef, f"{func.__qualname__} reads the closure variables "
+                               f"{', '.join(built.user_cells)}, which an emitted module cannot "
+                               f"see", hint="define the function at module level, or pass those "
+                                            "values in as arguments")
     text = built.source
     if built.user_globals:
         module = func.__module__
+        if module == "__main__":  # a script: its globals come from its file, imported by name
+            module = os.path.splitext(os.path.basename(built.filename))[0]
         imports = f"from {module} import {', '.join(built.user_globals)}"
         marker = "\n\n\n"
         head, _, rest = text.partition("import numpy as np")

@@ -41,6 +41,7 @@ class Forward:
         # every path through a branch or loop agrees on which tangents exist
         stored = {assigned_name(s) for s in flatten(fdef.body) if isinstance(s, gast.Assign)
                   and isinstance(s.targets[0], gast.Subscript)}
+        self.stored = {v for v in stored if activity(v)}
         self.always = {v for v in assigned_in_blocks(fdef.body) | stored if activity(v)}
         self.has_tangent |= self.always
 
@@ -89,7 +90,13 @@ class Forward:
                 if template.broadcasts and any(
                         isinstance(a, gast.Name) and not self.active(a.id) for a in args):
                     tangent = call(["rebroadcast"], tangent, name(target))
-                out.append(assign(self.namer.tangent(target), materialize_zeros(tangent)))
+                tangent = materialize_zeros(tangent)
+                if target in self.stored and op is not operations.copy and not _fresh(tangent):
+                    # the primal made a new array (y = x.copy(), y = x + 0): so must the
+                    # tangent, or stores into y would reach another tangent. (y = x aliases in
+                    # the primal, and its tangent aliases likewise.)
+                    tangent = call(["np", "copy"], tangent)
+                out.append(assign(self.namer.tangent(target), tangent))
             else:
                 out.append(materialize_zeros(piece))
         if target not in self.has_tangent:
@@ -209,3 +216,13 @@ class Forward:
             return call(["np", "zeros_like"], name(var))
         return call(["np", "zeros_like"], value)
 
+
+
+def _fresh(expr):
+    """Whether a tangent expression makes a new array (not a view or another tangent)."""
+    if isinstance(expr, gast.BinOp):
+        return True
+    if isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute):
+        return expr.func.attr in ("zeros_like", "zeros", "copy", "array", "where", "stack",
+                                  "concatenate")
+    return False

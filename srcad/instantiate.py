@@ -181,6 +181,14 @@ def static_value(node):
         if any(v is UNKNOWN for v in values):
             return UNKNOWN
         return all(values) if isinstance(node.op, gast.And) else any(values)
+    if (isinstance(node, gast.Compare) and len(node.ops) == 1
+            and isinstance(node.ops[0], (gast.Is, gast.IsNot))):
+        # `v is None` for a value the call passes (a name, an expression): it was passed, so it
+        # is not the default None
+        sides = [node.left, node.comparators[0]]
+        if any(isinstance(s, gast.Constant) and s.value is None for s in sides) and not all(
+                isinstance(s, gast.Constant) for s in sides):
+            return isinstance(node.ops[0], gast.IsNot)
     if isinstance(node, gast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
         left, right = static_value(node.left), static_value(node.comparators[0])
         if left is UNKNOWN or right is UNKNOWN:

@@ -26,6 +26,13 @@ class Namer:
                 self.taken.add(candidate)
                 return candidate
 
+    def fresh_name(self, hint):
+        """hint itself if it is free, else hint_1, hint_2, ..."""
+        if hint not in self.taken:
+            self.taken.add(hint)
+            return hint
+        return self.fresh(hint)
+
     def _derived(self, table, prefix, var):
         if var not in table:
             candidate = prefix + var.replace("[", "_").replace("]", "")  # items: t1[0] -> bt1_0

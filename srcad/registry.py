@@ -147,10 +147,12 @@ class Registry:
 
     def coverage(self):
         """One dict per differentiable callable: name, forward, reverse (sorted by name)."""
+        from .runtime import HELPERS
+        helpers = {id(f) for f in HELPERS.values()}
         rows = []
         for key, (op, name) in self.names.items():
-            if key in self.nondifferentiable:
-                continue
+            if key in self.nondifferentiable or key in helpers or "." not in name:
+                continue  # internal: runtime helpers, assignment, tuple displays
             rows.append({"name": name, "forward": key in self.tangents,
                          "reverse": key in self.adjoints})
         return sorted(rows, key=lambda row: row["name"])
@@ -172,6 +174,13 @@ tangent = REGISTRY.tangent
 non_differentiable = REGISTRY.non_differentiable
 
 
+def _spelling(name):
+    """How user code spells a dotted public name: numpy.linalg.inv -> np.linalg.inv."""
+    if name.startswith("numpy."):
+        return "np." + name[len("numpy."):]
+    return name
+
+
 def require_template(kind, op, info, node):
     """The adjoint or tangent template of `op`, or a SrcadError at the call."""
     template = REGISTRY.adjoint_of(op) if kind == "adjoint" else REGISTRY.tangent_of(op)
@@ -180,7 +189,7 @@ def require_template(kind, op, info, node):
         mode = "reverse" if kind == "adjoint" else "forward"
         raise info.error(node, f"srcad has no {kind} template for {name}, so it cannot "
                                f"differentiate this call in {mode} mode",
-                         hint=f"register one with @srcad.{kind}({name.split('.')[-1]}) (see "
+                         hint=f"register one with @srcad.{kind}({_spelling(name)}) (see "
                               f"docs/templates.md), or compute this value outside the "
                               f"differentiated function and pass it in as a constant")
     return template

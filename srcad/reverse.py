@@ -415,7 +415,7 @@ class Reverse:
             if var in self.initialized:
                 results.append(name(self.namer.adjoint(var)))
             else:
-                results.append(call(["np", "zeros_like"], name(var)))
+                results.append(call(["zero_gradient"], name(var)))
         value = results[0] if len(results) == 1 else gast.Tuple(elts=results, ctx=gast.Load())
         if self.kind == "value_and_grad":
             value = gast.Tuple(elts=[ret.value, value], ctx=gast.Load())

@@ -186,5 +186,19 @@ def grad_seed(y):
     if np.size(y) != 1:
         raise ValueError(f"srcad.grad needs a function with a scalar output, this one returned "
                          f"shape {np.shape(y)}; use srcad.vjp or srcad.jacobian for it")
-    return np.ones_like(y) if isinstance(y, np.ndarray) else 1.0
+    if isinstance(y, (np.ndarray, np.generic)):
+        return np.ones_like(y, dtype=float_type(y))
+    return 1.0
+
+
+@helper(linear=False)
+def float_type(x):
+    """The float dtype of x's gradient: x's own if it is a float, float64 for integers."""
+    return np.result_type(np.asarray(x).dtype, np.float32)
+
+
+@helper(linear=False)
+def zero_gradient(x):
+    """The gradient of an argument the output does not depend on: float zeros shaped like it."""
+    return np.zeros(np.shape(x), dtype=float_type(x))
 

@@ -1,13 +1,79 @@
-"""NumPy's elementwise functions (ufuncs). Adjoint and tangent of each op side by side.
+"""NumPy's elementwise functions (ufuncs and kin). Adjoint and tangent of each op side by side.
 
-Conventions at kinks (documented in docs/numerics.md): abs takes the subgradient 0 at 0;
-maximum/minimum split the derivative evenly between tied operands; clip passes the derivative
-where a_min <= x <= a_max.
+Conventions (docs/numerics.md has the details and the tests that pin them down):
+- kinks take a subgradient: abs and copysign take 0 at 0; maximum/minimum/fmax/fmin split the
+  derivative evenly between tied operands; clip passes it to `a` where a_min <= a <= a_max;
+- a zero derivative is a strong zero: where a slope is infinite or undefined (sqrt and log at 0,
+  arcsin at +-1, exp overflowed to inf, an untaken np.where branch outside the domain), a zero
+  adjoint or tangent still gives exactly 0, never 0 * inf = nan. safe_mul and safe_div below do
+  this; ops whose slope is finite wherever their value is finite use plain products;
+- a nonzero derivative through an infinite slope is inf (sqrt at 0 gives inf, the true one-sided
+  slope);
+- the untaken operand of a selection (np.where, maximum, clip, ...) gets an exact 0 (np.where, not
+  a product with a mask, so an inf or nan on the untaken side cannot leak);
+- constants are Python floats (0.6931471805599453, not np.log(2.0)) so float32 stays float32.
 """
 import numpy as np
 
-from srcad.registry import adjoint, d, tangent
+from srcad.registry import adjoint, d, non_differentiable, tangent
+from srcad.runtime import helper
 
+
+# --- runtime helpers -----------------------------------------------------------------------------
+
+@helper
+def safe_mul(a, b):
+    """a * b, except that a zero factor gives an exact 0 even against inf or nan (0 * inf = 0):
+    a zero derivative stays zero through an infinite or undefined slope."""
+    with np.errstate(invalid="ignore"):
+        out = np.multiply(a, b)
+    lost = np.isnan(out)
+    if lost.any():  # rare: only then look for the zero factors
+        lost &= np.equal(a, 0) | np.equal(b, 0)
+        out = np.where(lost, 0, out)
+        return out[()] if np.ndim(out) == 0 else out
+    return out
+
+
+@helper
+def safe_div(a, b):
+    """a / b, except that a zero numerator gives an exact 0 even over 0, inf or nan (0 / 0 = 0);
+    a nonzero numerator over 0 gives inf, as np.divide does (without the warning)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.divide(a, b)
+    lost = np.isnan(out)
+    if lost.any():
+        lost &= np.equal(a, 0)
+        out = np.where(lost, 0, out)
+        return out[()] if np.ndim(out) == 0 else out
+    return out
+
+
+@helper(linear=False)
+def clip_limit(limit, keyword, default):
+    """The bound np.clip applies: a_min (a_max), else its keyword spelling min (max), else the
+    default -inf (inf) when the call gives neither."""
+    if limit is not None:
+        return limit
+    return keyword if keyword is not None else default
+
+
+# helpers' tangents (generated gradients are differentiated again for hessians). The masks of
+# safe_mul/safe_div are piecewise constant, so these are the product and quotient rules.
+@tangent(safe_mul)
+def safe_mul(z, a, b):
+    d[z] = safe_mul(d[a], b) + safe_mul(d[b], a)
+
+
+@tangent(safe_div)
+def safe_div(z, a, b):
+    d[z] = safe_div(d[a] - safe_mul(d[b], z), b)
+
+
+non_differentiable(clip_limit)  # a bound only ever feeds comparisons
+
+
+# --- trigonometric -------------------------------------------------------------------------------
 
 @adjoint(np.sin)
 def sin(y, x):
@@ -39,24 +105,25 @@ def tan(y, x):
     d[y] = d[x] * (1.0 + y * y)
 
 
+# arcsin' = 1 / sqrt(1 - x^2), written (1 - x)(1 + x) to keep its digits near |x| = 1
 @adjoint(np.arcsin)
 def arcsin(y, x):
-    d[x] = d[y] / np.sqrt(1.0 - x * x)
+    d[x] = safe_div(d[y], np.sqrt((1.0 - x) * (1.0 + x)))
 
 
 @tangent(np.arcsin)
 def arcsin(y, x):
-    d[y] = d[x] / np.sqrt(1.0 - x * x)
+    d[y] = safe_div(d[x], np.sqrt((1.0 - x) * (1.0 + x)))
 
 
 @adjoint(np.arccos)
 def arccos(y, x):
-    d[x] = -d[y] / np.sqrt(1.0 - x * x)
+    d[x] = -safe_div(d[y], np.sqrt((1.0 - x) * (1.0 + x)))
 
 
 @tangent(np.arccos)
 def arccos(y, x):
-    d[y] = -d[x] / np.sqrt(1.0 - x * x)
+    d[y] = -safe_div(d[x], np.sqrt((1.0 - x) * (1.0 + x)))
 
 
 @adjoint(np.arctan)
@@ -69,35 +136,97 @@ def arctan(y, x):
     d[y] = d[x] / (1.0 + x * x)
 
 
+# arctan2(y, x) is the angle of the point (x, y); at the origin we take the slope 0
 @adjoint(np.arctan2, broadcasts=True)
 def arctan2(z, y, x):
-    d[y] = d[z] * x / (x * x + y * y)
-    d[x] = -d[z] * y / (x * x + y * y)
+    d[y] = safe_div(d[z] * x, x * x + y * y)
+    d[x] = -safe_div(d[z] * y, x * x + y * y)
 
 
 @tangent(np.arctan2, broadcasts=True)
 def arctan2(z, y, x):
-    d[z] = (d[y] * x - d[x] * y) / (x * x + y * y)
+    d[z] = safe_div(d[y] * x - d[x] * y, x * x + y * y)
 
+
+@adjoint(np.hypot, broadcasts=True)
+def hypot(z, x, y):
+    d[x] = safe_div(d[z] * x, z)
+    d[y] = safe_div(d[z] * y, z)
+
+
+@tangent(np.hypot, broadcasts=True)
+def hypot(z, x, y):
+    d[z] = safe_div(d[x] * x + d[y] * y, z)
+
+
+@adjoint(np.deg2rad, np.radians)
+def deg2rad(y, x):
+    d[x] = d[y] * 0.017453292519943295  # pi / 180
+
+
+@tangent(np.deg2rad, np.radians)
+def deg2rad(y, x):
+    d[y] = d[x] * 0.017453292519943295
+
+
+@adjoint(np.rad2deg, np.degrees)
+def rad2deg(y, x):
+    d[x] = d[y] * 57.29577951308232  # 180 / pi
+
+
+@tangent(np.rad2deg, np.degrees)
+def rad2deg(y, x):
+    d[y] = d[x] * 57.29577951308232
+
+
+# sinc(x) = sin(t) / t with t = pi x (pix below). Its slope pi (t cos t - sin t) / t^2 cancels
+# badly near t = 0, where the Taylor series -t/3 + t^3/30 - t^5/840 + t^7/45360 takes over.
+@adjoint(np.sinc)
+def sinc(y, x):
+    pix = 3.141592653589793 * x
+    near = np.abs(pix) < 0.1
+    far = np.where(near, 1.0, pix)  # pix, kept off 0 where the series is used
+    sq = pix * pix
+    series = pix * (-0.3333333333333333 + sq * (0.03333333333333333 + sq * (
+        -0.0011904761904761906 + sq * 2.2045855379188713e-05)))
+    slope = 3.141592653589793 * np.where(near, series,
+                                         (far * np.cos(far) - np.sin(far)) / (far * far))
+    d[x] = d[y] * slope
+
+
+@tangent(np.sinc)
+def sinc(y, x):
+    pix = 3.141592653589793 * x
+    near = np.abs(pix) < 0.1
+    far = np.where(near, 1.0, pix)  # pix, kept off 0 where the series is used
+    sq = pix * pix
+    series = pix * (-0.3333333333333333 + sq * (0.03333333333333333 + sq * (
+        -0.0011904761904761906 + sq * 2.2045855379188713e-05)))
+    slope = 3.141592653589793 * np.where(near, series,
+                                         (far * np.cos(far) - np.sin(far)) / (far * far))
+    d[y] = d[x] * slope
+
+
+# --- hyperbolic ----------------------------------------------------------------------------------
 
 @adjoint(np.sinh)
 def sinh(y, x):
-    d[x] = d[y] * np.cosh(x)
+    d[x] = safe_mul(d[y], np.cosh(x))
 
 
 @tangent(np.sinh)
 def sinh(y, x):
-    d[y] = d[x] * np.cosh(x)
+    d[y] = safe_mul(d[x], np.cosh(x))
 
 
 @adjoint(np.cosh)
 def cosh(y, x):
-    d[x] = d[y] * np.sinh(x)
+    d[x] = safe_mul(d[y], np.sinh(x))
 
 
 @tangent(np.cosh)
 def cosh(y, x):
-    d[y] = d[x] * np.sinh(x)
+    d[y] = safe_mul(d[x], np.sinh(x))
 
 
 @adjoint(np.tanh)
@@ -110,74 +239,155 @@ def tanh(y, x):
     d[y] = d[x] * (1.0 - y * y)
 
 
+# arcsinh' = 1 / sqrt(1 + x^2) = 1 / hypot(1, x), which does not overflow for large x
+@adjoint(np.arcsinh)
+def arcsinh(y, x):
+    d[x] = d[y] / np.hypot(1.0, x)
+
+
+@tangent(np.arcsinh)
+def arcsinh(y, x):
+    d[y] = d[x] / np.hypot(1.0, x)
+
+
+@adjoint(np.arccosh)
+def arccosh(y, x):
+    d[x] = safe_div(d[y], np.sqrt((x - 1.0) * (x + 1.0)))
+
+
+@tangent(np.arccosh)
+def arccosh(y, x):
+    d[y] = safe_div(d[x], np.sqrt((x - 1.0) * (x + 1.0)))
+
+
+@adjoint(np.arctanh)
+def arctanh(y, x):
+    d[x] = safe_div(d[y], (1.0 - x) * (1.0 + x))
+
+
+@tangent(np.arctanh)
+def arctanh(y, x):
+    d[y] = safe_div(d[x], (1.0 - x) * (1.0 + x))
+
+
+# --- exponentials and logarithms -----------------------------------------------------------------
+# exp overflows to inf where its argument is large: safe_mul keeps a zero adjoint zero there
+
 @adjoint(np.exp)
 def exp(y, x):
-    d[x] = d[y] * y
+    d[x] = safe_mul(d[y], y)
 
 
 @tangent(np.exp)
 def exp(y, x):
-    d[y] = d[x] * y
+    d[y] = safe_mul(d[x], y)
 
 
+@adjoint(np.exp2)
+def exp2(y, x):
+    d[x] = safe_mul(d[y], y * 0.6931471805599453)  # ln 2
+
+
+@tangent(np.exp2)
+def exp2(y, x):
+    d[y] = safe_mul(d[x], y * 0.6931471805599453)
+
+
+# expm1' = exp(x), not y + 1: y + 1 loses every digit of exp(x) when x is very negative
 @adjoint(np.expm1)
 def expm1(y, x):
-    d[x] = d[y] * (y + 1.0)
+    d[x] = safe_mul(d[y], np.exp(x))
 
 
 @tangent(np.expm1)
 def expm1(y, x):
-    d[y] = d[x] * (y + 1.0)
+    d[y] = safe_mul(d[x], np.exp(x))
 
 
 @adjoint(np.log)
 def log(y, x):
-    d[x] = d[y] / x
+    d[x] = safe_div(d[y], x)
 
 
 @tangent(np.log)
 def log(y, x):
-    d[y] = d[x] / x
-
-
-@adjoint(np.log1p)
-def log1p(y, x):
-    d[x] = d[y] / (1.0 + x)
-
-
-@tangent(np.log1p)
-def log1p(y, x):
-    d[y] = d[x] / (1.0 + x)
+    d[y] = safe_div(d[x], x)
 
 
 @adjoint(np.log2)
 def log2(y, x):
-    d[x] = d[y] / (x * np.log(2.0))
+    d[x] = safe_div(d[y], x * 0.6931471805599453)  # x ln 2
 
 
 @tangent(np.log2)
 def log2(y, x):
-    d[y] = d[x] / (x * np.log(2.0))
+    d[y] = safe_div(d[x], x * 0.6931471805599453)
 
 
 @adjoint(np.log10)
 def log10(y, x):
-    d[x] = d[y] / (x * np.log(10.0))
+    d[x] = safe_div(d[y], x * 2.302585092994046)  # x ln 10
 
 
 @tangent(np.log10)
 def log10(y, x):
-    d[y] = d[x] / (x * np.log(10.0))
+    d[y] = safe_div(d[x], x * 2.302585092994046)
 
+
+@adjoint(np.log1p)
+def log1p(y, x):
+    d[x] = safe_div(d[y], 1.0 + x)
+
+
+@tangent(np.log1p)
+def log1p(y, x):
+    d[y] = safe_div(d[x], 1.0 + x)
+
+
+# logaddexp(x, y) = log(e^x + e^y): the slopes e^x / e^z = exp(x - z) have x - z <= 0, so they
+# cannot overflow however large x and y are
+@adjoint(np.logaddexp, broadcasts=True)
+def logaddexp(z, x, y):
+    d[x] = d[z] * np.exp(x - z)
+    d[y] = d[z] * np.exp(y - z)
+
+
+@tangent(np.logaddexp, broadcasts=True)
+def logaddexp(z, x, y):
+    d[z] = d[x] * np.exp(x - z) + d[y] * np.exp(y - z)
+
+
+@adjoint(np.logaddexp2, broadcasts=True)
+def logaddexp2(z, x, y):
+    d[x] = d[z] * np.exp2(x - z)
+    d[y] = d[z] * np.exp2(y - z)
+
+
+@tangent(np.logaddexp2, broadcasts=True)
+def logaddexp2(z, x, y):
+    d[z] = d[x] * np.exp2(x - z) + d[y] * np.exp2(y - z)
+
+
+# --- powers and roots ----------------------------------------------------------------------------
 
 @adjoint(np.sqrt)
 def sqrt(y, x):
-    d[x] = d[y] / (2.0 * y)
+    d[x] = safe_div(d[y], 2.0 * y)
 
 
 @tangent(np.sqrt)
 def sqrt(y, x):
-    d[y] = d[x] / (2.0 * y)
+    d[y] = safe_div(d[x], 2.0 * y)
+
+
+@adjoint(np.cbrt)
+def cbrt(y, x):
+    d[x] = safe_div(d[y], 3.0 * y * y)
+
+
+@tangent(np.cbrt)
+def cbrt(y, x):
+    d[y] = safe_div(d[x], 3.0 * y * y)
 
 
 @adjoint(np.square)
@@ -192,13 +402,41 @@ def square(y, x):
 
 @adjoint(np.reciprocal)
 def reciprocal(y, x):
-    d[x] = -d[y] * y * y
+    d[x] = -safe_mul(d[y], y * y)
 
 
 @tangent(np.reciprocal)
 def reciprocal(y, x):
-    d[y] = -d[x] * y * y
+    d[y] = -safe_mul(d[x], y * y)
 
+
+# z = x ** y in float64. d/dx = y x^(y-1), which is 0 (not 0 * inf) at y == 0; d/dy = z log x,
+# taken as 0 where x <= 0 (there x ** y has no real slope in y, or the slope 0 of 0 ** y)
+@adjoint(np.float_power, broadcasts=True)
+def float_power(z, x, y):
+    d[x] = safe_mul(d[z], safe_mul(y, np.float_power(x, y - 1.0)))
+    d[y] = safe_mul(d[z], safe_mul(z, np.log(np.where(x > 0, x, 1.0))))
+
+
+@tangent(np.float_power, broadcasts=True)
+def float_power(z, x, y):
+    d[z] = (safe_mul(d[x], safe_mul(y, np.float_power(x, y - 1.0)))
+            + safe_mul(d[y], safe_mul(z, np.log(np.where(x > 0, x, 1.0)))))
+
+
+# ldexp(x, i) = x * 2**i, linear in x (i is an integer exponent)
+@adjoint(np.ldexp, broadcasts=True)
+def ldexp(y, x1, x2):
+    d[x1] = np.ldexp(d[y], x2)
+
+
+@tangent(np.ldexp, broadcasts=True)
+def ldexp(y, x1, x2):
+    d[y] = np.ldexp(d[x1], x2)
+
+
+# --- sign and magnitude --------------------------------------------------------------------------
+# |x|: the subgradient 0 at the kink x == 0 (np.sign(0) == 0)
 
 @adjoint(np.abs, np.fabs)
 def abs(y, x):
@@ -210,38 +448,99 @@ def abs(y, x):
     d[y] = d[x] * np.sign(x)
 
 
-@adjoint(np.hypot, broadcasts=True)
-def hypot(z, x, y):
-    d[x] = d[z] * x / z
-    d[y] = d[z] * y / z
+# copysign(x1, x2) = |x1| with the sign of x2: slope sign(x1) sign(z) in x1 (0 at x1 == 0),
+# none in x2 (the result only jumps where x2 changes sign)
+@adjoint(np.copysign, broadcasts=True)
+def copysign(z, x1, x2):
+    d[x1] = d[z] * (np.sign(x1) * np.sign(z))
 
 
-@tangent(np.hypot, broadcasts=True)
-def hypot(z, x, y):
-    d[z] = (d[x] * x + d[y] * y) / z
+@tangent(np.copysign, broadcasts=True)
+def copysign(z, x1, x2):
+    d[z] = d[x1] * (np.sign(x1) * np.sign(z))
 
 
+# fmod(x1, x2) = x1 - n x2 with the integer n = trunc(x1 / x2), constant between its jumps;
+# n is recovered as round((x1 - z) / x2), which is exact where x1 / x2 would round up
+@adjoint(np.fmod, broadcasts=True)
+def fmod(z, x1, x2):
+    d[x1] = d[z]
+    d[x2] = -d[z] * np.round((x1 - z) / x2)
+
+
+@tangent(np.fmod, broadcasts=True)
+def fmod(z, x1, x2):
+    d[z] = d[x1] - d[x2] * np.round((x1 - z) / x2)
+
+
+# real-valued inputs: real and conj are the identity (written as themselves, which is also the
+# usual convention for complex values)
+@adjoint(np.real)
+def real(y, val):
+    d[val] = np.real(d[y])
+
+
+@tangent(np.real)
+def real(y, val):
+    d[y] = np.real(d[val])
+
+
+@adjoint(np.conj)
+def conj(y, x):
+    d[x] = np.conj(d[y])
+
+
+@tangent(np.conj)
+def conj(y, x):
+    d[y] = np.conj(d[x])
+
+
+# --- selections ----------------------------------------------------------------------------------
 # maximum/minimum: ties share the derivative evenly (each operand gets half)
+
 @adjoint(np.maximum, broadcasts=True)
 def maximum(z, x, y):
-    d[x] = d[z] * ((x > y) + 0.5 * (x == y))
-    d[y] = d[z] * ((y > x) + 0.5 * (x == y))
+    d[x] = np.where(x == y, 0.5 * d[z], np.where(x > y, d[z], 0.0))
+    d[y] = np.where(x == y, 0.5 * d[z], np.where(x > y, 0.0, d[z]))
 
 
 @tangent(np.maximum, broadcasts=True)
 def maximum(z, x, y):
-    d[z] = d[x] * ((x > y) + 0.5 * (x == y)) + d[y] * ((y > x) + 0.5 * (x == y))
+    d[z] = np.where(x == y, 0.5 * (d[x] + d[y]), np.where(x > y, d[x], d[y]))
 
 
 @adjoint(np.minimum, broadcasts=True)
 def minimum(z, x, y):
-    d[x] = d[z] * ((x < y) + 0.5 * (x == y))
-    d[y] = d[z] * ((y < x) + 0.5 * (x == y))
+    d[x] = np.where(x == y, 0.5 * d[z], np.where(x < y, d[z], 0.0))
+    d[y] = np.where(x == y, 0.5 * d[z], np.where(x < y, 0.0, d[z]))
 
 
 @tangent(np.minimum, broadcasts=True)
 def minimum(z, x, y):
-    d[z] = d[x] * ((x < y) + 0.5 * (x == y)) + d[y] * ((y < x) + 0.5 * (x == y))
+    d[z] = np.where(x == y, 0.5 * (d[x] + d[y]), np.where(x < y, d[x], d[y]))
+
+
+# fmax/fmin: as maximum/minimum, except that a nan operand loses to a number
+@adjoint(np.fmax, broadcasts=True)
+def fmax(z, x, y):
+    d[x] = np.where(x == y, 0.5 * d[z], np.where((x > y) | np.isnan(y), d[z], 0.0))
+    d[y] = np.where(x == y, 0.5 * d[z], np.where((x > y) | np.isnan(y), 0.0, d[z]))
+
+
+@tangent(np.fmax, broadcasts=True)
+def fmax(z, x, y):
+    d[z] = np.where(x == y, 0.5 * (d[x] + d[y]), np.where((x > y) | np.isnan(y), d[x], d[y]))
+
+
+@adjoint(np.fmin, broadcasts=True)
+def fmin(z, x, y):
+    d[x] = np.where(x == y, 0.5 * d[z], np.where((x < y) | np.isnan(y), d[z], 0.0))
+    d[y] = np.where(x == y, 0.5 * d[z], np.where((x < y) | np.isnan(y), 0.0, d[z]))
+
+
+@tangent(np.fmin, broadcasts=True)
+def fmin(z, x, y):
+    d[z] = np.where(x == y, 0.5 * (d[x] + d[y]), np.where((x < y) | np.isnan(y), d[x], d[y]))
 
 
 # where: the untaken branch gets an exact zero (np.where, not a product, so an inf or nan in
@@ -257,13 +556,42 @@ def where(z, condition, x, y):
     d[z] = np.where(condition, d[x], d[y])
 
 
+# clip(a, lo, hi) = minimum(maximum(a, lo), hi): `a` gets the derivative where lo <= a <= hi
+# (the bounds included), lo where a < lo <= hi, hi where max(a, lo) > hi. A bound may be None,
+# an array (broadcast against a) or given by keyword (min=, max=).
 @adjoint(np.clip, broadcasts=True)
-def clip(y, a, a_min=None, a_max=None):
-    d[a] = d[y] * ((a >= a_min) & (a <= a_max))
-    d[a_min] = d[y] * (a < a_min)
-    d[a_max] = d[y] * (a > a_max)
+def clip(y, a, a_min=None, a_max=None, out=None, *, min=None, max=None):
+    lo = clip_limit(a_min, min, -np.inf)
+    hi = clip_limit(a_max, max, np.inf)
+    below = (a < lo) & (lo <= hi)
+    above = np.maximum(a, lo) > hi
+    d[a] = np.where(below | above, 0.0, d[y])
+    d[a_min] = np.where(below, d[y], 0.0)
+    d[min] = np.where(below, d[y], 0.0)
+    d[a_max] = np.where(above, d[y], 0.0)
+    d[max] = np.where(above, d[y], 0.0)
 
 
 @tangent(np.clip, broadcasts=True)
-def clip(y, a, a_min=None, a_max=None):
-    d[y] = d[a] * ((a >= a_min) & (a <= a_max)) + d[a_min] * (a < a_min) + d[a_max] * (a > a_max)
+def clip(y, a, a_min=None, a_max=None, out=None, *, min=None, max=None):
+    lo = clip_limit(a_min, min, -np.inf)
+    hi = clip_limit(a_max, max, np.inf)
+    below = (a < lo) & (lo <= hi)
+    above = np.maximum(a, lo) > hi
+    d[y] = np.where(above, d[a_max] + d[max], np.where(below, d[a_min] + d[min], d[a]))
+
+
+# nan_to_num: the derivative passes where x is finite; the replaced entries take the slope of
+# their replacement value (nan=, posinf=, neginf= may be differentiated too)
+@adjoint(np.nan_to_num, broadcasts=True)
+def nan_to_num(y, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    d[x] = np.where(np.isfinite(x), d[y], 0.0)
+    d[nan] = np.where(np.isnan(x), d[y], 0.0)
+    d[posinf] = np.where(x == np.inf, d[y], 0.0)
+    d[neginf] = np.where(x == -np.inf, d[y], 0.0)
+
+
+@tangent(np.nan_to_num, broadcasts=True)
+def nan_to_num(y, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    d[y] = np.where(np.isfinite(x), d[x], np.where(np.isnan(x), d[nan], np.where(
+        x > 0, d[posinf], d[neginf])))

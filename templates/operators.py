@@ -138,5 +138,17 @@ def assignment(y, x):
     d[y] = d[x]
 
 
-non_differentiable(operator.floordiv, operator.mod, operator.not_, operator.invert,
+# z = x % y = x - y * floor(x / y): slopes 1 and -floor(x / y) between the jumps
+@adjoint(operator.mod, np.mod, broadcasts=True)
+def mod(z, x, y):
+    d[x] = d[z]
+    d[y] = -d[z] * np.floor(x / y)
+
+
+@tangent(operator.mod, np.mod, broadcasts=True)
+def mod(z, x, y):
+    d[z] = d[x] - d[y] * np.floor(x / y)
+
+
+non_differentiable(operator.floordiv, operator.not_, operator.invert,
                    operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne)

@@ -6,7 +6,7 @@ piecewise-constant masks, so its tangent is the helper applied to the first argu
 The products' helpers are linear in two arguments (the adjoint and the other factor).
 """
 from srcad.registry import d, non_differentiable, tangent
-from srcad.runtime import (dot_adjoint_a, dot_adjoint_b, extremum_tangent, grad_seed,
+from srcad.runtime import (float_type, zero_gradient, dot_adjoint_a, dot_adjoint_b, extremum_tangent, grad_seed,
                            matmul_adjoint_a, matmul_adjoint_b, rebroadcast, tuple_adjoint,
                            unbroadcast, unconcatenate, unindex, unreduce, unreduce_extremum,
                            unstack, zero_at)
@@ -82,4 +82,4 @@ def tuple_adjoint(z, parts, y, indices):
     d[z] = tuple_adjoint(d[parts], y, indices)
 
 
-non_differentiable(grad_seed)
+non_differentiable(grad_seed, float_type, zero_gradient)

@@ -229,8 +229,6 @@ def test_emitting_a_closure_is_a_clear_error(tmp_path):
     assert srcad.grad(make_scaled(3.0))(np.array([1.0]))[0] == 6.0  # fine in memory
 
 
-@pytest.mark.xfail(reason="emit's closure error shows no source line or caret, and column 1 "
-                          "for an indented def", strict=True)
 def test_emitting_a_closure_points_at_the_function():
     with pytest.raises(srcad.SrcadError) as info:
         srcad.emit(make_scaled(3.0), os.devnull)
@@ -263,8 +261,6 @@ if __name__ == "__main__":
 '''
 
 
-@pytest.mark.xfail(reason="emit from a script run as __main__ writes `from __main__ import W`, "
-                          "which fails when the module is imported elsewhere", strict=True)
 def test_emitting_from_a_script_run_as_main(tmp_path):
     script = tmp_path / "train_script.py"
     script.write_text(SCRIPT)

@@ -33,7 +33,14 @@ def grad_seed(y):
     if np.size(y) != 1:
         raise ValueError(f"srcad.grad needs a function with a scalar output, this one returned "
                          f"shape {np.shape(y)}; use srcad.vjp or srcad.jacobian for it")
-    return np.ones_like(y) if isinstance(y, np.ndarray) else 1.0
+    if isinstance(y, (np.ndarray, np.generic)):
+        return np.ones_like(y, dtype=float_type(y))
+    return 1.0
+
+
+def float_type(x):
+    """The float dtype of x's gradient: x's own if it is a float, float64 for integers."""
+    return np.result_type(np.asarray(x).dtype, np.float32)
 
 
 def safe_div(a, b):
@@ -41,8 +48,9 @@ def safe_div(a, b):
     a nonzero numerator over 0 gives inf, as np.divide does (without the warning)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.divide(a, b)
-    lost = np.isnan(out) & np.equal(a, 0)
-    if np.any(lost):
+    lost = np.isnan(out)
+    if lost.any():
+        lost &= np.equal(a, 0)
         out = np.where(lost, 0, out)
         return out[()] if np.ndim(out) == 0 else out
     return out
@@ -58,10 +66,10 @@ def batchnorm_grad(x, w, eps=1e-05):
     D = np.sqrt(C)
     y = A / D
     t1 = y * w
-    t2 = np.sum(t1)
-    bt2 = grad_seed(t2)
+    out = np.sum(t1)
+    bout = grad_seed(out)
     # grad of: return np.sum(y * w)  (golden_functions.py:33)
-    bt1 = unreduce(bt2, t1, None, False)
+    bt1 = unreduce(bout, t1, None, False)
     by = unbroadcast(bt1 * w, y)
     # grad of: y = A / D  (golden_functions.py:32)
     bA = unbroadcast(by / D, A)

@@ -57,7 +57,14 @@ def grad_seed(y):
     if np.size(y) != 1:
         raise ValueError(f"srcad.grad needs a function with a scalar output, this one returned "
                          f"shape {np.shape(y)}; use srcad.vjp or srcad.jacobian for it")
-    return np.ones_like(y) if isinstance(y, np.ndarray) else 1.0
+    if isinstance(y, (np.ndarray, np.generic)):
+        return np.ones_like(y, dtype=float_type(y))
+    return 1.0
+
+
+def float_type(x):
+    """The float dtype of x's gradient: x's own if it is a float, float64 for integers."""
+    return np.result_type(np.asarray(x).dtype, np.float32)
 
 
 def mlp_layer_loss_grad(x, W, b):
@@ -66,10 +73,10 @@ def mlp_layer_loss_grad(x, W, b):
     t2 = t1 + b
     h = np.tanh(t2)
     t3 = h ** 2
-    t4 = np.mean(t3)
-    bt4 = grad_seed(t4)
+    out = np.mean(t3)
+    bout = grad_seed(out)
     # grad of: return np.mean(h ** 2)  (golden_functions.py:22)
-    bt3 = unreduce(bt4, t3, None, False) * (np.size(t4) / np.size(t3))
+    bt3 = unreduce(bout, t3, None, False) * (np.size(out) / np.size(t3))
     bh = unbroadcast(bt3 * 2 * h, h)
     # grad of: h = np.tanh(x @ W + b)  (golden_functions.py:21)
     bt2 = bh * (1.0 - h * h)

@@ -23,8 +23,9 @@ def safe_mul(a, b):
     a zero derivative stays zero through an infinite or undefined slope."""
     with np.errstate(invalid="ignore"):
         out = np.multiply(a, b)
-    lost = np.isnan(out) & ((np.equal(a, 0)) | (np.equal(b, 0)))
-    if np.any(lost):
+    lost = np.isnan(out)
+    if lost.any():  # rare: only then look for the zero factors
+        lost &= np.equal(a, 0) | np.equal(b, 0)
         out = np.where(lost, 0, out)
         return out[()] if np.ndim(out) == 0 else out
     return out
@@ -47,5 +48,5 @@ def softmax_like_jvp(x, *, dx):
     dp = (de - p * dt2) / t2
     # tangent of: return np.sum(p * p)  (golden_functions.py:17)
     dt3 = dp * p + p * dp
-    dt4 = np.sum(dt3, axis=None, keepdims=False)
-    return dt4
+    dout = np.sum(dt3, axis=None, keepdims=False)
+    return dout

@@ -44,7 +44,14 @@ def grad_seed(y):
     if np.size(y) != 1:
         raise ValueError(f"srcad.grad needs a function with a scalar output, this one returned "
                          f"shape {np.shape(y)}; use srcad.vjp or srcad.jacobian for it")
-    return np.ones_like(y) if isinstance(y, np.ndarray) else 1.0
+    if isinstance(y, (np.ndarray, np.generic)):
+        return np.ones_like(y, dtype=float_type(y))
+    return 1.0
+
+
+def float_type(x):
+    """The float dtype of x's gradient: x's own if it is a float, float64 for integers."""
+    return np.result_type(np.asarray(x).dtype, np.float32)
 
 
 def safe_mul(a, b):
@@ -52,8 +59,9 @@ def safe_mul(a, b):
     a zero derivative stays zero through an infinite or undefined slope."""
     with np.errstate(invalid="ignore"):
         out = np.multiply(a, b)
-    lost = np.isnan(out) & ((np.equal(a, 0)) | (np.equal(b, 0)))
-    if np.any(lost):
+    lost = np.isnan(out)
+    if lost.any():  # rare: only then look for the zero factors
+        lost &= np.equal(a, 0) | np.equal(b, 0)
         out = np.where(lost, 0, out)
         return out[()] if np.ndim(out) == 0 else out
     return out
@@ -67,10 +75,10 @@ def softmax_like_grad(x):
     t2 = np.sum(e, axis=1, keepdims=True)
     p = e / t2
     t3 = p * p
-    t4 = np.sum(t3)
-    bt4 = grad_seed(t4)
+    out = np.sum(t3)
+    bout = grad_seed(out)
     # grad of: return np.sum(p * p)  (golden_functions.py:17)
-    bt3 = unreduce(bt4, t3, None, False)
+    bt3 = unreduce(bout, t3, None, False)
     bp = unbroadcast(bt3 * p, p)
     bp = bp + unbroadcast(bt3 * p, p)
     # grad of: p = e / np.sum(e, axis=1, keepdims=True)  (golden_functions.py:16)

@@ -12,8 +12,9 @@ def safe_div(a, b):
     a nonzero numerator over 0 gives inf, as np.divide does (without the warning)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.divide(a, b)
-    lost = np.isnan(out) & np.equal(a, 0)
-    if np.any(lost):
+    lost = np.isnan(out)
+    if lost.any():
+        lost &= np.equal(a, 0)
         out = np.where(lost, 0, out)
         return out[()] if np.ndim(out) == 0 else out
     return out
@@ -26,5 +27,5 @@ def worked_example_jvp(x1, x2, *, dx1, dx2):
     dt2 = dx1 * x2 + x1 * dx2
     dt3 = dt1 + dt2
     dt4 = dx2 * np.cos(x2)
-    dt5 = dt3 - dt4
-    return dt5
+    dout = dt3 - dt4
+    return dout

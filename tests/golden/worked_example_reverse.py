@@ -24,7 +24,14 @@ def grad_seed(y):
     if np.size(y) != 1:
         raise ValueError(f"srcad.grad needs a function with a scalar output, this one returned "
                          f"shape {np.shape(y)}; use srcad.vjp or srcad.jacobian for it")
-    return np.ones_like(y) if isinstance(y, np.ndarray) else 1.0
+    if isinstance(y, (np.ndarray, np.generic)):
+        return np.ones_like(y, dtype=float_type(y))
+    return 1.0
+
+
+def float_type(x):
+    """The float dtype of x's gradient: x's own if it is a float, float64 for integers."""
+    return np.result_type(np.asarray(x).dtype, np.float32)
 
 
 def safe_div(a, b):
@@ -32,8 +39,9 @@ def safe_div(a, b):
     a nonzero numerator over 0 gives inf, as np.divide does (without the warning)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.divide(a, b)
-    lost = np.isnan(out) & np.equal(a, 0)
-    if np.any(lost):
+    lost = np.isnan(out)
+    if lost.any():
+        lost &= np.equal(a, 0)
         out = np.where(lost, 0, out)
         return out[()] if np.ndim(out) == 0 else out
     return out
@@ -45,11 +53,11 @@ def worked_example_grad(x1, x2):
     t2 = x1 * x2
     t3 = t1 + t2
     t4 = np.sin(x2)
-    t5 = t3 - t4
-    bt5 = grad_seed(t5)
+    out = t3 - t4
+    bout = grad_seed(out)
     # grad of: return np.log(x1) + x1 * x2 - np.sin(x2)  (golden_functions.py:10)
-    bt3 = unbroadcast(bt5, t3)
-    bt4 = unbroadcast(-bt5, t4)
+    bt3 = unbroadcast(bout, t3)
+    bt4 = unbroadcast(-bout, t4)
     bx2 = bt4 * np.cos(x2)
     bt1 = unbroadcast(bt3, t1)
     bt2 = unbroadcast(bt3, t2)

@@ -54,4 +54,7 @@ SPECS += [
     Spec(operator.getitem, "x[x > 0]", x=Arr((6,), away_from=[0.0])),
     Spec(pack, "np.sum((x, y)[0] * (x, y)[1])", x=Arr((3,)), y=Arr((3,))),
     Spec(copy, "x", x=Arr((3,))),
+    Spec((operator.mod, np.mod), "x % y", x=Arr((4,), low=0.1, high=0.9),
+         y=Arr(None, low=0.3, high=0.35)),
+    Spec(np.mod, "np.mod(x, 0.75)", x=Arr((2, 3), low=0.1, high=0.7)),
 ]
