@@ -77,7 +77,8 @@ def flow(stmt, scope):
         holder = stmt.value.func.value.id
         if stmt.value.func.attr == "append":
             item = stmt.value.args[0]
-            return holder, ({item.id} if isinstance(item, gast.Name) else set())
+            items = item.elts if isinstance(item, (gast.Tuple, gast.List)) else [item]
+            return holder, {i.id for i in items if isinstance(i, gast.Name)}
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
             return stmt.targets[0].id, {holder}
         return None

@@ -16,6 +16,7 @@ from . import cache
 from .errors import SrcadError
 from .pipeline import build
 from .registry import REGISTRY
+from .shapes import signature_of
 
 _DERIVATIVES = weakref.WeakKeyDictionary()
 
@@ -56,6 +57,7 @@ class Derivative:
         self.sync = self.instance.sync
         self.many = isinstance(wrt, tuple)
         self.single_tuple = self.many and len(wrt) == 1
+        self.specialized = {}  # argument signature -> (function, sync, compiled)
         functools.update_wrapper(self, func)
         self.__name__ = self.compiled.built.function_name
         self.__qualname__ = self.__name__
@@ -77,26 +79,50 @@ class Derivative:
     def _pack(self, grads):
         return (grads,) if self.single_tuple else grads
 
+    def specialize(self, args, kwargs):
+        """The derivative specialized to these arguments' shapes (built on first use)."""
+        signature = signature_of(args, kwargs)
+        entry = self.specialized.get(signature)
+        if entry is None:
+            if signature is None:
+                entry = (self.generated, self.sync, self.compiled)
+            else:
+                comp = cache.compiled(self.func, self.mode, self.kind, self.wrt,
+                                      example=(args, kwargs), signature=signature)
+                instance = cache.Instance(comp, self.func)
+                entry = (instance.function, instance.sync, comp)
+            self.specialized[signature] = entry
+        return entry
+
+    def run(self, args, kwargs, extra):
+        """Call the specialized derivative with f's arguments plus seeds or tangents."""
+        function, sync, comp = self.specialize(args, kwargs)
+        if sync is not None:
+            sync()
+        try:
+            return function(*args, **kwargs, **extra)
+        except Exception as exc:
+            cache.annotate_error(exc, comp)
+            raise
+
     def __call__(self, *args, **kwargs):
         kind = self.kind
         if kind == "grad":
-            return self._pack(self.raw(*args, **kwargs))
+            return self._pack(self.run(args, kwargs, {}))
         if kind == "value_and_grad":
-            value, grads = self.raw(*args, **kwargs)
+            value, grads = self.run(args, kwargs, {})
             return value, self._pack(grads)
         if kind == "vjp":
             if not args:
                 raise TypeError("vjp(*args, dy): the cotangent dy comes last")
-            kwargs[_last_kwonly(self.generated)] = args[-1]
-            return self._pack(self.raw(*args[:-1], **kwargs))
+            return self._pack(self.run(args[:-1], kwargs, {_last_kwonly(self.generated): args[-1]}))
         if kind == "jvp":
             names = self.compiled.built.tangent_names
             if len(args) < len(names):
                 raise TypeError(f"jvp(*args, {', '.join(names)}): one tangent per wrt argument "
                                 f"comes after the arguments")
-            for name, tangent in zip(names, args[len(args) - len(names):]):
-                kwargs[name] = tangent
-            return self.raw(*args[:len(args) - len(names)], **kwargs)
+            cut = len(args) - len(names)
+            return self.run(args[:cut], kwargs, dict(zip(names, args[cut:])))
         raise AssertionError(kind)
 
     def __repr__(self):

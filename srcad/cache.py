@@ -63,19 +63,21 @@ class Compiled:
         self.code = compile(built.source, self.path, "exec")
 
 
-def _key(func, mode, kind, wrt):
+def _key(func, mode, kind, wrt, signature):
     cells = tuple(id(c) for c in func.__closure__ or ())
-    return (func.__code__, id(func.__globals__), cells, mode, kind, wrt)
+    return (func.__code__, id(func.__globals__), cells, mode, kind, wrt, signature)
 
 
-def compiled(func, mode, kind, wrt):
-    key = _key(func, mode, kind, wrt)
+def compiled(func, mode, kind, wrt, example=None, signature=None):
+    """The compiled derivative (cached). With example=(args, kwargs) and their signature: the
+    build specialized to the shapes those arguments give (see shapes.py)."""
+    key = _key(func, mode, kind, wrt, signature)
     with _LOCK:
         entry = _BUILDS.get(key)
         if entry is not None:
             _BUILDS.move_to_end(key)
             return entry[1]
-    result = Compiled(build(func, mode, wrt, kind), kind, wrt)
+    result = Compiled(build(func, mode, wrt, kind, example=example), kind, wrt)
     with _LOCK:
         _BUILDS[key] = (func, result)  # holding func keeps the ids in the key from being reused
         while len(_BUILDS) > _MAX_BUILDS:

@@ -22,7 +22,7 @@ ARRAY_METHODS = {
     "diagonal": "diagonal", "swapaxes": "swapaxes", "flatten": "ravel", "conj": "conj",
     "argmax": "argmax", "argmin": "argmin", "round": "round", "repeat": "repeat",
     "take": "take", "any": "any", "all": "all", "nonzero": "nonzero", "argsort": "argsort",
-    "sort": "sort", "ptp": "ptp", "astype": None,
+    "sort": "sort", "astype": None,
 }
 # methods whose extra positional arguments form one shape/axes tuple: x.reshape(3, 4)
 VARARGS_METHODS = {"reshape": "reshape", "transpose": "transpose"}

@@ -87,8 +87,12 @@ class Forward:
                                           call(["np", "zeros_like"], name(target))))
                     continue
                 self.has_tangent.add(target)
+                shapes = getattr(self, "shapes", {})
                 if template.broadcasts and any(
-                        isinstance(a, gast.Name) and not self.active(a.id) for a in args):
+                        isinstance(a, gast.Name) and not self.active(a.id) for a in args) and not (
+                        target in shapes and all(shapes.get(a.id) == shapes[target] for a in args
+                                                 if isinstance(a, gast.Name)
+                                                 and self.active(a.id))):
                     tangent = call(["rebroadcast"], tangent, name(target))
                 tangent = materialize_zeros(tangent)
                 if target in self.stored and op is not operations.copy and not _fresh(tangent):
@@ -150,9 +154,15 @@ class Forward:
                                ctx=gast.Load())
         if call_node.func.attr == "append":
             item = call_node.args[0]
-            tangent = name(self.namer.tangent(item.id)) if (
-                isinstance(item, gast.Name) and self.active(item.id)) else gast.Constant(
-                value=None, kind=None)
+
+            def tangent_of(node):
+                if isinstance(node, gast.Name) and self.active(node.id):
+                    return name(self.namer.tangent(node.id))
+                return gast.Constant(value=None, kind=None)
+            if isinstance(item, (gast.Tuple, gast.List)):  # stack.append((t2, t3))
+                tangent = gast.Tuple(elts=[tangent_of(e) for e in item.elts], ctx=gast.Load())
+            else:
+                tangent = tangent_of(item)
             return [gast.Expr(value=gast.Call(func=dlist, args=[tangent], keywords=[]))]
         pop = gast.Call(func=dlist, args=[], keywords=[])
         if isinstance(stmt, gast.Assign) and self.active(stmt.targets[0].id):

@@ -25,6 +25,7 @@ from .parse import parse_function
 from .resolve import LIBRARY_MODULES, resolve
 from .reverse import Reverse
 from .runtime import HELPERS
+from .shapes import probe
 
 STAGES = ("parse", "resolve", "check", "desugar", "anf", "activity", "derivative", "optimize",
           "emit")
@@ -71,7 +72,9 @@ def wrt_names(fdef, wrt, info):
     return out
 
 
-def build(func, mode="reverse", wrt=0, kind=None, stage=None):
+def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
+    """Generate the derivative module. example=(args, kwargs): specialize it to the shapes these
+    arguments give every value (see shapes.py); None: code for any shapes."""
     if mode not in KINDS:
         raise SrcadError(f"mode must be 'reverse' or 'forward', got {mode!r}")
     kind = kind or KINDS[mode][0]
@@ -106,6 +109,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None):
     scope.local_names |= {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
                           and isinstance(n.ctx, gast.Store)}
     activity = analyze(fdef.body, names, scope)
+    shapes = probe(fdef, func, scope, *example) if example is not None else {}
     if stage == "activity":
         active = sorted(v for v in activity.varied if activity(v))
         return function_source(fdef) + f"# active: {', '.join(active)}\n"
@@ -114,6 +118,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None):
         f"{primal_name}_{kind}"
     builder = (Reverse if mode == "reverse" else Forward)(fdef, scope, info, namer, activity,
                                                           names, kind)
+    builder.shapes = shapes
     derivative = builder.build()
     if stage == "derivative":
         return function_source(derivative)

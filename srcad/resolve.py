@@ -108,7 +108,7 @@ class Scope:
         self.local_names = set(local_names)
         self.user_globals = set()   # free names read from the function's module
         self.user_cells = set()     # free names read from closure cells
-        self.canonical = {alias.split(".")[0]: importlib.import_module(alias_root(alias))
+        self.canonical = {alias.split(".")[0]: _root_module(alias)
                           for alias in set(LIBRARY_MODULES.values())
                           if _importable(alias_root(alias))}
 
@@ -148,6 +148,14 @@ class Scope:
 def alias_root(alias):
     return {"np": "numpy", "math": "math", "operator": "operator",
             "scipy": "scipy.special"}[alias.split(".")[0]]
+
+
+def _root_module(alias):
+    """The module object the first part of an alias names: np -> numpy, scipy -> scipy (with
+    scipy.special imported)."""
+    importlib.import_module(alias_root(alias))
+    return importlib.import_module({"np": "numpy", "math": "math", "operator": "operator",
+                                    "scipy": "scipy"}[alias.split(".")[0]])
 
 
 def _importable(modname):

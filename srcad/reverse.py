@@ -111,8 +111,15 @@ class Reverse:
         self.accumulate(var, value, False, out)
 
     # accumulation ------------------------------------------------------------------------
+    def same_shape(self, a, b):
+        """Whether the shape probe showed a and b always have one and the same shape."""
+        shapes = getattr(self, "shapes", {})
+        return a in shapes and b in shapes and shapes[a] == shapes[b]
+
     def accumulate(self, var, value, broadcasts, out):
-        if broadcasts:
+        """Add value to var's adjoint. broadcasts: False, or the name of the broadcasting op's
+        result (value is shaped like it), or True (shape unknown): sum it down to var's shape."""
+        if broadcasts and not (isinstance(broadcasts, str) and self.same_shape(broadcasts, var)):
             value = call(["unbroadcast"], value, name(var))
         adjoint = self.namer.adjoint(var)
         if var in self.initialized:
@@ -190,7 +197,8 @@ class Reverse:
                                              f"({exc})", hint="check the arguments of the call")
             for piece in pieces:
                 if isinstance(piece, Accumulate):
-                    self.accumulate_operand(piece.operand, piece.value, piece.broadcasts, out)
+                    self.accumulate_operand(piece.operand, piece.value,
+                                            piece.broadcasts and target, out)
                 else:
                     out.append(piece)
         # the value is dead before this statement: its adjoint is spent
@@ -263,12 +271,13 @@ class Reverse:
             if isinstance(stmt, gast.Assign):
                 if isinstance(stmt.targets[0], gast.Subscript):
                     block = self.adjoint_of_store(stmt)
-                    restore = Restore(stmt.targets[0], slice_=True)
+                    restore = Restore(stmt.targets[0], id(stmt), slice_=True)
                 else:
                     block = self.adjoint_of_assign(stmt)
-                    restore = Restore(stmt.targets[0].id) if (
+                    restore = Restore(stmt.targets[0].id, id(stmt)) if (
                         stmt.targets[0].id in self.overwritten
-                        and not getattr(stmt, "first_definition", False)) else None
+                        and not getattr(stmt, "first_definition", False)
+                        and not getattr(stmt, "batched", False)) else None
                 if block and stmt.lineno != last_line:
                     header = origin_comment(self.info, stmt, "grad of")
                     if header is not None:
@@ -309,12 +318,14 @@ class Reverse:
         pre = [self.zero(v) for v in sorted(carried - after)]
         self.initialized = after | carried
         body = self.adjoint_block(stmt.body)
+        if stmt.batch:  # this iteration's own values, saved together at the end of its body
+            body.insert(0, Restore(tuple(stmt.batch), ("batch", id(stmt))))
         body += [self.zero(v) for v in sorted(carried - self.initialized)]
         self.initialized = after | carried
         counter = getattr(stmt, "counter", None)
         out = list(pre)
         if counter is not None and self.depth_of(stmt) > 0:
-            out.append(Restore(counter, always=True))
+            out.append(Restore(counter, ("count", id(stmt)), always=True))
         if not body:
             return out
         if isinstance(stmt, gast.For):
@@ -354,10 +365,10 @@ class Reverse:
             if isinstance(stmt, gast.Assign):
                 target = stmt.targets[0]
                 if isinstance(target, gast.Subscript):
-                    out.append(Save(target, slice_=True))
-                elif target.id in self.overwritten and not getattr(stmt, "first_definition",
-                                                                   False):
-                    out.append(Save(target.id))
+                    out.append(Save(target, id(stmt), slice_=True))
+                elif target.id in self.overwritten and not getattr(
+                        stmt, "first_definition", False) and not getattr(stmt, "batched", False):
+                    out.append(Save(target.id, id(stmt)))
                 out.append(stmt)
             elif isinstance(stmt, gast.If):
                 stmt.body = self.primal_block(stmt.body, depth)
@@ -366,13 +377,18 @@ class Reverse:
             elif isinstance(stmt, (gast.For, gast.While)):
                 counter = getattr(stmt, "counter", None)
                 stmt.body = self.primal_block(stmt.body, depth + 1)
+                if stmt.batch:  # before the loop's closing `if flag: break`, if it has one
+                    exits = stmt.body and isinstance(stmt.body[-1], gast.If) and any(
+                        isinstance(s, gast.Break) for s in stmt.body[-1].body)
+                    where = len(stmt.body) - 1 if exits else len(stmt.body)
+                    stmt.body.insert(where, Save(tuple(stmt.batch), ("batch", id(stmt))))
                 if counter is not None:
                     out.append(assign(counter, gast.Constant(value=0, kind=None)))
                     stmt.body.insert(0, assign(counter, gast.BinOp(
                         left=name(counter), op=gast.Add(), right=gast.Constant(value=1, kind=None))))
                 out.append(stmt)
                 if counter is not None and depth > 0:
-                    out.append(Save(counter, always=True))
+                    out.append(Save(counter, ("count", id(stmt)), always=True))
             else:
                 out.append(stmt)
         return out
@@ -382,6 +398,15 @@ class Reverse:
         for stmt in stmts:
             if isinstance(stmt, (gast.For, gast.While)):
                 stmt.depth = depth
+                local = local_names(stmt.body)
+                stmt.batch = []
+                for inner in stmt.body:  # assigned unconditionally, once, before any read
+                    var = assigned_name(inner)
+                    if (var in local and isinstance(inner.targets[0], gast.Name)
+                            and var in self.overwritten and var not in stmt.batch
+                            and sum(assigned_name(s) == var for s in flatten(stmt.body)) == 1):
+                        inner.batched = True
+                        stmt.batch.append(var)
                 breaks = any(isinstance(s, gast.Break) for s in flatten(stmt.body))
                 if isinstance(stmt, gast.While) or breaks:
                     stmt.counter = self.namer.fresh("n")
@@ -422,9 +447,9 @@ class Reverse:
         sweep = primal + seed_stmts + adjoint
         stack = self.namer.fresh("stack") if "stack" in self.namer.taken else "stack"
         self.namer.reserve(stack)
-        resolved, saved = resolve_saves(sweep, seed_stmts + adjoint, stack)
+        resolved, saved, uses_stack = resolve_saves(sweep, seed_stmts + adjoint, stack)
         head = []
-        if saved:
+        if uses_stack:
             head.append(assign(stack, gast.List(elts=[], ctx=gast.Load())))
             unbound = sorted(v for v in saved if isinstance(v, str) and v not in self.safe)
             if unbound:
@@ -477,9 +502,10 @@ class Reverse:
 class Save(gast.Expr):
     """Placeholder: before an overwrite, push the old value (kept only if the adjoint reads it)."""
 
-    def __init__(self, var, slice_=False, always=False):
+    def __init__(self, var, pair, slice_=False, always=False):
         super().__init__(value=gast.Constant(value=None, kind=None))
         self.var = var
+        self.pair = pair  # the Restore with the same pair undoes this save
         self.slice_ = slice_
         self.always = always
 
@@ -487,9 +513,10 @@ class Save(gast.Expr):
 class Restore(gast.Expr):
     """Placeholder: after the adjoint of an overwrite, pop the old value back."""
 
-    def __init__(self, var, slice_=False, always=False):
+    def __init__(self, var, pair, slice_=False, always=False):
         super().__init__(value=gast.Constant(value=None, kind=None))
         self.var = var
+        self.pair = pair
         self.slice_ = slice_
         self.always = always
 
@@ -527,23 +554,17 @@ def _names_read(node, values_only):
     return names
 
 
-def _only_placeholders(stmts, needed):
-    return all(isinstance(s, (Save, Restore)) and _key(s) not in needed
-               for s in flatten(stmts) if not isinstance(s, (gast.If, gast.Pass)))
-
-
 def _key(holder):
     return holder.var.value.id if holder.slice_ else holder.var
 
 
-def _reads(stmts, values_only=False, needed=frozenset()):
-    """Names the statements read (values_only: not counting reads of a shape alone). An `if`
-    that holds nothing but dropped placeholders reads nothing: it will be removed."""
+
+
+def _reads(stmts, values_only=False):
+    """Names the statements read (values_only: not counting reads of a shape alone)."""
     names = set()
     for stmt in flatten(stmts):
         if isinstance(stmt, (Save, Restore)):
-            continue
-        if isinstance(stmt, gast.If) and _only_placeholders(stmt.body + stmt.orelse, needed):
             continue
         if isinstance(stmt, (gast.If, gast.While)):
             names |= _names_read(stmt.test, values_only)
@@ -555,36 +576,41 @@ def _reads(stmts, values_only=False, needed=frozenset()):
 
 
 def resolve_saves(sweep, adjoint, stack):
-    """Turn the placeholders into stack pushes and pops where the adjoint sweep reads the value,
-    and drop the others. Returns the statements and the set of saved names."""
-    needed = set()
+    """Turn placeholder pairs into stack pushes and pops where the adjoint sweep reads the value
+    after the restore point (anywhere in an enclosing loop counts), and drop the others.
+    Returns the statements and the set of names saved one by one."""
+    kept = {}
     changed = True
-    while changed:  # a restored slice reads its index names: those must be restored too;
-        changed = False  # a kept restore inside an if makes the if (and its test) stay
-        adjoint_reads = _reads(adjoint, needed=needed)
-        value_reads = _reads(adjoint, values_only=True, needed=needed)
-        for holder in _placeholders(sweep):
-            key = holder.var.value.id if holder.slice_ else holder.var
-            if key in (value_reads if holder.slice_ else adjoint_reads) or holder.always:
-                if key not in needed:
-                    needed.add(key)
-                    changed = True
-                if holder.slice_ and isinstance(holder, Restore):
-                    extra = {n.id for n in gast.walk(holder.var.slice) if isinstance(n, gast.Name)}
-                    if not extra <= adjoint_reads:
-                        adjoint_reads |= extra
-                        value_reads |= extra
-                        changed = True
+    while changed:  # a kept slice restore reads its index names, a kept restore keeps its if
+        changed = False
+        after = {}
+        _scan(adjoint, set(), set(), after, kept)
+        for holder in _placeholders(adjoint):
+            if not isinstance(holder, Restore):
+                continue
+            reads, value_reads = after[id(holder)]
+            names = holder.var if isinstance(holder.var, tuple) else (_key(holder),)
+            want = {v for v in names if holder.always or v in (
+                value_reads if holder.slice_ else reads)}
+            if want - kept.get(holder.pair, set()):
+                kept.setdefault(holder.pair, set()).update(want)
+                changed = True
     saved = set()
+    pushes = []
 
     def rewrite(stmts):
         out = []
         for stmt in stmts:
             if isinstance(stmt, (Save, Restore)):
-                key = stmt.var.value.id if stmt.slice_ else stmt.var
-                if key not in needed:
+                names = kept.get(stmt.pair)
+                if not names:
                     continue
-                saved.add(key)
+                pushes.append(stmt)
+                if isinstance(stmt.var, tuple):
+                    out.append(_batch(stmt, tuple(v for v in stmt.var if v in names), stack))
+                    continue
+                if isinstance(stmt, Save) and not stmt.slice_:
+                    saved.add(stmt.var)
                 out.append(_save(stmt, stack) if isinstance(stmt, Save) else _restore(stmt, stack))
                 continue
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
@@ -596,7 +622,62 @@ def resolve_saves(sweep, adjoint, stack):
             out.append(stmt)
         return out
 
-    return rewrite(sweep), saved
+    return rewrite(sweep), saved, bool(pushes)
+
+
+def _is_kept(holder, kept):
+    return bool(kept.get(holder.pair))
+
+
+def _index_names(holder):
+    return {n.id for n in gast.walk(holder.var.slice) if isinstance(n, gast.Name)}
+
+
+def _block_reads(stmts, kept):
+    """(reads, value reads) of a block, kept placeholders' index reads included."""
+    reads, values = set(), set()
+    for stmt in flatten(stmts):
+        if isinstance(stmt, Restore) and stmt.slice_ and _is_kept(stmt, kept):
+            reads |= _index_names(stmt)
+            values |= _index_names(stmt)
+    live = [s for s in stmts if not (isinstance(s, gast.If) and _dead_if(s, kept))]
+    return reads | _reads(live), values | _reads(live, values_only=True)
+
+
+def _dead_if(stmt, kept):
+    """An if that holds nothing but dropped placeholders (it will be removed)."""
+    return all(isinstance(s, (Save, Restore)) and not _is_kept(s, kept)
+               for s in flatten(stmt.body + stmt.orelse) if not isinstance(s, (gast.If, gast.Pass)))
+
+
+def _scan(stmts, later, later_values, after, kept):
+    """Backwards over a block: note, for each restore, the names read after it."""
+    for stmt in reversed(stmts):
+        if isinstance(stmt, Restore):
+            after[id(stmt)] = (set(later), set(later_values))
+            if stmt.slice_ and _is_kept(stmt, kept):
+                later |= _index_names(stmt)
+                later_values |= _index_names(stmt)
+        elif isinstance(stmt, Save):
+            continue
+        elif isinstance(stmt, gast.If):
+            dead = _dead_if(stmt, kept)
+            for branch in (stmt.body, stmt.orelse):
+                _scan(branch, set(later), set(later_values), after, kept)
+            if not dead:
+                reads, values = _block_reads(stmt.body + stmt.orelse, kept)
+                test = _names_read(stmt.test, False)
+                later |= reads | test
+                later_values |= values | test
+        elif isinstance(stmt, (gast.For, gast.While)):
+            reads, values = _block_reads(stmt.body, kept)
+            header = _names_read(stmt.iter if isinstance(stmt, gast.For) else stmt.test, False)
+            _scan(stmt.body, later | reads | header, later_values | values | header, after, kept)
+            later |= reads | header
+            later_values |= values | header
+        else:
+            later |= _names_read(stmt, False)
+            later_values |= _names_read(stmt, True)
 
 
 def _save(holder, stack):
@@ -608,6 +689,21 @@ def _save(holder, stack):
     push = gast.Call(func=gast.Attribute(value=name(stack), attr="append", ctx=gast.Load()),
                      args=[value], keywords=[])
     return gast.Expr(value=push)
+
+
+def _batch(holder, names, stack):
+    """stack.append((t2, t3)) / t2, t3 = stack.pop(): one entry per loop iteration."""
+    if isinstance(holder, Save):
+        value = name(names[0]) if len(names) == 1 else gast.Tuple(
+            elts=[name(n) for n in names], ctx=gast.Load())
+        return gast.Expr(value=gast.Call(func=gast.Attribute(value=name(stack), attr="append",
+                                                             ctx=gast.Load()),
+                                         args=[value], keywords=[]))
+    target = name(names[0], gast.Store()) if len(names) == 1 else gast.Tuple(
+        elts=[name(n, gast.Store()) for n in names], ctx=gast.Store())
+    pop = gast.Call(func=gast.Attribute(value=name(stack), attr="pop", ctx=gast.Load()),
+                    args=[], keywords=[])
+    return gast.Assign(targets=[target], value=pop, type_comment=None)
 
 
 def _restore(holder, stack):

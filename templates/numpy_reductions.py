@@ -1,21 +1,207 @@
-"""NumPy reductions: sum, mean, prod, max/min, var, std (axis None, int or tuple; keepdims).
+"""NumPy reductions and scans: sum, mean, average, nansum, nanmean, prod, max/min, ptp, var, std,
+trace, cumsum, cumprod (axis None, int, negative int or tuple; keepdims).
 
 The adjoint of a reduction spreads d[y] back over the reduced axes (unreduce); the tangent
 reduces d[x] the same way the primal reduces x.
+
+Conventions (docs/numerics.md):
+- max/min/ptp: ties share the derivative evenly (the mean of the tied entries' derivatives).
+- prod, cumprod: no division anywhere, so inputs with zeros get exact derivatives. They are
+  built from the helpers below: products of the entries before (or after) each entry
+  (exclusive_cumprod) and the linear recurrence h_i = g_i + b_i h_{i-1} (linear_scan), whose
+  derivatives are again such recurrences, so derivatives of every order stay exact.
+- std: where the standard deviation is 0 (a constant lane) std is not differentiable; srcad
+  returns 0 there, the smallest subgradient of this convex function (as abs does at 0).
+- nansum, nanmean: NaN entries are constants: their derivative is exactly 0.
 """
 import numpy as np
 
 from srcad.registry import adjoint, d, tangent
-from srcad.runtime import extremum_tangent, prod_of_others, unreduce, unreduce_extremum
+from srcad.runtime import extremum_tangent, helper, unreduce, unreduce_extremum
 
+
+# ---------------------------------------------------------------------------------------------
+# runtime helpers: lanes (the reduced axes merged into one last axis) and scans along them
+
+@helper
+def to_lanes(x, axis=None):
+    """x with the axes in `axis` (None: all of them) moved to the end and merged into one."""
+    x = np.asarray(x)
+    if axis is None:
+        return np.reshape(x, (-1,))
+    axes = [ax % x.ndim for ax in ((axis,) if np.ndim(axis) == 0 else tuple(axis))]
+    rest = [ax for ax in range(x.ndim) if ax not in axes]
+    moved = np.transpose(x, rest + axes)
+    return np.reshape(moved, moved.shape[:len(rest)] + (-1,))
+
+
+@helper
+def from_lanes(g, x, axis=None):
+    """The inverse of to_lanes(x, axis): g, laid out as lanes of x, back in x's layout."""
+    shape = np.shape(x)
+    if axis is None:
+        return np.reshape(g, shape)
+    axes = [ax % len(shape) for ax in ((axis,) if np.ndim(axis) == 0 else tuple(axis))]
+    rest = [ax for ax in range(len(shape)) if ax not in axes]
+    moved = np.reshape(g, tuple(shape[ax] for ax in rest + axes))
+    return np.transpose(moved, np.argsort(rest + axes))
+
+
+@helper
+def shift_along(x, reverse=False):
+    """x shifted one place along the last axis: x_{i-1} at i, 0 at the start (reverse: x_{i+1}
+    at i, 0 at the end)."""
+    x = np.asarray(x)
+    zero = np.zeros_like(x[..., :1])
+    if reverse:
+        return np.concatenate([x[..., 1:], zero], axis=-1)
+    return np.concatenate([zero, x[..., :-1]], axis=-1)
+
+
+@helper
+def linear_scan(g, b, reverse=False):
+    """h with h_i = g_i + b_i h_{i-1} along the last axis, h_0 = g_0 (reverse: h_i = g_i +
+    b_i h_{i+1}). By recursive doubling: log2(n) vectorized steps, no division."""
+    if reverse:
+        return np.flip(linear_scan(np.flip(g, -1), np.flip(b, -1)), -1)
+    h = np.array(g, dtype=np.result_type(g, b, float))
+    b = np.array(np.broadcast_to(b, h.shape), dtype=h.dtype)
+    step = 1
+    while step < h.shape[-1]:
+        # h_i now sums the last `step` terms; add the `step` terms before them
+        h[..., step:] = h[..., step:] + b[..., step:] * h[..., :-step]
+        b[..., step:] = b[..., step:] * b[..., :-step]
+        step *= 2
+    return h
+
+
+@helper(linear=False)
+def exclusive_cumprod(x, reverse=False):
+    """The product of the entries before each entry along the last axis (reverse: after it);
+    1 for the first (last) entry."""
+    x = np.asarray(x)
+    if reverse:
+        return np.flip(exclusive_cumprod(np.flip(x, -1)), -1)
+    return np.cumprod(np.concatenate([np.ones_like(x[..., :1]), x[..., :-1]], axis=-1), axis=-1)
+
+
+@helper(linear=False)
+def prod_of_others(a, axis=None):
+    """For each entry of a, the product of the other entries along axis (None: all), as the
+    product of the entries before it times those after it: no division, so zeros are exact."""
+    x = to_lanes(a, axis)
+    return from_lanes(exclusive_cumprod(x) * exclusive_cumprod(x, True), a, axis)
+
+
+@helper
+def expand_weights(w, a, axis=None):
+    """The weights of np.average(a, axis, weights=w) laid out like a (numpy's rule: w has a's
+    shape, or the shape of a along the axes in `axis`); None means equal weights."""
+    shape = np.shape(a)
+    if w is None:
+        return np.ones(shape)
+    if np.shape(w) == shape:
+        return w
+    axes = [ax % len(shape) for ax in ((axis,) if np.ndim(axis) == 0 else tuple(axis))]
+    w = np.reshape(np.transpose(w, np.argsort(axes)),
+                   tuple(n if i in axes else 1 for i, n in enumerate(shape)))
+    return np.broadcast_to(w, shape)
+
+
+@helper
+def unexpand_weights(g, w, a, axis=None):
+    """The adjoint of expand_weights: g (shaped like a) summed back to the shape of w."""
+    shape = np.shape(a)
+    if np.shape(w) == shape:
+        return g
+    axes = [ax % len(shape) for ax in ((axis,) if np.ndim(axis) == 0 else tuple(axis))]
+    rest = tuple(i for i in range(len(shape)) if i not in axes)
+    g = np.reshape(np.sum(g, axis=rest), tuple(shape[ax] for ax in sorted(axes)))
+    return np.transpose(g, np.argsort(np.argsort(axes)))
+
+
+@helper
+def undiagonal(g, a, offset=0, axis1=0, axis2=1):
+    """The adjoint of np.diagonal(a, offset, axis1, axis2): zeros shaped like a with g (its last
+    axis running along the diagonal, or of length 1 to fill the whole diagonal) on it."""
+    shape = np.shape(a)
+    ax1, ax2 = axis1 % len(shape), axis2 % len(shape)
+    rest = tuple(n for i, n in enumerate(shape) if i not in (ax1, ax2))
+    out = np.zeros(rest + (shape[ax1], shape[ax2]), dtype=np.result_type(g, float))
+    first_row, first_col = max(-offset, 0), max(offset, 0)
+    k = np.arange(max(0, min(shape[ax1] - first_row, shape[ax2] - first_col)))
+    out[..., k + first_row, k + first_col] = g
+    return np.moveaxis(out, (-2, -1), (ax1, ax2))
+
+
+# tangents of the helpers (so generated gradients can be differentiated again) ------------------
+
+@tangent(to_lanes)
+def to_lanes_tangent(y, x, axis=None):
+    d[y] = to_lanes(d[x], axis)
+
+
+@tangent(from_lanes)
+def from_lanes_tangent(y, g, x, axis=None):
+    d[y] = from_lanes(d[g], x, axis)
+
+
+@tangent(shift_along)
+def shift_along_tangent(y, x, reverse=False):
+    d[y] = shift_along(d[x], reverse)
+
+
+@tangent(linear_scan)
+def linear_scan_tangent(h, g, b, reverse=False):
+    # dh_i = dg_i + db_i h_{i-1} + b_i dh_{i-1}: the same recurrence, driven by dg + db h_{i-1}
+    d[h] = linear_scan(d[g] + d[b] * shift_along(h, reverse), b, reverse)
+
+
+@tangent(exclusive_cumprod)
+def exclusive_cumprod_tangent(e, x, reverse=False):
+    # e_i = x_{i-1} e_{i-1}, so de_i = dx_{i-1} e_{i-1} + x_{i-1} de_{i-1}
+    d[e] = linear_scan(shift_along(d[x] * e, reverse), shift_along(x, reverse), reverse)
+
+
+@tangent(prod_of_others)
+def prod_of_others_tangent(p, a, axis=None):
+    # in lanes p = left * right (the products before and after each entry); d(left) and
+    # d(right) as in exclusive_cumprod_tangent
+    x = to_lanes(a, axis)
+    left = exclusive_cumprod(x, False)
+    right = exclusive_cumprod(x, True)
+    d[p] = from_lanes(
+        linear_scan(shift_along(to_lanes(d[a], axis) * left, False), shift_along(x, False),
+                    False) * right
+        + left * linear_scan(shift_along(to_lanes(d[a], axis) * right, True),
+                             shift_along(x, True), True), a, axis)
+
+
+@tangent(expand_weights)
+def expand_weights_tangent(y, w, a, axis=None):
+    d[y] = expand_weights(d[w], a, axis)
+
+
+@tangent(unexpand_weights)
+def unexpand_weights_tangent(y, g, w, a, axis=None):
+    d[y] = unexpand_weights(d[g], w, a, axis)
+
+
+@tangent(undiagonal)
+def undiagonal_tangent(y, g, a, offset=0, axis1=0, axis2=1):
+    d[y] = undiagonal(d[g], a, offset, axis1, axis2)
+
+
+# ---------------------------------------------------------------------------------------------
+# sums and means
 
 @adjoint(np.sum)
-def sum(y, a, axis=None, dtype=None, out=None, keepdims=False):
+def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
     d[a] = unreduce(d[y], a, axis, keepdims)
 
 
 @tangent(np.sum)
-def sum(y, a, axis=None, dtype=None, out=None, keepdims=False):
+def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
     d[y] = np.sum(d[a], axis=axis, keepdims=keepdims)
 
 
@@ -29,7 +215,51 @@ def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
     d[y] = np.mean(d[a], axis=axis, keepdims=keepdims)
 
 
-# prod: d/da_i = product of the other entries, computed without dividing by a_i (zeros are fine)
+# y = sum(a w) / sum(w) over axis: dy = sum(da w + (a - y) dw) / sum(w)
+@adjoint(np.average)
+def average(y, a, axis=None, weights=None, *, keepdims=False):
+    w = expand_weights(weights, a, axis)
+    share = unreduce(d[y] / np.sum(w, axis=axis, keepdims=keepdims), a, axis, keepdims)
+    d[a] = share * w
+    d[weights] = unexpand_weights(share * (a - unreduce(y, a, axis, keepdims)), weights, a,
+                                  axis)
+
+
+@tangent(np.average)
+def average(y, a, axis=None, weights=None, *, keepdims=False):
+    w = expand_weights(weights, a, axis)
+    d[y] = (np.sum(d[a] * w, axis=axis, keepdims=keepdims)
+            + np.sum(expand_weights(d[weights], a, axis) * (a - unreduce(y, a, axis, keepdims)),
+                     axis=axis, keepdims=keepdims)) / np.sum(w, axis=axis, keepdims=keepdims)
+
+
+# nansum, nanmean: NaN entries are left out, so their derivative is exactly 0 (np.where, not a
+# product, so a NaN in d[y] or d[a] cannot leak through them)
+@adjoint(np.nansum)
+def nansum(y, a, axis=None, dtype=None, out=None, keepdims=False):
+    d[a] = np.where(np.isnan(a), 0.0, unreduce(d[y], a, axis, keepdims))
+
+
+@tangent(np.nansum)
+def nansum(y, a, axis=None, dtype=None, out=None, keepdims=False):
+    d[y] = np.sum(np.where(np.isnan(a), 0.0, d[a]), axis=axis, keepdims=keepdims)
+
+
+@adjoint(np.nanmean)
+def nanmean(y, a, axis=None, dtype=None, out=None, keepdims=False):
+    count = np.sum(np.logical_not(np.isnan(a)), axis=axis, keepdims=keepdims)
+    d[a] = np.where(np.isnan(a), 0.0, unreduce(d[y] / count, a, axis, keepdims))
+
+
+@tangent(np.nanmean)
+def nanmean(y, a, axis=None, dtype=None, out=None, keepdims=False):
+    count = np.sum(np.logical_not(np.isnan(a)), axis=axis, keepdims=keepdims)
+    d[y] = np.sum(np.where(np.isnan(a), 0.0, d[a]), axis=axis, keepdims=keepdims) / count
+
+
+# ---------------------------------------------------------------------------------------------
+# products: dy/da_i = product of the other entries, computed without dividing by a_i
+
 @adjoint(np.prod)
 def prod(y, a, axis=None, dtype=None, out=None, keepdims=False):
     d[a] = unreduce(d[y], a, axis, keepdims) * prod_of_others(a, axis)
@@ -40,25 +270,48 @@ def prod(y, a, axis=None, dtype=None, out=None, keepdims=False):
     d[y] = np.sum(d[a] * prod_of_others(a, axis), axis=axis, keepdims=keepdims)
 
 
+# ---------------------------------------------------------------------------------------------
+# extrema: the derivative goes to the entries equal to the extremum, shared evenly on ties
+
 @adjoint(np.max, np.amax)
-def max(y, a, axis=None, out=None, keepdims=False):
+def max_(y, a, axis=None, out=None, keepdims=False):
     d[a] = unreduce_extremum(d[y], a, y, axis, keepdims)
 
 
 @tangent(np.max, np.amax)
-def max(y, a, axis=None, out=None, keepdims=False):
+def max_(y, a, axis=None, out=None, keepdims=False):
     d[y] = extremum_tangent(d[a], a, y, axis, keepdims)
 
 
 @adjoint(np.min, np.amin)
-def min(y, a, axis=None, out=None, keepdims=False):
+def min_(y, a, axis=None, out=None, keepdims=False):
     d[a] = unreduce_extremum(d[y], a, y, axis, keepdims)
 
 
 @tangent(np.min, np.amin)
-def min(y, a, axis=None, out=None, keepdims=False):
+def min_(y, a, axis=None, out=None, keepdims=False):
     d[y] = extremum_tangent(d[a], a, y, axis, keepdims)
 
+
+# ptp = max - min
+@adjoint(np.ptp)
+def ptp(y, a, axis=None, out=None, keepdims=False):
+    top = np.max(a, axis=axis, keepdims=keepdims)
+    bottom = np.min(a, axis=axis, keepdims=keepdims)
+    d[a] = (unreduce_extremum(d[y], a, top, axis, keepdims)
+            - unreduce_extremum(d[y], a, bottom, axis, keepdims))
+
+
+@tangent(np.ptp)
+def ptp(y, a, axis=None, out=None, keepdims=False):
+    top = np.max(a, axis=axis, keepdims=keepdims)
+    bottom = np.min(a, axis=axis, keepdims=keepdims)
+    d[y] = (extremum_tangent(d[a], a, top, axis, keepdims)
+            - extremum_tangent(d[a], a, bottom, axis, keepdims))
+
+
+# ---------------------------------------------------------------------------------------------
+# moments: var = sum((a - mean)^2) / (n - ddof), n the number of entries reduced per result
 
 @adjoint(np.var)
 def var(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
@@ -72,13 +325,59 @@ def var(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
                   keepdims=keepdims) * (2.0 / (np.size(a) / np.size(y) - ddof))
 
 
+# std = sqrt(var): d std = d var / (2 std); where std == 0 (a constant lane) 1/std is taken as 0
 @adjoint(np.std)
 def std(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    d[a] = unreduce(d[y] / y, a, axis, keepdims) * ((a - np.mean(a, axis=axis, keepdims=True))
-                                                    / (np.size(a) / np.size(y) - ddof))
+    inverse = np.where(y == 0, 0.0, 1.0 / np.where(y == 0, 1.0, y))
+    d[a] = unreduce(d[y] * inverse, a, axis, keepdims) * (
+        (a - np.mean(a, axis=axis, keepdims=True)) / (np.size(a) / np.size(y) - ddof))
 
 
 @tangent(np.std)
 def std(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    inverse = np.where(y == 0, 0.0, 1.0 / np.where(y == 0, 1.0, y))
     d[y] = np.sum(d[a] * (a - np.mean(a, axis=axis, keepdims=True)), axis=axis,
-                  keepdims=keepdims) / (y * (np.size(a) / np.size(y) - ddof))
+                  keepdims=keepdims) * (inverse / (np.size(a) / np.size(y) - ddof))
+
+
+# ---------------------------------------------------------------------------------------------
+# trace: the sum of a diagonal
+
+@adjoint(np.trace)
+def trace(y, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    d[a] = undiagonal(np.expand_dims(d[y], -1), a, offset, axis1, axis2)
+
+
+@tangent(np.trace)
+def trace(y, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    d[y] = np.trace(d[a], offset, axis1, axis2)
+
+
+# ---------------------------------------------------------------------------------------------
+# scans (axis None: over the flattened array)
+
+# cumsum: the adjoint is the cumulative sum from the end
+@adjoint(np.cumsum)
+def cumsum(y, a, axis=None, dtype=None, out=None):
+    d[a] = from_lanes(np.flip(np.cumsum(np.flip(to_lanes(d[y], axis), -1), -1), -1), a, axis)
+
+
+@tangent(np.cumsum)
+def cumsum(y, a, axis=None, dtype=None, out=None):
+    d[y] = np.cumsum(d[a], axis=axis)
+
+
+# cumprod: y_i = a_i y_{i-1}, so dy_i = da_i prod_{j<i} a_j + a_i dy_{i-1} (a linear recurrence),
+# and its transpose: bar a_j = prod_{k<j} a_k * sum_{i>=j} bar y_i prod_{j<k<=i} a_k
+@adjoint(np.cumprod)
+def cumprod(y, a, axis=None, dtype=None, out=None):
+    x = to_lanes(a, axis)
+    d[a] = from_lanes(exclusive_cumprod(x, False)
+                      * linear_scan(to_lanes(d[y], axis), shift_along(x, True), True), a, axis)
+
+
+@tangent(np.cumprod)
+def cumprod(y, a, axis=None, dtype=None, out=None):
+    x = to_lanes(a, axis)
+    d[y] = from_lanes(linear_scan(to_lanes(d[a], axis) * exclusive_cumprod(x, False), x, False),
+                      y, axis)

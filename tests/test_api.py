@@ -438,14 +438,19 @@ def test_source_is_byte_identical_across_processes():
 # ---------------------------------------------------------------------------------------------
 # caching
 
+class _Calls(list):
+    pass
+
+
 @pytest.fixture
 def count_builds(monkeypatch):
     """Count compiler runs (the cache calls pipeline.build; it may hold its own reference)."""
-    calls = []
+    calls = _Calls()
+    calls.specialized = []  # builds specialized to the shapes of a call's arguments
     original = srcad.pipeline.build
 
     def counting(*args, **kwargs):
-        calls.append(args)
+        (calls if kwargs.get("example") is None else calls.specialized).append(args)
         return original(*args, **kwargs)
     monkeypatch.setattr(srcad.pipeline, "build", counting)
     if getattr(srcad.cache, "build", None) is original:
@@ -464,6 +469,11 @@ def test_building_twice_costs_one_build(make_module, count_builds):
     assert len(count_builds) == 1
     assert srcad.grad(module.f) is first
     srcad.grad(module.f)(x)
+    assert len(count_builds.specialized) == 1  # the first call specializes to x's shape
+    srcad.grad(module.f)(x + 1.0)
+    assert len(count_builds.specialized) == 1  # same shapes: no new build
+    srcad.grad(module.f)(np.ones(5))
+    assert len(count_builds.specialized) == 2  # new shapes: one more
     srcad.source(module.f)
     srcad.value_and_grad(module.f)  # another kind: a separate derivative
     assert len(count_builds) == 2

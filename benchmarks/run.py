@@ -1,0 +1,529 @@
+"""srcad benchmark suite: generated gradients against hand-written NumPy gradients.
+
+    make bench                                 # the full run (pins BLAS to one thread)
+    .venv/bin/python benchmarks/run.py --quick # smoke test: fewer repeats
+    .venv/bin/python benchmarks/run.py --only helmholtz --only rnn_T50
+
+For every workload (benchmarks/workloads.py) it
+  1. checks srcad's gradient against the hand-written one (relative 1e-10; exits 1 if not),
+  2. times f, srcad's gradient, the hand-written gradient (and autograd / JAX when installed)
+     interleaved: one calibrated batch (~3 ms) of each, in that order, repeated; per-call medians
+     and medians of the paired per-round ratios,
+  3. times srcad's cold build (fresh function object, empty in-memory caches) and its cached
+     lookup (srcad.grad(f) again for the same f),
+  4. measures the peak memory (tracemalloc) of one gradient call, srcad and hand-written,
+then prints tables and a pass/fail summary of the team's targets (reported, not asserted) and
+writes everything, raw samples included, to benchmarks/results/latest.json.
+
+See docs/performance.md.
+"""
+import os
+import sys
+
+# One BLAS/OpenMP thread unless the caller decided otherwise: must happen before numpy loads.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+if ROOT not in sys.path:
+    sys.path.insert(1, ROOT)
+
+import argparse  # noqa: E402
+import datetime  # noqa: E402
+import functools  # noqa: E402
+import gc  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import srcad  # noqa: E402
+import srcad.api  # noqa: E402
+import srcad.cache  # noqa: E402
+
+import adapters  # noqa: E402
+import timing  # noqa: E402
+from workloads import fresh_functions, make_workloads  # noqa: E402
+
+VERIFY_RTOL = 1e-10
+
+TARGETS = {
+    "srcad_vs_hand": 1.15,      # srcad gradient time / hand-written gradient time, every workload
+    "helmholtz_grad_vs_f": 3.0,  # srcad gradient time / function time, every Helmholtz size
+    "cold_build_s": 50e-3,      # median cold build
+    "cached_lookup_s": 20e-6,   # median cached lookup
+    "rnn_T50_memory": 1.5,      # peak memory of the RNN T=50 gradient, srcad / hand-written
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Verification
+# --------------------------------------------------------------------------------------------
+
+def _as_tuple(value, many):
+    return tuple(value) if many else (value,)
+
+
+def relative_error(got, want, many, floor=0.0):
+    """max over outputs of max|got - want| / max(max|want|, floor); inf on a shape mismatch."""
+    got = _as_tuple(got, many)
+    want = _as_tuple(want, many)
+    if len(got) != len(want):
+        return float("inf")
+    worst = 0.0
+    for g, w in zip(got, want):
+        g = np.asarray(g, dtype=np.float64)
+        w = np.asarray(w, dtype=np.float64)
+        if g.shape != w.shape or not np.all(np.isfinite(g)):
+            return float("inf")
+        scale = max(float(np.max(np.abs(w))) if w.size else 0.0, floor)
+        diff = float(np.max(np.abs(g - w))) if w.size else 0.0
+        worst = max(worst, diff / scale if scale > 0 else (0.0 if diff == 0 else float("inf")))
+    return worst
+
+
+# --------------------------------------------------------------------------------------------
+# Measurements
+# --------------------------------------------------------------------------------------------
+
+def clear_srcad_caches():
+    """Empty srcad's in-memory caches of built derivatives (the disk is not a cache here: the
+    module files srcad writes are only for tracebacks, and a fresh file name gives new ones)."""
+    builds = getattr(srcad.cache, "_BUILDS", None)
+    if builds is not None:
+        builds.clear()
+    derivatives = getattr(srcad.api, "_DERIVATIVES", None)
+    if derivatives is not None:
+        derivatives.clear()
+
+
+def cold_builds(workload, count, clock="wall"):
+    """Cold builds of srcad.grad for a freshly created function object, `count` times.
+
+    srcad builds a generic derivative in srcad.grad(f) and, on the first call with arguments of
+    a new shape signature, one specialized to those shapes; both are part of the cost of getting
+    a first gradient. So one cold build is: srcad.grad(f) + the first call - the median of the
+    following warm calls (the gradient evaluation itself, which is not build work).
+    Returns a dict of lists: build (the estimate), construct, first_call, warm_call (seconds),
+    on the given clock (wall: perf_counter, cpu: process_time).
+    """
+    now = time.perf_counter if clock == "wall" else time.process_time
+    out = {"build": [], "construct": [], "first_call": [], "warm_call": []}
+    args = workload.args
+    for _ in range(count):
+        namespace = fresh_functions()
+        func = namespace[workload.func_name]
+        clear_srcad_caches()
+        gc.collect()
+        start = now()
+        grad = srcad.grad(func, wrt=workload.wrt)
+        constructed = now()
+        grad(*args)
+        first = now()
+        warm = []
+        for _ in range(5):
+            t0 = now()
+            grad(*args)
+            warm.append(now() - t0)
+        warm_call = statistics.median(warm)
+        out["construct"].append(constructed - start)
+        out["first_call"].append(first - constructed)
+        out["warm_call"].append(warm_call)
+        out["build"].append(max(first - start - warm_call, 0.0))
+    return out
+
+
+def generated_callable(grad, args):
+    """The generated function grad(*args) runs, to call directly without srcad's API wrapper
+    (diagnostic: the wrapper's per-call cost), or None when that is not simply possible."""
+    try:
+        if hasattr(grad, "specialize"):
+            function, sync, _ = grad.specialize(args, {})
+        else:
+            function, sync = grad.generated, grad.sync
+    except Exception:  # noqa: BLE001 - internals change; the column is optional
+        return None
+    if sync is not None or getattr(grad, "single_tuple", False):
+        return None
+    return function
+
+
+def cached_lookups(func, wrt, repeats, target, clock="wall"):
+    lookup = functools.partial(srcad.grad, func, wrt=wrt)
+    lookup()
+    n = timing.calibrate(lookup, (), target)
+    pick = 0 if clock == "wall" else 1
+    return [timing.time_batch_both(lookup, (), n)[pick] for _ in range(repeats)], n
+
+
+def summary(samples):
+    q25, med, q75 = timing.quantiles(samples)
+    return {"median": med, "q25": q25, "q75": q75}
+
+
+def measure(workload, func, grad, hand, extra, config):
+    """All measurements of one workload. extra: name -> gradient callable of other frameworks."""
+    args = workload.args
+    callables = {"f": func, "srcad": grad}
+    generated = generated_callable(grad, args) if config.generated else None
+    if generated is not None and relative_error(generated(*args), grad(*args),
+                                                isinstance(workload.wrt, tuple)) == 0.0:
+        callables["srcad_generated"] = generated
+    callables["hand"] = hand
+    callables.update(extra)
+    timed = timing.interleaved(callables, {name: args for name in callables},
+                               config.repeats, config.target)
+    result = {"name": workload.name, "description": workload.description,
+              "function": workload.func_name, "wrt": workload.wrt, "clock": config.clock}
+    pairs = [("srcad", "hand"), ("srcad", "f"), ("hand", "f")]
+    if "srcad_generated" in timed:
+        pairs += [("srcad_generated", "hand")]
+    pairs += [(name, "hand") for name in extra]
+    other_clock = "cpu" if config.clock == "wall" else "wall"
+    for clock, suffix in ((config.clock, ""), (other_clock, f"_{other_clock}")):
+        times = result["times" + suffix] = {}
+        ratios = result["ratios" + suffix] = {}
+        for name, data in timed.items():
+            times[name] = dict(summary(data[clock]), batch=data["batch"], samples=data[clock])
+        for num, den in pairs:
+            paired = timing.paired_ratios(timed[num][clock], timed[den][clock])
+            ratios[f"{num}/{den}"] = dict(summary(paired), samples=paired)
+
+    builds = cold_builds(workload, config.builds, config.clock)
+    result["cold_build"] = dict(summary(builds["build"]), samples=builds["build"],
+                                parts={k: dict(summary(v), samples=v)
+                                       for k, v in builds.items() if k != "build"})
+    lookups, n = cached_lookups(func, workload.wrt, config.repeats, config.target,
+                                config.clock)
+    result["cached_lookup"] = dict(summary(lookups), batch=n, samples=lookups)
+
+    memory = {"srcad": timing.peak_memory(grad, args), "hand": timing.peak_memory(hand, args),
+              "f": timing.peak_memory(func, args)}
+    for name, fn in extra.items():
+        memory[name] = timing.peak_memory(fn, args)
+    result["peak_memory_bytes"] = memory
+    result["memory_ratio_srcad/hand"] = memory["srcad"] / memory["hand"] if memory["hand"] else None
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# Targets and printing
+# --------------------------------------------------------------------------------------------
+
+def evaluate_targets(results):
+    checks = []
+
+    def add(target, subject, value, limit, unit=""):
+        checks.append({"target": target, "workload": subject, "value": value, "limit": limit,
+                       "unit": unit, "pass": value <= limit})
+
+    for r in results:
+        add("srcad/hand time <= 1.15", r["name"], r["ratios"]["srcad/hand"]["median"],
+            TARGETS["srcad_vs_hand"])
+        if r["function"] == "helmholtz":
+            add("helmholtz grad/f time <= 3", r["name"], r["ratios"]["srcad/f"]["median"],
+                TARGETS["helmholtz_grad_vs_f"])
+        add("cold build < 50 ms", r["name"], r["cold_build"]["median"], TARGETS["cold_build_s"],
+            "s")
+        add("cached lookup < 20 us", r["name"], r["cached_lookup"]["median"],
+            TARGETS["cached_lookup_s"], "s")
+        if r["name"] == "rnn_T50":
+            add("rnn_T50 peak memory srcad/hand <= 1.5", r["name"], r["memory_ratio_srcad/hand"],
+                TARGETS["rnn_T50_memory"])
+    return checks
+
+
+def fmt_us(seconds):
+    us = seconds * 1e6
+    if us >= 1000:
+        return f"{us:,.0f}"
+    if us >= 100:
+        return f"{us:.0f}"
+    if us >= 10:
+        return f"{us:.1f}"
+    return f"{us:.2f}"
+
+
+def fmt_ms(seconds):
+    return f"{seconds * 1e3:.1f}"
+
+
+def fmt_kib(nbytes):
+    return f"{nbytes / 1024:,.1f}"
+
+
+def fmt_ratio(value, limit=None):
+    text = f"{value:.2f}"
+    if limit is not None:
+        text += "  " if value <= limit else " !"
+    return text
+
+
+def table(headers, rows, align=None):
+    widths = [max(len(str(h)), *(len(str(row[i])) for row in rows)) for i, h in enumerate(headers)]
+    align = align or ["<"] + [">"] * (len(headers) - 1)
+    line = "  ".join(f"{h:{a}{w}}" for h, a, w in zip(headers, align, widths))
+    out = [line, "  ".join("-" * w for w in widths)]
+    for row in rows:
+        out.append("  ".join(f"{str(c):{a}{w}}" for c, a, w in zip(row, align, widths)))
+    return "\n".join(out)
+
+
+def render(results, checks, extra_names, status, clock):
+    lines = []
+    headers = ["workload", "f us", "srcad us", "hand us", "srcad/hand", "srcad/f", "hand/f"]
+    for name in extra_names:
+        headers += [f"{name} us", f"{name}/hand"]
+    rows = []
+    for r in results:
+        t, q = r["times"], r["ratios"]
+        limit_f = TARGETS["helmholtz_grad_vs_f"] if r["function"] == "helmholtz" else None
+        row = [r["name"], fmt_us(t["f"]["median"]), fmt_us(t["srcad"]["median"]),
+               fmt_us(t["hand"]["median"]),
+               fmt_ratio(q["srcad/hand"]["median"], TARGETS["srcad_vs_hand"]),
+               fmt_ratio(q["srcad/f"]["median"], limit_f), fmt_ratio(q["hand/f"]["median"])]
+        for name in extra_names:
+            if name in t:
+                row += [fmt_us(t[name]["median"]), fmt_ratio(q[f"{name}/hand"]["median"])]
+            else:
+                row += ["-", "-"]
+        rows.append(row)
+    lines.append(f"Time per call ({clock} clock; median over interleaved rounds; ratios: median "
+                 f"of paired per-round ratios; '!' = misses its target)")
+    lines.append(table(headers, rows))
+    lines.append("")
+    other_clock = "cpu" if clock == "wall" else "wall"
+    headers = ["workload", "build ms", "lookup us", "srcad KiB", "hand KiB", "mem srcad/hand",
+               "srcad/hand IQR", f"srcad/hand {other_clock}", "gen/hand"]
+    rows = []
+    for r in results:
+        mem = r["peak_memory_bytes"]
+        q = r["ratios"]["srcad/hand"]
+        gen = r["ratios"].get("srcad_generated/hand")
+        limit_mem = TARGETS["rnn_T50_memory"] if r["name"] == "rnn_T50" else None
+        rows.append([
+            r["name"],
+            fmt_ms(r["cold_build"]["median"]) + (
+                "  " if r["cold_build"]["median"] < TARGETS["cold_build_s"] else " !"),
+            fmt_us(r["cached_lookup"]["median"]) + (
+                "  " if r["cached_lookup"]["median"] < TARGETS["cached_lookup_s"] else " !"),
+            fmt_kib(mem["srcad"]), fmt_kib(mem["hand"]),
+            fmt_ratio(r["memory_ratio_srcad/hand"], limit_mem),
+            f"{q['q25']:.2f}-{q['q75']:.2f}",
+            f"{r['ratios_' + other_clock]['srcad/hand']['median']:.2f}",
+            f"{gen['median']:.2f}" if gen else "-",
+        ])
+    lines.append("Cold build and cached lookup (medians), peak memory of one gradient call "
+                 "(tracemalloc), spread of srcad/hand (quartiles), srcad/hand on the other "
+                 "clock, and gen/hand: srcad's generated function called directly (no API wrapper)")
+    lines.append(table(headers, rows))
+    lines.append("")
+    lines.append("Targets (reported, not asserted):")
+    by_target = {}
+    for c in checks:
+        by_target.setdefault(c["target"], []).append(c)
+    for target, items in by_target.items():
+        failed = [c for c in items if not c["pass"]]
+        worst = max(items, key=lambda c: c["value"] / c["limit"])
+        value = (f"{worst['value'] * 1e3:.1f} ms" if target.startswith("cold")
+                 else f"{worst['value'] * 1e6:.1f} us" if target.startswith("cached")
+                 else f"{worst['value']:.2f}")
+        verdict = "PASS" if not failed else f"FAIL ({len(failed)}/{len(items)})"
+        detail = f"worst {worst['workload']} = {value}"
+        if failed:
+            detail += "; failing: " + ", ".join(c["workload"] for c in failed)
+        lines.append(f"  {verdict:<12} {target:<40} {detail}")
+    missing = [k for k, v in status.items() if v != "used"]
+    if missing:
+        lines.append("")
+        lines.append("Other frameworks: " + "; ".join(f"{k}: {status[k]}" for k in status))
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# Environment
+# --------------------------------------------------------------------------------------------
+
+def environment():
+    info = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "srcad": getattr(srcad, "__version__", "?"),
+        "platform": platform.platform(),
+        "cpu_count": os.cpu_count(),
+        "load_average_at_start": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+        "threads_env": {v: os.environ.get(v) for v in
+                        ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")},
+    }
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    info["cpu"] = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        info["blas"] = f"{blas.get('name')} {blas.get('version')}"
+    except Exception:  # noqa: BLE001 - older numpy: informational only
+        pass
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                                capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "srcad", "templates"],
+                               cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
+        info["git"] = commit + ("+dirty(srcad/templates)" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return info
+
+
+# --------------------------------------------------------------------------------------------
+# Main
+# --------------------------------------------------------------------------------------------
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke test: 5 rounds, 3 cold builds (numbers are noisier)")
+    parser.add_argument("--only", action="append", default=[], metavar="NAME",
+                        help="run only workloads whose name equals or starts with NAME "
+                             "(repeatable, or comma-separated)")
+    parser.add_argument("--repeats", type=int, help="interleaved rounds (default 31; quick 5)")
+    parser.add_argument("--builds", type=int, help="cold builds per workload (default 9; quick 3)")
+    parser.add_argument("--target-ms", type=float, default=3.0,
+                        help="duration of one timed batch of calls, in ms (default 3)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="the clock the tables and targets use (both are recorded): wall "
+                             "time, or this process's CPU time (steadier on a busy machine)")
+    parser.add_argument("--no-frameworks", action="store_true",
+                        help="skip autograd / JAX even when installed")
+    parser.add_argument("--no-generated", dest="generated", action="store_false",
+                        help="do not time srcad's generated function separately from the API")
+    parser.add_argument("--json", default=os.path.join(HERE, "results", "latest.json"),
+                        help="where to write the results (default benchmarks/results/latest.json)")
+    parser.add_argument("--list", action="store_true", help="list the workloads and exit")
+    config = parser.parse_args(argv)
+    config.repeats = config.repeats or (5 if config.quick else 31)
+    config.builds = config.builds or (3 if config.quick else 9)
+    config.target = config.target_ms * 1e-3
+    config.only = [p.strip() for item in config.only for p in item.split(",") if p.strip()]
+    return config
+
+
+def select(workloads, patterns):
+    if not patterns:
+        return workloads
+    chosen = [w for w in workloads
+              if any(w.name == p or w.name.startswith(p) for p in patterns)]
+    if not chosen:
+        raise SystemExit(f"--only {','.join(patterns)}: no such workload; have "
+                         f"{', '.join(w.name for w in workloads)}")
+    return chosen
+
+
+def main(argv=None):
+    config = parse_args(sys.argv[1:] if argv is None else argv)
+    workloads = select(make_workloads(), config.only)
+    if config.list:
+        for w in workloads:
+            print(f"{w.name:<16} {w.description}")
+        return 0
+    started = time.perf_counter()
+    env = environment()
+    print(f"srcad benchmarks: {len(workloads)} workloads, {config.repeats} interleaved rounds, "
+          f"~{config.target_ms:g} ms batches, {config.builds} cold builds, {config.clock} clock"
+          f"{' (quick)' if config.quick else ''}")
+    print(f"python {env['python']}, numpy {env['numpy']} ({env.get('blas', '?')}), "
+          f"srcad {env['srcad']} {env.get('git', '')}, {env.get('cpu', '?')} x{env['cpu_count']}, "
+          f"BLAS threads {env['threads_env']['OPENBLAS_NUM_THREADS']}, load average "
+          f"{' '.join(f'{x:.2f}' for x in env.get('load_average_at_start') or [])}")
+
+    # Build everything once first (this also loads srcad's templates, so the cold builds timed
+    # later measure building one function, not importing the compiler), and verify.
+    namespace = fresh_functions()
+    frameworks, status = ([], {"autograd": "skipped", "jax": "skipped", "torch": "skipped"}) \
+        if config.no_frameworks else adapters.available()
+    failures = []
+    prepared = []
+    for w in workloads:
+        func = namespace[w.func_name]
+        grad = srcad.grad(func, wrt=w.wrt)
+        many = isinstance(w.wrt, tuple)
+        want = w.hand(*w.args)
+        err = relative_error(grad(*w.args), want, many, w.grad_floor)
+        print(f"  verify {w.name:<16} srcad vs hand-written: max relative error {err:.1e}")
+        if not err <= VERIFY_RTOL:
+            failures.append(f"{w.name}: srcad's gradient differs from the hand-written one "
+                            f"(max relative error {err:.3e} > {VERIFY_RTOL:g})")
+        extra = {}
+        for fw in frameworks:
+            try:
+                other = fw.make(w)
+                fw_err = relative_error(other(*w.args), want, many, w.grad_floor)
+            except Exception as exc:  # noqa: BLE001 - an optional column: report, drop, go on
+                print(f"  note: {fw.label} cannot run {w.name}: {type(exc).__name__}: {exc}")
+                continue
+            if not fw_err <= VERIFY_RTOL:
+                print(f"  note: {fw.label} gradient of {w.name} differs from the hand-written "
+                      f"one (relative error {fw_err:.1e}); column dropped")
+                continue
+            extra[fw.name] = other
+        prepared.append((w, func, grad, extra))
+    if failures:
+        print("\nVERIFICATION FAILED: not timing wrong gradients.", file=sys.stderr)
+        for failure in failures:
+            print("  " + failure, file=sys.stderr)
+        return 1
+
+    results = []
+    for w, func, grad, extra in prepared:
+        t0 = time.perf_counter()
+        result = measure(w, func, grad, w.hand, extra, config)
+        results.append(result)
+        print(f"  timed  {w.name:<16} srcad/hand {result['ratios']['srcad/hand']['median']:.2f}"
+              f"  ({time.perf_counter() - t0:.1f} s)")
+
+    checks = evaluate_targets(results)
+    extra_names = [fw.name for fw in frameworks
+                   if any(fw.name in r["times"] for r in results)]
+    print()
+    print(render(results, checks, extra_names, status, config.clock))
+    elapsed = time.perf_counter() - started
+    print(f"\n({elapsed:.0f} s)")
+
+    if hasattr(os, "getloadavg"):
+        env["load_average_at_end"] = list(os.getloadavg())
+    payload = {"environment": env, "frameworks": status,
+               "config": {"quick": config.quick, "repeats": config.repeats,
+                          "builds": config.builds, "batch_target_s": config.target,
+                          "clock": config.clock,
+                          "only": config.only, "verify_rtol": VERIFY_RTOL},
+               "targets": TARGETS, "results": results, "checks": checks,
+               "elapsed_s": elapsed}
+    os.makedirs(os.path.dirname(os.path.abspath(config.json)), exist_ok=True)
+    with open(config.json, "w", encoding="utf-8") as handle:
+        json.dump(payload, handle, indent=1, default=_json_default)
+    print(f"results written to {os.path.relpath(config.json)}")
+    return 0
+
+
+def _json_default(value):
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, tuple):
+        return list(value)
+    raise TypeError(type(value))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""Shape probe: run the function's primal once on example arguments and record the shape of every
+value each assignment makes. The optimizer then drops the sums over broadcast axes
+(unbroadcast, rebroadcast) wherever an operand provably has its result's shape.
+
+    t3 = t1 + t2      shapes: t1 (64, 3), t2 (64, 3), t3 (64, 3)
+    bt1 = unbroadcast(bt3, t1)   ->   bt1 = bt3
+
+A shape is trusted only when every statement that assigns the name ran in the probe and all of
+them, every time, made that one shape (names assigned in loops must have been seen twice).
+The derivative built from a probe is keyed by the arguments' signature: the shapes and dtypes of
+arrays, the types of other values, and the values of ints, bools and strings (sizes and flags
+that shapes may depend on). Intermediate shapes must be functions of that signature.
+"""
+import copy
+
+import gast
+import numpy as np
+
+from .emit import function_source
+
+
+def signature_of(args, kwargs):
+    """What a specialized derivative is specialized to (None: not specializable)."""
+    def one(value):
+        kind = type(value)
+        if kind is np.ndarray:
+            return (value.shape, value.dtype.str)
+        if kind in (int, bool, str) or value is None:
+            return (kind.__name__, value)
+        if kind in (float, complex) or isinstance(value, np.generic):
+            return (kind.__name__,)
+        return None
+    items = [one(a) for a in args]
+    keywords = [(k, one(v)) for k, v in sorted(kwargs.items())]
+    if any(i is None for i in items) or any(i is None for _, i in keywords):
+        return None
+    return tuple(items) + tuple(keywords)
+
+
+class _Recorder(gast.NodeTransformer):
+    """After each assignment to a name: __record__(site, 'name', name)."""
+
+    def __init__(self):
+        self.sites = {}
+        self.loop_depth = 0
+
+    def _record(self, target, origin):
+        site = len(self.sites)
+        self.sites[site] = (target, self.loop_depth > 0)
+        call = gast.Call(func=gast.Name(id="__record__", ctx=gast.Load(), annotation=None,
+                                        type_comment=None),
+                         args=[gast.Constant(value=site, kind=None),
+                               gast.Name(id=target, ctx=gast.Load(), annotation=None,
+                                         type_comment=None)], keywords=[])
+        return gast.copy_location(gast.Expr(value=call), origin)
+
+    def block(self, stmts):
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, (gast.For, gast.While)):
+                self.loop_depth += 1
+                stmt.body = self.block(stmt.body)
+                if isinstance(stmt, gast.For) and isinstance(stmt.target, gast.Name):
+                    stmt.body.insert(0, self._record(stmt.target.id, stmt))
+                self.loop_depth -= 1
+                out.append(stmt)
+            elif isinstance(stmt, gast.If):
+                stmt.body = self.block(stmt.body) or [gast.Pass()]
+                stmt.orelse = self.block(stmt.orelse)
+                out.append(stmt)
+            else:
+                out.append(stmt)
+                if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+                    out.append(self._record(stmt.targets[0].id, stmt))
+        return out
+
+
+def probe(fdef, func, scope, args, kwargs):
+    """name -> shape for the names whose shape the example arguments determine (or {})."""
+    fdef = copy.deepcopy(fdef)
+    recorder = _Recorder()
+    params = [a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
+    entry = [recorder._record(p, fdef) for p in params]
+    fdef.body = entry + recorder.block(fdef.body)
+    fdef.name = "__srcad_probe__"
+    seen = {}
+    counts = {}
+
+    def record(site, value):
+        seen.setdefault(site, set()).add(np.shape(value))
+        counts[site] = counts.get(site, 0) + 1
+    namespace = dict(func.__globals__)
+    namespace.update({name: cell.cell_contents for name, cell in scope.cells.items()
+                      if _bound(cell)})
+    namespace.update({alias: module for alias, module in scope.canonical.items()})
+    namespace["__record__"] = record
+    try:
+        code = compile(function_source(fdef), "<srcad shape probe>", "exec")
+        exec(code, namespace)
+        state = np.random.get_state()
+        try:
+            namespace["__srcad_probe__"](*_private(args), **_private(kwargs))
+        finally:
+            np.random.set_state(state)
+    except Exception:  # the probe is an optimization: any failure means generic code
+        return {}
+    by_name = {}
+    for site, (target, in_loop) in recorder.sites.items():
+        by_name.setdefault(target, []).append((site, in_loop))
+    shapes = {}
+    for target, sites in by_name.items():
+        observed = [seen.get(site) for site, _ in sites]
+        if any(o is None for o in observed):
+            continue  # an assignment that did not run: its shape is unknown
+        shape_set = set().union(*observed)
+        if len(shape_set) != 1:
+            continue
+        if any(in_loop for _, in_loop in sites) and sum(counts[s] for s, _ in sites) < 2:
+            continue  # seen once in a loop: a later iteration might make another shape
+        shapes[target] = next(iter(shape_set))
+    return shapes
+
+
+def _bound(cell):
+    try:
+        cell.cell_contents
+        return True
+    except ValueError:
+        return False
+
+
+def _private(values):
+    """Copies of mutable arguments, so the probe cannot change the caller's data."""
+    if isinstance(values, dict):
+        return {k: _private_one(v) for k, v in values.items()}
+    return [_private_one(v) for v in values]
+
+
+def _private_one(value):
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, (list, dict, np.random.Generator, np.random.RandomState)):
+        return copy.deepcopy(value)
+    return value
+

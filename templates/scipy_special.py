@@ -1,0 +1,169 @@
+"""scipy.special: expit, logit, erf, erfc, gammaln, digamma (psi), polygamma, logsumexp, softmax,
+log_softmax. Registered only when scipy imports: srcad itself does not need scipy.
+
+Stability: logsumexp, softmax and log_softmax use the weights exp(a - logsumexp(a)) <= 1/b,
+which never overflow; entries equal to -inf get weight exactly 0, computed without inf - inf
+(a lane of only -inf entries has gradient 0).
+"""
+import numpy as np
+
+from srcad.registry import adjoint, d, tangent
+from srcad.runtime import helper, unreduce
+
+try:
+    import scipy.special
+except ImportError:  # pragma: no cover - without scipy nothing here is registered
+    scipy = None
+
+
+def _unregistered(func):
+    return func
+
+
+def adjoint_of(name, **options):
+    """@adjoint(scipy.special.<name>), or nothing when scipy is missing."""
+    return adjoint(getattr(scipy.special, name), **options) if scipy else _unregistered
+
+
+def tangent_of(name, **options):
+    """@tangent(scipy.special.<name>), or nothing when scipy is missing."""
+    return tangent(getattr(scipy.special, name), **options) if scipy else _unregistered
+
+
+@helper
+def times_weights(w, b):
+    """w * b, or w when b is None (logsumexp's weights b are optional)."""
+    return w if b is None else w * b
+
+
+@tangent(times_weights)
+def times_weights_tangent(z, w, b):
+    d[z] = times_weights(d[w], b) + d[b] * w
+
+
+# y = expit(x) = 1 / (1 + e^-x):  dy = y (1 - y) dx, with 1 - y = expit(-x) (exact for large x)
+@adjoint_of("expit")
+def expit(y, x):
+    d[x] = d[y] * y * scipy.special.expit(-x)
+
+
+@tangent_of("expit")
+def expit(y, x):
+    d[y] = d[x] * y * scipy.special.expit(-x)
+
+
+# y = logit(x) = log(x / (1 - x)):  dy = dx / (x (1 - x))
+@adjoint_of("logit")
+def logit(y, x):
+    d[x] = d[y] / (x * (1.0 - x))
+
+
+@tangent_of("logit")
+def logit(y, x):
+    d[y] = d[x] / (x * (1.0 - x))
+
+
+# d erf(x) = 2 / sqrt(pi) e^(-x^2) dx = -d erfc(x)
+@adjoint_of("erf")
+def erf(y, x):
+    d[x] = d[y] * 1.1283791670955126 * np.exp(-x * x)
+
+
+@tangent_of("erf")
+def erf(y, x):
+    d[y] = d[x] * 1.1283791670955126 * np.exp(-x * x)
+
+
+@adjoint_of("erfc")
+def erfc(y, x):
+    d[x] = -d[y] * 1.1283791670955126 * np.exp(-x * x)
+
+
+@tangent_of("erfc")
+def erfc(y, x):
+    d[y] = -d[x] * 1.1283791670955126 * np.exp(-x * x)
+
+
+# d log|Gamma(x)| = psi(x) dx,  d psi(x) = psi'(x) dx,  d psi^(n)(x) = psi^(n+1)(x) dx
+@adjoint_of("gammaln")
+def gammaln(y, x):
+    d[x] = d[y] * scipy.special.digamma(x)
+
+
+@tangent_of("gammaln")
+def gammaln(y, x):
+    d[y] = d[x] * scipy.special.digamma(x)
+
+
+@adjoint_of("digamma")
+def digamma(y, x):
+    d[x] = d[y] * scipy.special.polygamma(1, x)
+
+
+@tangent_of("digamma")
+def digamma(y, x):
+    d[y] = d[x] * scipy.special.polygamma(1, x)
+
+
+@adjoint_of("polygamma", broadcasts=True)
+def polygamma(y, n, x):
+    d[x] = d[y] * scipy.special.polygamma(n + 1, x)
+
+
+@tangent_of("polygamma")
+def polygamma(y, n, x):
+    d[y] = d[x] * scipy.special.polygamma(n + 1, x)
+
+
+# y = log sum(b e^a) over axis:  dy = sum(e^(a - y) (b da + db)), times the sign of the sum
+# when return_sign=True (then y is (log|sum|, sign) and the sign is piecewise constant)
+@adjoint_of("logsumexp", broadcasts=True, tuple_result=True)
+def logsumexp(y, a, axis=None, b=None, keepdims=False, return_sign=False):
+    if return_sign:
+        lse = y[0]
+        g = d[y][0] * y[1]
+    else:
+        lse = y
+        g = d[y]
+    lse_a = unreduce(lse, a, axis, keepdims)
+    e = np.exp(np.where(a == -np.inf, -np.inf, a - np.where(lse_a == -np.inf, 0.0, lse_a)))
+    ge = unreduce(g, a, axis, keepdims) * e
+    d[a] = times_weights(ge, b)
+    d[b] = ge
+
+
+@tangent_of("logsumexp")
+def logsumexp(y, a, axis=None, b=None, keepdims=False, return_sign=False):
+    if return_sign:
+        lse = y[0]
+    else:
+        lse = y
+    lse_a = unreduce(lse, a, axis, keepdims)
+    e = np.exp(np.where(a == -np.inf, -np.inf, a - np.where(lse_a == -np.inf, 0.0, lse_a)))
+    t = np.sum(e * (times_weights(d[a], b) + d[b]), axis=axis, keepdims=keepdims)
+    if return_sign:
+        d[y] = (y[1] * t, np.zeros_like(y[1]))
+    else:
+        d[y] = t
+
+
+# y = softmax(x):  dy = y (dx - sum(y dx)),  x_bar = y (y_bar - sum(y y_bar))
+@adjoint_of("softmax")
+def softmax(y, x, axis=None):
+    d[x] = y * (d[y] - np.sum(y * d[y], axis=axis, keepdims=True))
+
+
+@tangent_of("softmax")
+def softmax(y, x, axis=None):
+    d[y] = y * (d[x] - np.sum(y * d[x], axis=axis, keepdims=True))
+
+
+# y = x - logsumexp(x):  dy = dx - sum(e^y dx),  x_bar = y_bar - e^y sum(y_bar)
+@adjoint_of("log_softmax")
+def log_softmax(y, x, axis=None):
+    d[x] = d[y] - np.exp(y) * np.sum(d[y], axis=axis, keepdims=True)
+
+
+@tangent_of("log_softmax")
+def log_softmax(y, x, axis=None):
+    d[y] = d[x] - np.sum(np.exp(y) * d[x], axis=axis, keepdims=True)
