@@ -14,14 +14,17 @@ import gast
 from .registry import REGISTRY
 
 
+SHAPE_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides", "flags"}
+
+
 def operand_names(value, scope):
     """Names whose values flow differentiably into `value` (not index, mask or shape parts)."""
     if isinstance(value, gast.Name):
         return {value.id}
     if isinstance(value, gast.Subscript):
         return operand_names(value.value, scope)
-    if isinstance(value, gast.Attribute):
-        return set()  # x.shape, x.ndim, x.dtype; x.T is np.transpose after desugar
+    if isinstance(value, gast.Attribute):  # x.shape, x.dtype: constants; obj.W: a value
+        return set() if value.attr in SHAPE_ATTRIBUTES else operand_names(value.value, scope)
     if isinstance(value, (gast.Compare, gast.BoolOp, gast.Constant)):
         return set()
     if isinstance(value, gast.Call):

@@ -27,7 +27,8 @@ from .reverse import assign, call, origin_comment
 
 
 class Forward:
-    def __init__(self, fdef, scope, info, namer, activity, wrt, kind="jvp"):
+    def __init__(self, fdef, scope, info, namer, activity, wrt, kind="jvp", shapes=None,
+                 kinds=None):
         self.fdef = fdef
         self.scope = scope
         self.info = info
@@ -35,6 +36,7 @@ class Forward:
         self.activity = activity
         self.wrt = wrt
         self.kind = kind
+        self.shapes = shapes or {}  # from the shape probe, when specialized (shapes.py)
         self.has_tangent = set(wrt)
         self.dependencies = Dependencies(namer)
         # names assigned in blocks always carry a tangent (a zero one where it folds away), so
@@ -87,7 +89,7 @@ class Forward:
                                           call(["np", "zeros_like"], name(target))))
                     continue
                 self.has_tangent.add(target)
-                shapes = getattr(self, "shapes", {})
+                shapes = self.shapes
                 if template.broadcasts and any(
                         isinstance(a, gast.Name) and not self.active(a.id) for a in args) and not (
                         target in shapes and all(shapes.get(a.id) == shapes[target] for a in args

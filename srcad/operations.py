@@ -76,6 +76,11 @@ def operation(value, scope):
         return operator.getitem, [value.value, Index(value.slice)], {}
     if isinstance(value, (gast.Tuple, gast.List)):
         return pack, list(value.elts), {}
+    if isinstance(value, gast.Attribute):  # obj.W on a local object (x.shape is a constant)
+        from .activity import SHAPE_ATTRIBUTES
+        if value.attr in SHAPE_ATTRIBUTES:
+            return None, [], {}
+        return getattr, [value.value, gast.Constant(value=value.attr, kind=None)], {}
     if isinstance(value, gast.Call):
         op = scope.lookup(value.func)
         if op is None:

@@ -109,7 +109,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     scope.local_names |= {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
                           and isinstance(n.ctx, gast.Store)}
     activity = analyze(fdef.body, names, scope)
-    shapes = probe(fdef, func, scope, *example) if example is not None else {}
+    shapes, kinds = probe(fdef, func, scope, *example) if example is not None else ({}, {})
     if stage == "activity":
         active = sorted(v for v in activity.varied if activity(v))
         return function_source(fdef) + f"# active: {', '.join(active)}\n"
@@ -117,8 +117,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     fdef.name = namer.fresh(f"{primal_name}_{kind}") if f"{primal_name}_{kind}" in taken else \
         f"{primal_name}_{kind}"
     builder = (Reverse if mode == "reverse" else Forward)(fdef, scope, info, namer, activity,
-                                                          names, kind)
-    builder.shapes = shapes
+                                                          names, kind, shapes, kinds)
     derivative = builder.build()
     if stage == "derivative":
         return function_source(derivative)

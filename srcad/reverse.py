@@ -22,6 +22,7 @@ import copy
 import gast
 
 from . import operations
+from .activity import SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES
 from .activity import assigned_name, flatten, list_op, operand_names
 from .calls import Dependencies, bind, is_user_function, positional_params, returns_tuple
 from .instantiate import Accumulate, instantiate, name, operand_id
@@ -56,7 +57,7 @@ def origin_comment(info, stmt, prefix):
 
 
 class Reverse:
-    def __init__(self, fdef, scope, info, namer, activity, wrt, kind):
+    def __init__(self, fdef, scope, info, namer, activity, wrt, kind, shapes=None, kinds=None):
         self.fdef = fdef
         self.scope = scope
         self.info = info
@@ -64,9 +65,29 @@ class Reverse:
         self.active = activity
         self.wrt = wrt
         self.kind = kind
+        self.shapes = shapes or {}  # from the shape probe, when specialized (shapes.py)
+        self.kinds = kinds or {}
         self.initialized = set()
         self.tuple_vars = self.find_tuple_vars(fdef.body)
         self.dependencies = Dependencies(namer)
+        self.containers = self.find_containers(fdef)
+
+    def find_containers(self, fdef):
+        """Parameters read by item or attribute (params["W"], layers[0], model.W): they may be
+        dicts, lists or objects, so their adjoints add with add_adjoint and are returned in
+        their own structure by as_gradient. (Arrays pass through both unchanged.)"""
+        params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+        out = set()
+        for stmt in flatten(fdef.body):
+            value = getattr(stmt, "value", None)
+            if isinstance(value, (gast.Subscript, gast.Attribute)) and isinstance(
+                    value.value, gast.Name) and value.value.id in params:
+                if isinstance(value, gast.Attribute) and value.attr in _SHAPE_ATTRIBUTES:
+                    continue
+                if self.kinds.get(value.value.id) == "array":
+                    continue  # the shape probe saw an array here
+                out.add(value.value.id)
+        return out
 
     def find_tuple_vars(self, body):
         """Names bound to tuples whose items get adjoints of their own (t1[0] -> bt1_0)."""
@@ -113,8 +134,7 @@ class Reverse:
     # accumulation ------------------------------------------------------------------------
     def same_shape(self, a, b):
         """Whether the shape probe showed a and b always have one and the same shape."""
-        shapes = getattr(self, "shapes", {})
-        return a in shapes and b in shapes and shapes[a] == shapes[b]
+        return a in self.shapes and b in self.shapes and self.shapes[a] == self.shapes[b]
 
     def accumulate(self, var, value, broadcasts, out):
         """Add value to var's adjoint. broadcasts: False, or the name of the broadcasting op's
@@ -122,7 +142,9 @@ class Reverse:
         if broadcasts and not (isinstance(broadcasts, str) and self.same_shape(broadcasts, var)):
             value = call(["unbroadcast"], value, name(var))
         adjoint = self.namer.adjoint(var)
-        if var in self.initialized:
+        if var in self.initialized and (var in self.tuple_vars or var in self.containers):
+            value = call(["add_adjoint"], name(adjoint), value)
+        elif var in self.initialized:
             value = gast.BinOp(left=name(adjoint), op=gast.Add(), right=value)
         self.initialized.add(var)
         out.append(assign(adjoint, value))
@@ -131,11 +153,15 @@ class Reverse:
         if isinstance(operand, (gast.Tuple, gast.List)):
             active = [(i, e.id) for i, e in enumerate(operand.elts)
                       if isinstance(e, gast.Name) and self.active(e.id)]
+            nested = [(i, e) for i, e in enumerate(operand.elts)
+                      if isinstance(e, (gast.Tuple, gast.List)) and self._any_active(e)]
             if isinstance(value, (gast.Tuple, gast.List)):
                 for i, var in active:
                     self.accumulate(var, value.elts[i], broadcasts, out)
+                for i, element in nested:
+                    self.accumulate_operand(element, value.elts[i], broadcasts, out)
                 return
-            if not active:
+            if not active and not nested:
                 return
             if isinstance(value, gast.Name):
                 holder = value.id
@@ -146,10 +172,18 @@ class Reverse:
                 item = gast.Subscript(value=name(holder), slice=gast.Constant(value=i, kind=None),
                                       ctx=gast.Load())
                 self.accumulate(var, item, broadcasts, out)
+            for i, element in nested:  # [[a, b], [c, d]]: the rows' items in turn
+                item = gast.Subscript(value=name(holder), slice=gast.Constant(value=i, kind=None),
+                                      ctx=gast.Load())
+                self.accumulate_operand(element, item, broadcasts, out)
             return
         var = operand_id(operand)
         if var is not None and self.active(var):
             self.accumulate(var, value, broadcasts, out)
+
+    def _any_active(self, display):
+        return any((isinstance(e, gast.Name) and self.active(e.id)) or (
+            isinstance(e, (gast.Tuple, gast.List)) and self._any_active(e)) for e in display.elts)
 
     # statements --------------------------------------------------------------------------
     def adjoint_of_assign(self, stmt):
@@ -260,8 +294,12 @@ class Reverse:
     # blocks ----------------------------------------------------------------------------------
     def zero(self, var):
         """A zero adjoint for var: shaped like var where var surely has a value here."""
-        value = call(["np", "zeros_like"], name(var)) if var in self.safe else gast.Constant(
-            value=0.0, kind=None)
+        if var in self.containers or var in self.tuple_vars:
+            value = gast.Constant(value=None, kind=None)  # add_adjoint's zero
+        elif var in self.safe:
+            value = call(["np", "zeros_like"], name(var))
+        else:
+            value = gast.Constant(value=0.0, kind=None)
         return assign(self.namer.adjoint(var), value)
 
     def adjoint_block(self, stmts):
@@ -437,7 +475,11 @@ class Reverse:
         primal = self.primal_block(body, 0)
         results = []
         for var in self.wrt:
-            if var in self.initialized:
+            if var in self.containers:
+                reached = name(self.namer.adjoint(var)) if var in self.initialized else \
+                    gast.Constant(value=None, kind=None)
+                results.append(call(["as_gradient"], reached, name(var)))
+            elif var in self.initialized:
                 results.append(name(self.namer.adjoint(var)))
             else:
                 results.append(call(["zero_gradient"], name(var)))

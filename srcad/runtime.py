@@ -86,7 +86,14 @@ def extremum_tangent(dx, x, y, axis=None, keepdims=False):
 
 @helper
 def unindex(g, x, index):
-    """Adjoint of x[index]: zeros shaped like x with g added at index (repeats accumulate)."""
+    """Adjoint of x[index]: zeros shaped like x with g added at index (repeats accumulate).
+    For a dict, list or tuple x: the adjoint of that item alone ({key: g}, [None, g, None])."""
+    if isinstance(x, dict):
+        return {index: g}
+    if isinstance(x, (list, tuple)):
+        out = [None] * len(x)
+        out[index] = g
+        return out
     out = np.zeros(np.shape(x), dtype=np.result_type(g, float))
     np.add.at(out, index, g)
     return out
@@ -160,6 +167,49 @@ def dot_adjoint_b(g, a, b):
         raise ValueError("srcad differentiates np.dot of operands up to 2-D; use np.matmul or "
                          "np.tensordot for stacks of matrices")
     return matmul_adjoint_b(g, a, b)
+
+
+@helper
+def add_adjoint(a, b):
+    """a + b for adjoints that may be sequences or dicts (added item by item; None is zero)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if isinstance(a, dict):
+        out = dict(a)
+        for key, value in b.items():
+            out[key] = add_adjoint(out.get(key), value)
+        return out
+    if isinstance(a, (list, tuple)):
+        return [add_adjoint(x, y) for x, y in zip(a, b)]
+    return a + b
+
+
+@helper
+def unattr(g, x, attribute):
+    """Adjoint of x.attribute: the adjoint of that attribute alone."""
+    return {attribute: g}
+
+
+@helper
+def as_gradient(g, x):
+    """The adjoint of a parameter in the parameter's own structure: a dict, list or tuple of
+    gradients (zeros for items nothing reached), an object's attributes as a SimpleNamespace,
+    an array or scalar as itself."""
+    if isinstance(x, dict):
+        g = g or {}
+        return {key: as_gradient(g.get(key), value) for key, value in x.items()}
+    if isinstance(x, (list, tuple)):
+        g = g if g is not None else [None] * len(x)
+        return type(x)(as_gradient(gi, xi) for gi, xi in zip(g, x))
+    if isinstance(g, dict) and not isinstance(x, (np.ndarray, float, int)):
+        import types
+        return types.SimpleNamespace(**{key: as_gradient(value, getattr(x, key))
+                                        for key, value in g.items()})
+    if g is None:
+        return np.zeros(np.shape(x), dtype=np.result_type(np.asarray(x).dtype, np.float32))
+    return g
 
 
 @helper

@@ -76,7 +76,8 @@ class _Recorder(gast.NodeTransformer):
 
 
 def probe(fdef, func, scope, args, kwargs):
-    """name -> shape for the names whose shape the example arguments determine (or {})."""
+    """(name -> shape, name -> kind) for the names whose shape the example arguments determine;
+    kind is "array", "scalar" or "other" (a dict, list, object). ({}, {}) if the probe fails."""
     fdef = copy.deepcopy(fdef)
     recorder = _Recorder()
     params = [a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
@@ -86,8 +87,14 @@ def probe(fdef, func, scope, args, kwargs):
     seen = {}
     counts = {}
 
+    kinds_seen = {}
+
     def record(site, value):
-        seen.setdefault(site, set()).add(np.shape(value))
+        kind = "array" if type(value) is np.ndarray else "scalar" if isinstance(
+            value, (int, float, np.generic)) else "other"
+        kinds_seen.setdefault(site, set()).add(kind)
+        if kind != "other":
+            seen.setdefault(site, set()).add(np.shape(value))
         counts[site] = counts.get(site, 0) + 1
     namespace = dict(func.__globals__)
     namespace.update({name: cell.cell_contents for name, cell in scope.cells.items()
@@ -103,12 +110,15 @@ def probe(fdef, func, scope, args, kwargs):
         finally:
             np.random.set_state(state)
     except Exception:  # the probe is an optimization: any failure means generic code
-        return {}
+        return {}, {}
     by_name = {}
     for site, (target, in_loop) in recorder.sites.items():
         by_name.setdefault(target, []).append((site, in_loop))
-    shapes = {}
+    shapes, kinds = {}, {}
     for target, sites in by_name.items():
+        observed_kinds = [kinds_seen.get(site) for site, _ in sites]
+        if all(observed_kinds) and len(set().union(*observed_kinds)) == 1:
+            kinds[target] = next(iter(set().union(*observed_kinds)))
         observed = [seen.get(site) for site, _ in sites]
         if any(o is None for o in observed):
             continue  # an assignment that did not run: its shape is unknown
@@ -118,7 +128,7 @@ def probe(fdef, func, scope, args, kwargs):
         if any(in_loop for _, in_loop in sites) and sum(counts[s] for s, _ in sites) < 2:
             continue  # seen once in a loop: a later iteration might make another shape
         shapes[target] = next(iter(shape_set))
-    return shapes
+    return shapes, kinds
 
 
 def _bound(cell):

@@ -10,7 +10,7 @@ import numpy as np
 
 from srcad.operations import copy, pack
 from srcad.registry import adjoint, d, non_differentiable, tangent
-from srcad.runtime import matmul_adjoint_a, matmul_adjoint_b, unindex
+from srcad.runtime import matmul_adjoint_a, matmul_adjoint_b, unattr, unindex
 
 # z = x + y ------------------------------------------------------------------------------------
 @adjoint(operator.add, np.add, broadcasts=True)
@@ -115,6 +115,17 @@ def getitem(y, x, index):
 @tangent(operator.getitem)
 def getitem(y, x, index):
     d[y] = d[x][index]
+
+
+# y = x.attribute (an array held by a simple object) -------------------------------------------
+@adjoint(getattr, name="attribute read")
+def attribute(y, x, attribute):
+    d[x] = unattr(d[y], x, attribute)
+
+
+@tangent(getattr, name="attribute read")
+def attribute(y, x, attribute):
+    d[y] = getattr(d[x], attribute)
 
 
 # y = (a, b, ...) and y = a --------------------------------------------------------------------

@@ -6,7 +6,7 @@ piecewise-constant masks, so its tangent is the helper applied to the first argu
 The products' helpers are linear in two arguments (the adjoint and the other factor).
 """
 from srcad.registry import d, non_differentiable, tangent
-from srcad.runtime import (float_type, zero_gradient, dot_adjoint_a, dot_adjoint_b, extremum_tangent, grad_seed,
+from srcad.runtime import (add_adjoint, as_gradient, unattr, float_type, zero_gradient, dot_adjoint_a, dot_adjoint_b, extremum_tangent, grad_seed,
                            matmul_adjoint_a, matmul_adjoint_b, rebroadcast, tuple_adjoint,
                            unbroadcast, unconcatenate, unindex, unreduce, unreduce_extremum,
                            unstack, zero_at)
@@ -70,6 +70,21 @@ def dot_adjoint_a(z, g, a, b):
 @tangent(dot_adjoint_b)
 def dot_adjoint_b(z, g, a, b):
     d[z] = dot_adjoint_b(d[g], a, b) + dot_adjoint_b(g, d[a], b)
+
+
+@tangent(add_adjoint)
+def add_adjoint_tangent(z, a, b):
+    d[z] = add_adjoint(d[a], d[b])
+
+
+@tangent(unattr)
+def unattr_tangent(z, g, x, attribute):
+    d[z] = unattr(d[g], x, attribute)
+
+
+@tangent(as_gradient)
+def as_gradient_tangent(z, g, x):
+    d[z] = as_gradient(d[g], x)
 
 
 @tangent(zero_at)
