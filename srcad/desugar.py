@@ -99,6 +99,15 @@ class Desugar(gast.NodeTransformer):
         return out
 
     # expressions -----------------------------------------------------------------------
+    def visit_Subscript(self, node):
+        """(a, b)[1] -> b: an item of a tuple display taken at once."""
+        node = self.generic_visit(node)
+        if (isinstance(node.value, (gast.Tuple, gast.List)) and isinstance(node.ctx, gast.Load)
+                and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int
+                and -len(node.value.elts) <= node.slice.value < len(node.value.elts)):
+            return node.value.elts[node.slice.value]
+        return node
+
     def _is_local_value(self, node):
         root = node
         while isinstance(root, (gast.Attribute, gast.Subscript)):

@@ -477,7 +477,7 @@ def test_every_reduction_and_shape_helper_is_checked():
     assert mine <= checked, sorted(mine - checked)
 
 
-# --- known core bugs (reported; strict xfails, so a fix shows up as an XPASS) -----------------
+# --- regressions: nested displays and tuples used twice (once lost or concatenated adjoints) ---
 
 def nested_display(a, b, c, d):
     return np.sum(np.array([[a, b], [c, d]]) ** 2)
@@ -488,16 +488,12 @@ def tuple_used_twice(a, b):
     return np.sum(np.concatenate(xs)) + np.sum(np.concatenate(xs) ** 2)
 
 
-@pytest.mark.xfail(strict=True, reason="core: reverse.accumulate_operand skips the items of a "
-                                       "nested list display, so their adjoints are silently lost")
 def test_nested_list_display_in_reverse_mode():
     args = (1.0, 2.0, 3.0, 4.0)
     np.testing.assert_array_equal(srcad.grad(nested_display, wrt=(0, 1, 2, 3))(*args),
                                   [2.0, 4.0, 6.0, 8.0])
 
 
-@pytest.mark.xfail(strict=True, reason="core: two adjoint contributions to a tuple variable are "
-                                       "added with +, which concatenates the lists of items")
 def test_tuple_variable_used_by_two_joins():
     a, b = np.array([1.0, 2.0]), np.array([3.0, -1.0])
     ga, gb = srcad.grad(tuple_used_twice, wrt=(0, 1))(a, b)

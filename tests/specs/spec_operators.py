@@ -3,7 +3,7 @@ import operator
 
 import numpy as np
 
-from srcad.operations import copy, pack
+from srcad.operations import copy
 from specs import Arr, Spec
 
 POS = dict(low=0.5, high=2.0)
@@ -52,7 +52,6 @@ SPECS += [
     Spec(operator.getitem, "x[::-1, None]", x=Arr((4,))),
     Spec(operator.getitem, "x[i]", x=Arr((5,)), i=Arr(values=np.array([0, 2, 2, 4]), const=True)),
     Spec(operator.getitem, "x[x > 0]", x=Arr((6,), away_from=[0.0])),
-    Spec(pack, "np.sum((x, y)[0] * (x, y)[1])", x=Arr((3,)), y=Arr((3,))),
     Spec(copy, "x", x=Arr((3,))),
     Spec((operator.mod, np.mod), "x % y", x=Arr((4,), low=0.1, high=0.9),
          y=Arr(None, low=0.3, high=0.35)),

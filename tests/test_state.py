@@ -1,0 +1,148 @@
+"""State and calls in both modes: tuples, containers and objects of parameters, helpers (module
+level, another module, keyword defaults, several call sites, recursion, tuple results, lambdas)."""
+import types
+
+import numpy as np
+import pytest
+
+import srcad
+import other_module
+
+rng = np.random.default_rng(3)
+X = rng.uniform(-1, 1, 4)
+W = rng.uniform(-1, 1, (4, 4)) * 0.5
+
+
+def layer(x, w, scale=1.0):
+    return np.tanh(w @ x) * scale
+
+
+def power(x, n):
+    if n == 0:
+        return 1.0
+    return x * power(x, n - 1)
+
+
+def polar(x):
+    return np.sin(x), np.cos(x)
+
+
+square = lambda v: v * v  # noqa: E731  (a module-level lambda is a helper too)
+
+
+def uses_helpers(x, w):
+    h = layer(x, w)
+    h = layer(h, w, scale=2.0)
+    s, c = polar(h)
+    total = np.sum(s * c) + power(np.sum(h), 3) + np.sum(square(x))
+    return total + np.sum(other_module.softplus(h, beta=2.0))
+
+
+def tuple_values(x, y):
+    pair = (np.sin(x), x * y)
+    a, b = pair
+    return np.sum(a * b + pair[0])
+
+
+def test_helpers_in_both_modes_and_second_order():
+    srcad.check_grads(uses_helpers, (X, W), wrt=(0, 1), order=2)
+
+
+def test_each_helper_derivative_is_generated_once():
+    source = srcad.source(uses_helpers, wrt=(0, 1))
+    assert source.count("layer_adjoint") == 2  # one function, called from two call sites
+    assert "def layer" not in source          # defined in its own module, bound by name
+
+
+def test_tuple_values():
+    srcad.check_grads(tuple_values, (X, X[::-1].copy()), wrt=(0, 1), order=2)
+
+
+def mlp(params, x):
+    h = np.tanh(x @ params["W1"] + params["b1"])
+    return np.sum((h @ params["W2"]) ** 2)
+
+
+def stack_of_layers(weights, x):
+    for w in weights:
+        x = np.tanh(w @ x)
+    return np.sum(x)
+
+
+class Model:
+    def __init__(self, w, scale):
+        self.w = w
+        self.scale = scale
+
+    def loss(self, x):
+        return np.sum(np.tanh(self.w @ x)) * self.scale
+
+
+def object_loss(model, x):
+    return np.sum(np.tanh(model.w @ x)) * model.scale
+
+
+def central(f, args, position, index, h=1e-6):
+    """d f / d args[position][index] by central differences (index into a container)."""
+    def shifted(step):
+        import copy
+        moved = copy.deepcopy(list(args))
+        holder, key = moved[position], index[0]
+        item = getattr(holder, key) if isinstance(key, str) and not isinstance(holder, dict) \
+            else holder[key]
+        item = np.array(item, dtype=float)
+        item[index[1:]] += step
+        if isinstance(key, str) and not isinstance(holder, dict):
+            setattr(holder, key, item if item.ndim else float(item))
+        else:
+            holder[key] = item
+        return f(*moved)
+    return (shifted(h) - shifted(-h)) / (2 * h)
+
+
+def test_dict_of_parameters():
+    params = {"W1": rng.standard_normal((3, 4)), "b1": rng.standard_normal(4),
+              "W2": rng.standard_normal((4, 2)), "unused": np.ones(2)}
+    x = rng.standard_normal((5, 3))
+    g = srcad.grad(mlp)(params, x)
+    assert set(g) == set(params) and all(g[k].shape == params[k].shape for k in params)
+    assert np.all(g["unused"] == 0.0)
+    for key, index in [("W1", (0, 1)), ("b1", (2,)), ("W2", (3, 1))]:
+        assert g[key][index] == pytest.approx(central(mlp, (params, x), 0, (key,) + index),
+                                              rel=1e-6)
+
+
+def test_list_of_parameters():
+    weights = [rng.standard_normal((3, 3)), rng.standard_normal((3, 3))]
+    g = srcad.grad(stack_of_layers)(weights, np.ones(3))
+    assert isinstance(g, list) and len(g) == 2
+    for k in range(2):
+        assert g[k][1, 2] == pytest.approx(
+            central(stack_of_layers, (weights, np.ones(3)), 0, (k, 1, 2)), rel=1e-6)
+    g = srcad.grad(stack_of_layers)(tuple(weights), np.ones(3))
+    assert isinstance(g, tuple)
+
+
+def test_object_attributes():
+    model = types.SimpleNamespace(w=W.copy(), scale=1.5)
+    g = srcad.grad(object_loss)(model, X)
+    assert g.w.shape == W.shape
+    assert g.w[1, 2] == pytest.approx(central(object_loss, (model, X), 0, ("w", 1, 2)), rel=1e-6)
+    assert g.scale == pytest.approx(central(object_loss, (model, X), 0, ("scale",)), rel=1e-6)
+    gx = srcad.grad(object_loss, wrt=1)(model, X)
+    srcad.check_grads(lambda_free_object_loss, (X,), wrt=0)
+    assert gx.shape == X.shape
+
+
+MODEL = Model(W.copy(), 2.0)
+
+
+def lambda_free_object_loss(x):
+    return object_loss(MODEL, x)
+
+
+def test_bound_method():
+    model = Model(W.copy(), 2.0)
+    g = srcad.grad(model.loss)(X)
+    assert g.shape == X.shape
+    assert g[1] == pytest.approx(central(lambda x: model.loss(x), (X,), 0, (1,)), rel=1e-6)
