@@ -16,6 +16,7 @@ from . import cache
 from .errors import SrcadError
 from .pipeline import build
 from .registry import REGISTRY
+from .emit import module_text as module_text_of
 from .shapes import signature_of
 
 _DERIVATIVES = weakref.WeakKeyDictionary()
@@ -285,20 +286,70 @@ def hvp(func, wrt=0):
 _KIND_OF_MODE = {"reverse": "grad", "forward": "jvp"}
 
 
-def source(func, mode="reverse", wrt=0, kind=None, stage=None):
-    """The generated Python source (or, with stage=..., the function after that pass)."""
+def _built(func, mode, wrt, kind, args, kwargs):
+    """The Built module: generic, or specialized to the shapes of example arguments."""
+    kind = kind or _KIND_OF_MODE.get(mode, "grad")
+    if args is None:
+        return cache.compiled(func, mode, kind, wrt).built
+    kwargs = kwargs or {}
+    signature = signature_of(tuple(args), kwargs)
+    if signature is None:
+        raise SrcadError("srcad specializes to arrays, numbers, strings and None; these example "
+                         "arguments hold something else", hint="leave args out for code that "
+                                                               "takes any shapes")
+    return cache.compiled(func, mode, kind, wrt, example=(tuple(args), kwargs),
+                          signature=signature).built
+
+
+def _user_module(built):
+    module = built.func.__module__
+    if module == "__main__":  # a script: its globals come from its file, imported by name
+        module = os.path.splitext(os.path.basename(built.filename))[0]
+    return module
+
+
+def module_text(built):
+    """The whole module for reading and shipping: the derivative, the derivatives of the user
+    functions it calls (each once), the runtime helpers they use, and imports of the user
+    globals they read. (The decorator path compiles the derivative alone and binds the callees'
+    derivatives, compiled once each, by name.)"""
+    builts, seen, queue = [], set(), [built]
+    while queue:
+        current = queue.pop(0)
+        if current.function_name in seen:
+            continue
+        seen.add(current.function_name)
+        builts.append(current)
+        for func, kind, wrt in current.dependencies.values():
+            mode = "reverse" if kind == "adjoint" else "forward"
+            queue.append(cache.compiled(func, mode, kind, wrt).built)
+    imports = {}
+    for b in builts:
+        if b.user_globals:
+            imports.setdefault(_user_module(b), set()).update(b.user_globals)
+    lines = [f"from {module} import {', '.join(sorted(names))}"
+             for module, names in sorted(imports.items())]
+    return module_text_of([b.function_text for b in builts], built.header, lines)
+
+
+def source(func, mode="reverse", wrt=0, kind=None, stage=None, args=None, kwargs=None):
+    """The generated Python source (or, with stage=..., the function after that pass).
+    With example args (and kwargs): the code specialized to their shapes, as calls run it."""
     _callable(func)
     _check_wrt(wrt)
     if stage is not None and stage != "emit":
-        return build(func, mode, wrt, kind or _KIND_OF_MODE.get(mode), stage=stage)
-    return cache.compiled(func, mode, kind or _KIND_OF_MODE.get(mode, "grad"), wrt).built.source
+        example = (tuple(args), kwargs or {}) if args is not None else None
+        return build(func, mode, wrt, kind or _KIND_OF_MODE.get(mode), stage=stage,
+                     example=example)
+    return module_text(_built(func, mode, wrt, kind, args, kwargs))
 
 
-def emit(func, path, mode="reverse", wrt=0, kind=None):
-    """Write the generated module to `path`: a file that needs only numpy. Returns the path."""
+def emit(func, path, mode="reverse", wrt=0, kind=None, args=None, kwargs=None):
+    """Write the generated module to `path`: a file that needs only numpy. Returns the path.
+    With example args (and kwargs): the code specialized to their shapes (it then assumes them)."""
     _callable(func)
     _check_wrt(wrt)
-    built = cache.compiled(func, mode, kind or _KIND_OF_MODE.get(mode, "grad"), wrt).built
+    built = _built(func, mode, wrt, kind, args, kwargs)
     if built.user_cells:
         from .parse import parse_function
         fdef, info = parse_function(func)
@@ -306,16 +357,7 @@ def emit(func, path, mode="reverse", wrt=0, kind=None):
                                f"{', '.join(built.user_cells)}, which an emitted module cannot "
                                f"see", hint="define the function at module level, or pass those "
                                             "values in as arguments")
-    text = built.source
-    if built.user_globals:
-        module = func.__module__
-        if module == "__main__":  # a script: its globals come from its file, imported by name
-            module = os.path.splitext(os.path.basename(built.filename))[0]
-        imports = f"from {module} import {', '.join(built.user_globals)}"
-        marker = "\n\n\n"
-        head, _, rest = text.partition("import numpy as np")
-        first, sep, tail = rest.partition(marker)
-        text = f"{head}import numpy as np{first}\n{imports}{sep}{tail}"
+    text = module_text(built)
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:

@@ -53,6 +53,15 @@ def bind(func, args, keywords, info, node):
     return dict(bound.arguments)
 
 
+def derivative_name(func, kind, wrt):
+    """layer_adjoint (all parameters), layer_adjoint_x (with respect to x alone)."""
+    params = positional_params(func)
+    base = f"{func.__name__}_{KIND_SUFFIX[kind]}".replace("<lambda>", "lambda")
+    if len(wrt) < len(params):
+        base += "_" + "_".join(params[i] for i in wrt)
+    return base
+
+
 class Dependencies:
     """The derivative functions of callees a generated function calls: name -> (func, kind)."""
 
@@ -66,10 +75,7 @@ class Dependencies:
         wrt: layer_adjoint for all parameters, layer_adjoint_x for x alone."""
         key = (func, kind, wrt)
         if key not in self.names:
-            params = positional_params(func)
-            base = f"{func.__name__}_{KIND_SUFFIX[kind]}".replace("<lambda>", "lambda")
-            if len(wrt) < len(params):
-                base += "_" + "_".join(params[i] for i in wrt)
+            base = derivative_name(func, kind, wrt)
             name = base if base not in self.namer.taken else self.namer.fresh(base)
             self.namer.reserve(name)
             self.names[key] = name

@@ -78,7 +78,13 @@ def imports_needed(text):
 
 def module_source(fdef, header, user_imports=()):
     """The whole generated module: header, imports, runtime helpers, the function."""
-    body = function_source(fdef)
+    return module_text([function_source(fdef)], header, user_imports)
+
+
+def module_text(function_texts, header, user_imports=()):
+    """A module of generated functions (the first is the main one; the others are the
+    derivatives of the callees it calls), with the imports and runtime helpers they need."""
+    body = "\n\n".join(text.rstrip() + "\n" for text in function_texts)
     helpers = helpers_needed(body)
     helper_text = "\n\n\n".join(runtime.helper_source(name).rstrip() for name in helpers)
     parts = [f'"""{header}\n"""', "\n".join(imports_needed(body + helper_text))]

@@ -14,6 +14,7 @@ from . import __version__
 from .activity import analyze
 from .anf import anf, version
 from .check import check
+from .calls import derivative_name
 from .control import lower_control
 from .desugar import desugar
 from .emit import function_source, module_source
@@ -37,8 +38,9 @@ class Built:
     """A generated derivative: its module source and the facts needed to call it."""
 
     def __init__(self, source, function_name, func, scope, wrt_names, tangent_names,
-                 filename, lineno, dependencies=(), function_text=""):
+                 filename, lineno, dependencies=(), function_text="", header=""):
         self.source = source
+        self.header = header
         self.dependencies = dict(dependencies)
         self.function_text = function_text
         self.function_name = function_name
@@ -114,8 +116,9 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
         active = sorted(v for v in activity.varied if activity(v))
         return function_source(fdef) + f"# active: {', '.join(active)}\n"
     primal_name = fdef.name
-    fdef.name = namer.fresh(f"{primal_name}_{kind}") if f"{primal_name}_{kind}" in taken else \
-        f"{primal_name}_{kind}"
+    wanted = derivative_name(func, kind, tuple(wrt) if isinstance(wrt, tuple) else (wrt,)) if (
+        kind in ("adjoint", "tangent")) else f"{primal_name}_{kind}"
+    fdef.name = namer.fresh(wanted) if wanted in taken else wanted
     builder = (Reverse if mode == "reverse" else Forward)(fdef, scope, info, namer, activity,
                                                           names, kind, shapes, kinds)
     derivative = builder.build()
@@ -137,4 +140,5 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     tangents = [namer.tangent(n) for n in names] if mode == "forward" else []
     source = module_source(derivative, header)
     return Built(source, derivative.name, func, scope, names, tangents, info.filename,
-                 info.first_line, builder.dependencies.entries, function_source(derivative))
+                 info.first_line, builder.dependencies.entries, function_source(derivative),
+                 header)

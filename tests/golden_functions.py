@@ -31,3 +31,44 @@ def batchnorm(x, w, eps=1e-5):
     D = np.sqrt(C)
     y = A / D
     return np.sum(y * w)
+
+
+def running_sum_loop(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + np.sin(x[i]) * x[i]
+    return s
+
+
+def while_with_break(x):
+    y = x
+    k = 0
+    while y < 100.0:
+        y = y * y + 1.0
+        k += 1
+        if k >= 10:
+            break
+    return y
+
+
+def branches(x):
+    if np.sum(x) > 0:
+        y = np.tanh(x)
+    else:
+        y = x * x
+    return np.sum(y)
+
+
+def element_loop(x):
+    y = np.zeros(len(x))
+    for i in range(1, len(x)):
+        y[i] = y[i - 1] * 0.5 + x[i]
+    return np.sum(y ** 2)
+
+
+def scaled_tanh(x, w):
+    return np.tanh(w * x)
+
+
+def helper_call(x, w):
+    return np.sum(scaled_tanh(x, w) ** 2) + np.sum(scaled_tanh(x, 2.0))

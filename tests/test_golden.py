@@ -39,7 +39,38 @@ CASES = {
                                lambda rng: (rng.normal(size=(6, 4)), rng.normal(size=(4, 3)),
                                             rng.normal(size=3))),
     "batchnorm_reverse": (gf.batchnorm, dict(mode="reverse", wrt=0), _batchnorm_args),
+    "running_sum_loop_reverse": (gf.running_sum_loop, dict(mode="reverse", wrt=0),
+                                 lambda rng: (rng.normal(size=5), 5)),
+    "while_with_break_reverse": (gf.while_with_break, dict(mode="reverse", wrt=0),
+                                 lambda rng: (1.1,)),
+    "branches_reverse": (gf.branches, dict(mode="reverse", wrt=0),
+                         lambda rng: (rng.normal(size=4),)),
+    "element_loop_reverse": (gf.element_loop, dict(mode="reverse", wrt=0),
+                             lambda rng: (rng.normal(size=5),)),
+    "helper_call_reverse": (gf.helper_call, dict(mode="reverse", wrt=(0, 1)),
+                            lambda rng: (rng.normal(size=3), 0.7)),
+    "running_sum_loop_forward": (gf.running_sum_loop, dict(mode="forward", wrt=0),
+                                 lambda rng: (rng.normal(size=5), 5)),
 }
+# specialized to example shapes (what srcad.grad runs): unbroadcast gone where shapes agree
+SPECIALIZED = {
+    "worked_example_reverse_specialized": (gf.worked_example, dict(mode="reverse", wrt=(0, 1)),
+                                           (2.0, 5.0)),
+    "mlp_layer_loss_reverse_specialized": (gf.mlp_layer_loss, dict(mode="reverse", wrt=(0, 1, 2)),
+                                           (np.ones((6, 4)), np.ones((4, 3)), np.ones(3))),
+    "batchnorm_reverse_specialized": (gf.batchnorm, dict(mode="reverse", wrt=0),
+                                      (np.ones((64, 3)), np.ones((64, 3)))),
+}
+def _like(example):
+    """Random arguments of the example's shapes (the specialized code assumes those shapes)."""
+    def make(rng):
+        return tuple(rng.normal(loc=1.0, size=np.shape(e)) if isinstance(e, np.ndarray)
+                     else e for e in example)
+    return make
+
+
+for _name, (_func, _options, _example) in SPECIALIZED.items():
+    CASES[_name] = (_func, dict(_options, args=_example), _like(_example))
 
 
 def golden_path(name):
