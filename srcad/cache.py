@@ -10,35 +10,15 @@ namespace; `Instance.sync` copies their current values in before each call, so a
 matrix that is reassigned between calls is always read fresh (no stale values, no wrong numbers).
 """
 import collections
-import hashlib
-import os
-import tempfile
 import threading
 
 from . import runtime
+from .files import cache_dir, write_module  # noqa: F401  (cache_dir: part of the API)
 from .pipeline import build
 
 _BUILDS = collections.OrderedDict()
 _MAX_BUILDS = 1024
 _LOCK = threading.Lock()
-
-
-def cache_dir():
-    path = os.environ.get("SRCAD_CACHE_DIR") or os.path.join(
-        tempfile.gettempdir(), f"srcad-cache-{os.getuid() if hasattr(os, 'getuid') else 0}")
-    os.makedirs(path, exist_ok=True)
-    return path
-
-
-def write_module(source, stem):
-    digest = hashlib.sha1(source.encode()).hexdigest()[:12]
-    path = os.path.join(cache_dir(), f"{stem}_{digest}.py")
-    if not os.path.exists(path):
-        tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(source)
-        os.replace(tmp, path)
-    return path
 
 
 _IN_PROGRESS = {}
@@ -97,6 +77,7 @@ class Instance:
         for helper in runtime.HELPERS:  # the runtime's own objects, so templates find them
             if helper in namespace:
                 namespace[helper] = runtime.HELPERS[helper]
+        namespace.update(built.lifted)  # nested functions of func, lifted to functions
         self.namespace = namespace
         self.function = namespace[built.function_name]
         key = (func, comp.kind, comp.wrt)

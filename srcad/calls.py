@@ -35,8 +35,11 @@ def returns_tuple(func):
 
 
 def positional_params(func):
+    """The parameters a callee's derivative can be taken with respect to, in order: positional
+    ones, then keyword-only ones (a lifted nested function receives f's values that way)."""
     params = inspect.signature(func).parameters.values()
-    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
+                                                   p.KEYWORD_ONLY)]
 
 
 def bind(func, args, keywords, info, node):

@@ -19,8 +19,10 @@ UNSUPPORTED = {
     gast.SetComp: ("set comprehensions", "write a for loop"),
     gast.DictComp: ("dict comprehensions", "write a for loop"),
     gast.GeneratorExp: ("generator expressions", "write a for loop, or a numpy reduction"),
-    gast.Lambda: ("lambdas inside the function", "define the helper with def at module level"),
-    gast.FunctionDef: ("nested function definitions", "define the helper at module level"),
+    gast.Lambda: ("lambdas inside expressions", "bind the lambda to a name first (f = lambda "
+                                                "x: ...), or define the helper with def"),
+    gast.FunctionDef: ("function definitions inside blocks", "define the helper at the top of "
+                                                             "the function or at module level"),
     gast.ClassDef: ("class definitions", "define the class at module level"),
     gast.NamedExpr: ("assignment expressions (:=)", "assign on a separate line"),
     gast.Raise: ("raise statements", "check inputs before calling the derivative"),

@@ -23,7 +23,9 @@ from .forward import Forward
 from .naming import Namer
 from .optimize import optimize
 from .parse import parse_function
-from .resolve import LIBRARY_MODULES, resolve
+from .files import write_module
+from .lift import lift
+from .resolve import LIBRARY_MODULES, assigned_names, resolve
 from .reverse import Reverse
 from .runtime import HELPERS
 from .shapes import probe
@@ -47,6 +49,7 @@ class Built:
         self.func = func
         self.user_globals = sorted(scope.user_globals)
         self.user_cells = sorted(scope.user_cells)
+        self.lifted = dict(scope.injected)  # nested functions, lifted (lift.py)
         self.wrt_names = wrt_names
         self.tangent_names = tangent_names
         self.filename = filename
@@ -58,8 +61,10 @@ def parameter_names(fdef):
     return [a.id for a in args.posonlyargs + args.args]
 
 
-def wrt_names(fdef, wrt, info):
+def wrt_names(fdef, wrt, info, kind=None):
     names = parameter_names(fdef)
+    if kind in ("adjoint", "tangent"):  # callee derivatives: keyword-only parameters count too
+        names = names + [a.id for a in fdef.args.kwonlyargs]
     positions = wrt if isinstance(wrt, tuple) else (wrt,)
     out = []
     for position in positions:
@@ -89,13 +94,14 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     fdef, info = parse_function(func)
     if stage == "parse":
         return function_source(fdef)
-    scope = resolve(fdef, func, info)
+    lifted = lift(fdef, func, info, assigned_names(fdef), write_module)
+    scope = resolve(fdef, func, info, lifted)
     if stage == "resolve":
         return function_source(fdef)
     check(fdef, info)
     if stage == "check":
         return function_source(fdef)
-    names = wrt_names(fdef, wrt, info)
+    names = wrt_names(fdef, wrt, info, kind)
     taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
     namer = Namer(taken | set(HELPERS) | {a.split(".")[0] for a in LIBRARY_MODULES.values()}
                   | {"__srcad_comment__", "slice"})

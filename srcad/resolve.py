@@ -106,6 +106,7 @@ class Scope:
         if func.__closure__:
             self.cells = dict(zip(func.__code__.co_freevars, func.__closure__))
         self.local_names = set(local_names)
+        self.injected = {}
         self.user_globals = set()   # free names read from the function's module
         self.user_cells = set()     # free names read from closure cells
         self.canonical = {alias.split(".")[0]: _root_module(alias)
@@ -114,6 +115,8 @@ class Scope:
 
     def free_value(self, name):
         """(found, value) for a free name, in Python's order: closure, globals, builtins."""
+        if name in self.injected:
+            return True, self.injected[name]
         if name in self.cells:
             try:
                 return True, self.cells[name].cell_contents
@@ -219,6 +222,8 @@ class _Resolver(gast.NodeTransformer):
         pass
 
     def _note_user(self, name):
+        if name in self.scope.injected:
+            return
         if name in self.scope.cells:
             self.scope.user_cells.add(name)
         elif name in self.scope.globals:
@@ -242,9 +247,11 @@ def assigned_names(fdef):
     return names
 
 
-def resolve(fdef, func, info):
-    """Rewrite library references to canonical spelling; return the function's Scope."""
+def resolve(fdef, func, info, injected=None):
+    """Rewrite library references to canonical spelling; return the function's Scope.
+    injected: names bound to functions srcad made (nested functions, lifted)."""
     scope = Scope(func, assigned_names(fdef))
+    scope.injected = dict(injected or {})
     fdef.body = [_Resolver(scope, info).visit(stmt) for stmt in fdef.body]
     return scope
 

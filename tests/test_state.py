@@ -146,3 +146,32 @@ def test_bound_method():
     g = srcad.grad(model.loss)(X)
     assert g.shape == X.shape
     assert g[1] == pytest.approx(central(lambda x: model.loss(x), (X,), 0, (1,)), rel=1e-6)
+
+
+def make_model(scale):
+    def loss(x, w):
+        def g(v, p=2.0):
+            return (v * w) ** p * scale  # reads w from loss and scale from make_model
+        sq = lambda t: np.sin(t) * t  # noqa: E731
+        y = g(x) + sq(x)
+        for _ in range(2):
+            y = y + g(y, p=1.0)
+        return np.sum(y)
+    return loss
+
+
+def test_nested_functions_and_lambdas_are_lifted():
+    loss = make_model(0.5)
+    srcad.check_grads(loss, (X[:2].copy(), X[2:].copy() + 1.0), wrt=(0, 1), order=2)
+    text = srcad.source(loss, wrt=(0, 1))
+    assert "g(x, scale=scale, w=w)" in text and "def g_adjoint" in text
+
+
+def test_a_nested_function_passed_as_a_value_is_refused():
+    def f(x):
+        def g(v):
+            return v * 2.0
+        return np.sum(np.apply_along_axis(g, 0, x))
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.grad(f)
+    assert "call it directly" in str(info.value)
