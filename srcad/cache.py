@@ -12,7 +12,7 @@ matrix that is reassigned between calls is always read fresh (no stale values, n
 import collections
 import threading
 
-from . import runtime
+from . import diskcache, runtime
 from .files import cache_dir, write_module  # noqa: F401  (cache_dir: part of the API)
 from .pipeline import build
 
@@ -57,7 +57,13 @@ def compiled(func, mode, kind, wrt, example=None, signature=None):
         if entry is not None:
             _BUILDS.move_to_end(key)
             return entry[1]
-    result = Compiled(build(func, mode, wrt, kind, example=example), kind, wrt)
+    digest = diskcache.key(func, mode, kind, wrt, signature) if diskcache.enabled() else None
+    built = diskcache.load(digest, func) if digest else None
+    if built is None:
+        built = build(func, mode, wrt, kind, example=example)
+        if digest:
+            diskcache.store(digest, built)
+    result = Compiled(built, kind, wrt)
     with _LOCK:
         _BUILDS[key] = (func, result)  # holding func keeps the ids in the key from being reused
         while len(_BUILDS) > _MAX_BUILDS:

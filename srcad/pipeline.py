@@ -17,7 +17,7 @@ from .check import check
 from .calls import derivative_name
 from .control import lower_control
 from .desugar import desugar
-from .emit import function_source, module_source
+from .emit import function_source, module_text
 from .errors import SrcadError
 from .forward import Forward
 from .naming import Namer
@@ -39,17 +39,21 @@ KINDS = {"reverse": ("grad", "value_and_grad", "vjp", "adjoint"), "forward": ("j
 class Built:
     """A generated derivative: its module source and the facts needed to call it."""
 
-    def __init__(self, source, function_name, func, scope, wrt_names, tangent_names,
-                 filename, lineno, dependencies=(), function_text="", header=""):
+    FIELDS = ("source", "function_name", "user_globals", "user_cells", "wrt_names",
+              "tangent_names", "filename", "lineno", "function_text", "header")
+
+    def __init__(self, source, function_name, func, user_globals, user_cells, wrt_names,
+                 tangent_names, filename, lineno, dependencies=(), function_text="", header="",
+                 lifted=()):
         self.source = source
         self.header = header
-        self.dependencies = dict(dependencies)
+        self.dependencies = dict(dependencies)  # name -> (callee, kind, wrt) (calls.py)
         self.function_text = function_text
         self.function_name = function_name
         self.func = func
-        self.user_globals = sorted(scope.user_globals)
-        self.user_cells = sorted(scope.user_cells)
-        self.lifted = dict(scope.injected)  # nested functions, lifted (lift.py)
+        self.user_globals = sorted(user_globals)
+        self.user_cells = sorted(user_cells)
+        self.lifted = dict(lifted)  # nested functions, lifted (lift.py)
         self.wrt_names = wrt_names
         self.tangent_names = tangent_names
         self.filename = filename
@@ -144,7 +148,8 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
               f"with respect to {', '.join(names)}.\n\nSource: {shortname}:{info.first_line}. "
               f"Regenerate it rather than edit it.")
     tangents = [namer.tangent(n) for n in names] if mode == "forward" else []
-    source = module_source(derivative, header)
-    return Built(source, derivative.name, func, scope, names, tangents, info.filename,
-                 info.first_line, builder.dependencies.entries, function_source(derivative),
-                 header)
+    text = function_source(derivative)
+    source = module_text([text], header)
+    return Built(source, derivative.name, func, scope.user_globals, scope.user_cells, names,
+                 tangents, info.filename, info.first_line, builder.dependencies.entries, text,
+                 header, scope.injected)

@@ -29,12 +29,21 @@ def helper(func=None, *, linear=True):
     return register(func) if func is not None else register
 
 
+_SOURCES = {}
+
+
 def helper_source(name):
     """The source of helper `name` without its registration decorator."""
-    lines = inspect.getsource(HELPERS[name]).splitlines()
+    function = HELPERS[name]
+    cached = _SOURCES.get(name)
+    if cached is not None and cached[0] is function:
+        return cached[1]
+    lines = inspect.getsource(function).splitlines()
     while lines and lines[0].lstrip().startswith("@"):
         lines.pop(0)
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    _SOURCES[name] = (function, text)
+    return text
 
 
 @helper
