@@ -24,6 +24,10 @@ import sys
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+# srcad keeps builds on disk when SRCAD_CACHE_DIR is set; cold builds must not read them (the
+# on-disk cache is measured separately, in a temporary directory of its own).
+_USER_CACHE_DIR = os.environ.pop("SRCAD_CACHE_DIR", None)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
@@ -32,12 +36,15 @@ if ROOT not in sys.path:
 
 import argparse  # noqa: E402
 import datetime  # noqa: E402
+import fnmatch  # noqa: E402
 import functools  # noqa: E402
 import gc  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
+import shutil  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -102,6 +109,35 @@ def clear_srcad_caches():
         derivatives.clear()
 
 
+def _timed_build(workload, namespace, now):
+    """(construct, first call, warm call) seconds for srcad.grad of namespace's function."""
+    args = workload.args
+    func = namespace[workload.func_name]
+    clear_srcad_caches()
+    gc.collect()
+    start = now()
+    grad = srcad.grad(func, wrt=workload.wrt)
+    constructed = now()
+    grad(*args)
+    first = now()
+    warm = []
+    for _ in range(5):
+        t0 = now()
+        grad(*args)
+        warm.append(now() - t0)
+    return constructed - start, first - constructed, statistics.median(warm)
+
+
+def _build_record(parts):
+    out = {"build": [], "construct": [], "first_call": [], "warm_call": []}
+    for construct, first_call, warm_call in parts:
+        out["construct"].append(construct)
+        out["first_call"].append(first_call)
+        out["warm_call"].append(warm_call)
+        out["build"].append(max(construct + first_call - warm_call, 0.0))
+    return out
+
+
 def cold_builds(workload, count, clock="wall"):
     """Cold builds of srcad.grad for a freshly created function object, `count` times.
 
@@ -113,29 +149,24 @@ def cold_builds(workload, count, clock="wall"):
     on the given clock (wall: perf_counter, cpu: process_time).
     """
     now = time.perf_counter if clock == "wall" else time.process_time
-    out = {"build": [], "construct": [], "first_call": [], "warm_call": []}
-    args = workload.args
-    for _ in range(count):
-        namespace = fresh_functions()
-        func = namespace[workload.func_name]
-        clear_srcad_caches()
-        gc.collect()
-        start = now()
-        grad = srcad.grad(func, wrt=workload.wrt)
-        constructed = now()
-        grad(*args)
-        first = now()
-        warm = []
-        for _ in range(5):
-            t0 = now()
-            grad(*args)
-            warm.append(now() - t0)
-        warm_call = statistics.median(warm)
-        out["construct"].append(constructed - start)
-        out["first_call"].append(first - constructed)
-        out["warm_call"].append(warm_call)
-        out["build"].append(max(first - start - warm_call, 0.0))
-    return out
+    return _build_record([_timed_build(workload, fresh_functions(), now) for _ in range(count)])
+
+
+def disk_cached_builds(workload, count, clock="wall"):
+    """Builds served by srcad's on-disk cache (SRCAD_CACHE_DIR): the same source file compiled
+    again into new function objects, the in-memory caches emptied, a warm cache directory (what
+    a second process gets). Same accounting as cold_builds."""
+    now = time.perf_counter if clock == "wall" else time.process_time
+    directory = tempfile.mkdtemp(prefix="srcad-bench-diskcache-")
+    os.environ["SRCAD_CACHE_DIR"] = directory
+    try:
+        path = fresh_functions()["__file__"]
+        _timed_build(workload, fresh_functions(path), now)  # fills the directory
+        return _build_record([_timed_build(workload, fresh_functions(path), now)
+                              for _ in range(count)])
+    finally:
+        del os.environ["SRCAD_CACHE_DIR"]
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def generated_callable(grad, args):
@@ -198,6 +229,10 @@ def measure(workload, func, grad, hand, extra, config):
     result["cold_build"] = dict(summary(builds["build"]), samples=builds["build"],
                                 parts={k: dict(summary(v), samples=v)
                                        for k, v in builds.items() if k != "build"})
+    disk = disk_cached_builds(workload, config.builds, config.clock)
+    result["disk_cached_build"] = dict(summary(disk["build"]), samples=disk["build"],
+                                       parts={k: dict(summary(v), samples=v)
+                                              for k, v in disk.items() if k != "build"})
     lookups, n = cached_lookups(func, workload.wrt, config.repeats, config.target,
                                 config.clock)
     result["cached_lookup"] = dict(summary(lookups), batch=n, samples=lookups)
@@ -298,7 +333,7 @@ def render(results, checks, extra_names, status, clock):
     lines.append(table(headers, rows))
     lines.append("")
     other_clock = "cpu" if clock == "wall" else "wall"
-    headers = ["workload", "build ms", "lookup us", "srcad KiB", "hand KiB", "mem srcad/hand",
+    headers = ["workload", "build ms", "disk ms", "lookup us", "srcad KiB", "hand KiB", "mem srcad/hand",
                "srcad/hand IQR", f"srcad/hand {other_clock}", "gen/hand"]
     rows = []
     for r in results:
@@ -310,6 +345,7 @@ def render(results, checks, extra_names, status, clock):
             r["name"],
             fmt_ms(r["cold_build"]["median"]) + (
                 "  " if r["cold_build"]["median"] < TARGETS["cold_build_s"] else " !"),
+            fmt_ms(r["disk_cached_build"]["median"]),
             fmt_us(r["cached_lookup"]["median"]) + (
                 "  " if r["cached_lookup"]["median"] < TARGETS["cached_lookup_s"] else " !"),
             fmt_kib(mem["srcad"]), fmt_kib(mem["hand"]),
@@ -318,7 +354,8 @@ def render(results, checks, extra_names, status, clock):
             f"{r['ratios_' + other_clock]['srcad/hand']['median']:.2f}",
             f"{gen['median']:.2f}" if gen else "-",
         ])
-    lines.append("Cold build and cached lookup (medians), peak memory of one gradient call "
+    lines.append("Cold build, build from a warm on-disk cache (disk) and cached lookup (medians), "
+                 "peak memory of one gradient call "
                  "(tracemalloc), spread of srcad/hand (quartiles), srcad/hand on the other "
                  "clock, and gen/hand: srcad's generated function called directly (no API wrapper)")
     lines.append(table(headers, rows))
@@ -358,6 +395,7 @@ def environment():
         "platform": platform.platform(),
         "cpu_count": os.cpu_count(),
         "load_average_at_start": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+        "SRCAD_CACHE_DIR_ignored": _USER_CACHE_DIR,
         "threads_env": {v: os.environ.get(v) for v in
                         ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")},
     }
@@ -394,8 +432,9 @@ def parse_args(argv):
     parser.add_argument("--quick", action="store_true",
                         help="smoke test: 5 rounds, 3 cold builds (numbers are noisier)")
     parser.add_argument("--only", action="append", default=[], metavar="NAME",
-                        help="run only workloads whose name equals or starts with NAME "
-                             "(repeatable, or comma-separated)")
+                        help="run only the workload NAME, or those of function NAME "
+                             "(helmholtz: all sizes), or matching a glob (tiny_*); repeatable, "
+                             "or comma-separated")
     parser.add_argument("--repeats", type=int, help="interleaved rounds (default 31; quick 5)")
     parser.add_argument("--builds", type=int, help="cold builds per workload (default 9; quick 3)")
     parser.add_argument("--target-ms", type=float, default=3.0,
@@ -422,7 +461,8 @@ def select(workloads, patterns):
     if not patterns:
         return workloads
     chosen = [w for w in workloads
-              if any(w.name == p or w.name.startswith(p) for p in patterns)]
+              if any(w.name == p or w.func_name == p or fnmatch.fnmatchcase(w.name, p)
+                     for p in patterns)]
     if not chosen:
         raise SystemExit(f"--only {','.join(patterns)}: no such workload; have "
                          f"{', '.join(w.name for w in workloads)}")

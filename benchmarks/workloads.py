@@ -9,8 +9,10 @@ careful NumPy programmer would: reuse forward intermediates, no redundant tempor
 updates where that is natural. They are checked against srcad's gradients (and the other way
 round) at the start of every run.
 """
+import atexit
 import linecache
 import os
+import shutil
 import tempfile
 
 import numpy as np
@@ -91,22 +93,27 @@ _TEMP_DIR = None
 _COUNTER = [0]
 
 
-def fresh_functions():
+def fresh_functions(path=None):
     """A new namespace of freshly created function objects, compiled from a new temp file.
 
     Each call writes FUNCTIONS_SOURCE to a new file (srcad reads sources through inspect, which
     needs a real file) and execs it, so the function objects, their code objects and their
-    globals dict are all new: no srcad cache entry can match them.
+    globals dict are all new: no srcad cache entry can match them. With path=an earlier
+    namespace's __file__, the functions are new objects compiled from that same file (what a
+    new process importing the same module would get: used to measure the on-disk cache).
     """
     global _TEMP_DIR
-    if _TEMP_DIR is None:
-        _TEMP_DIR = tempfile.mkdtemp(prefix="srcad-bench-")
-    _COUNTER[0] += 1
-    path = os.path.join(_TEMP_DIR, f"bench_workloads_{_COUNTER[0]}.py")
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(FUNCTIONS_SOURCE)
-    linecache.checkcache(path)
-    namespace = {"__name__": f"bench_workloads_{_COUNTER[0]}", "__file__": path}
+    if path is None:
+        if _TEMP_DIR is None:
+            _TEMP_DIR = tempfile.mkdtemp(prefix="srcad-bench-")
+            atexit.register(shutil.rmtree, _TEMP_DIR, True)
+        _COUNTER[0] += 1
+        path = os.path.join(_TEMP_DIR, f"bench_workloads_{_COUNTER[0]}.py")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(FUNCTIONS_SOURCE)
+        linecache.checkcache(path)
+    module_name = os.path.splitext(os.path.basename(path))[0]
+    namespace = {"__name__": module_name, "__file__": path}
     exec(compile(FUNCTIONS_SOURCE, path, "exec"), namespace)
     return namespace
 

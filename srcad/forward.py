@@ -17,6 +17,7 @@ import copy
 import gast
 
 from . import operations
+from .operations import unknown_call
 from .activity import assigned_name, flatten, list_op
 from .anf import assigned_in_blocks
 from .calls import Dependencies, bind, is_user_function, positional_params
@@ -58,10 +59,7 @@ class Forward:
         try:
             op, args, keywords = operations.operation(value, self.scope)
         except operations.UnknownCall as exc:
-            raise self.info.error(exc.args[0], "srcad cannot differentiate a call to a function "
-                                               "it cannot identify",
-                                  hint="call numpy/math functions or module-level helpers by "
-                                       "name") from None
+            raise unknown_call(self.info, exc.args[0]) from None
         if op is not None and is_user_function(op):
             return self.tangent_of_user_call(op, args, keywords, value, target)
         if op is None:

@@ -63,6 +63,18 @@ class UnknownCall(Exception):
     pass
 
 
+def unknown_call(info, node):
+    """The SrcadError for a call whose function srcad cannot tell at build time."""
+    from .resolve import dotted_parts
+    parts = dotted_parts(node.func)
+    spelled = ".".join(parts) if parts else "this function"
+    return info.error(node, f"srcad cannot tell which function {spelled} is, so it cannot "
+                            f"differentiate the call",
+                      hint="call numpy/math functions, or functions defined (or imported) before "
+                           "the derivative is built, by name; a method of a value is not known "
+                           "until run time")
+
+
 def operation(value, scope):
     """(op, args, keywords) for an ANF right-hand side; op None for non-differentiable syntax."""
     if isinstance(value, (gast.Name, gast.Constant)) or (

@@ -203,9 +203,9 @@ class _Resolver(gast.NodeTransformer):
         if not isinstance(node.ctx, gast.Load) or node.id in self.scope.local_names:
             return node
         found, value = self.scope.free_value(node.id)
-        if not found:
-            raise self.info.error(node, f"name {node.id!r} is not defined",
-                                  hint="define it before srcad builds the derivative")
+        if not found:  # a global defined later (after a decorator ran): read when called
+            self.scope.user_globals.add(node.id)
+            return node
         if runtime.HELPERS.get(node.id) is value:
             return node  # a runtime helper (in generated code being differentiated again)
         name = canonical_name(value) if not isinstance(value, (int, float, complex)) else None

@@ -22,6 +22,7 @@ import copy
 import gast
 
 from . import operations
+from .operations import unknown_call
 from .activity import SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES
 from .activity import assigned_name, flatten, list_op, operand_names
 from .calls import Dependencies, bind, is_user_function, positional_params, returns_tuple
@@ -212,10 +213,7 @@ class Reverse:
         try:
             op, args, keywords = operations.operation(value, self.scope)
         except operations.UnknownCall as exc:
-            raise self.info.error(exc.args[0], "srcad cannot differentiate a call to a function "
-                                               "it cannot identify",
-                                  hint="call numpy/math functions or module-level helpers by "
-                                       "name") from None
+            raise unknown_call(self.info, exc.args[0]) from None
         result = name(target)
         if op is None:
             return out
