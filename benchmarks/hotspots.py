@@ -10,8 +10,8 @@ loops' bodies too, for one pass through the body. The per-statement exec overhea
 empty statement) is subtracted. Statements run through exec with a dict of locals, where name
 lookups are slower than in a function's fast locals: cheap statements and whole loops look
 costlier than they are inside the real function. Compare statements with each other; for the
-cost of a whole call use run.py. The code profiled is the one grad(*args) runs (srcad
-specializes it to the argument shapes on first call).
+cost of a whole call use run.py. The code profiled is the one grad(*args) runs: srcad
+specializes it to the argument shapes on first call; srcad.source(f, wrt=..., args=...) shows it.
 """
 import argparse
 import copy
@@ -112,11 +112,14 @@ def _profile_loop_body(loop, glob, local, reps, overhead):
 
 def generated_source(grad, func, workload):
     """The source of the code grad(*args) runs: srcad specializes derivatives to the argument
-    shapes on first call (internal API, may change); srcad.source(f) otherwise."""
+    shapes on first call, and srcad.source(f, args=...) shows that code."""
     try:
-        return grad.specialize(workload.args, {})[2].built.source
-    except Exception:  # noqa: BLE001
-        return srcad.source(func, wrt=workload.wrt)
+        return srcad.source(func, wrt=workload.wrt, args=workload.args)
+    except TypeError:  # an srcad without args=: the internal route, then the generic code
+        try:
+            return grad.specialize(workload.args, {})[2].built.source
+        except Exception:  # noqa: BLE001
+            return srcad.source(func, wrt=workload.wrt)
 
 
 def main(argv=None):

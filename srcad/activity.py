@@ -32,6 +32,8 @@ def operand_names(value, scope):
         if op is not None and REGISTRY.is_nondifferentiable(op):
             return set()
         names = set()
+        if op is None and isinstance(value.func, gast.Attribute):
+            names |= operand_names(value.func.value, scope)  # x.method(...) reads x
         for arg in list(value.args) + [kw.value for kw in value.keywords]:
             names |= operand_names(arg, scope)
         return names

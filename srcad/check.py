@@ -25,6 +25,9 @@ UNSUPPORTED = {
                                                              "the function or at module level"),
     gast.ClassDef: ("class definitions", "define the class at module level"),
     gast.NamedExpr: ("assignment expressions (:=)", "assign on a separate line"),
+    gast.Dict: ("dicts built inside the function", "pass a dict of parameters in, or keep the "
+                                                   "values in names or a list"),
+    gast.Set: ("set displays", "use a list or a tuple"),
     gast.Raise: ("raise statements", "check inputs before calling the derivative"),
     gast.Assert: ("assert statements", "check inputs before calling the derivative"),
     gast.AsyncFunctionDef: ("async functions", "differentiate a synchronous function"),
@@ -47,6 +50,10 @@ def check(fdef, info):
             if isinstance(node, gast.Starred):
                 raise info.error(node, "srcad does not differentiate calls with *args unpacking",
                                  hint="pass the arguments one by one")
+            if isinstance(node, gast.keyword) and node.arg == "out":
+                raise info.error(node.value, "srcad does not differentiate out= (it writes the "
+                                             "result into an existing array)",
+                                 hint="assign the result: y = np.multiply(x, 2.0)")
             if isinstance(node, gast.keyword) and node.arg is None:
                 raise info.error(node.value, "srcad does not differentiate calls with **kwargs "
                                              "unpacking", hint="pass keyword arguments by name")

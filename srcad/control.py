@@ -116,12 +116,26 @@ class LowerLoops(gast.NodeTransformer):
             node.target = _name(index, gast.Store())
             node.body = items + node.body
             return head + [node]
+        if (isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute)
+                and it.func.attr in ("items", "keys", "values")):
+            raise self.info.error(it, f"srcad does not iterate over .{it.func.attr}() views",
+                                  hint="iterate over the keys by name: for k in ('W', 'b'): "
+                                       "v = params[k]")
         seq = self._hold(it, head, node)
         index = self.fresh("i")
-        item = self._item(node.target, seq, index, node)
-        node.target = _name(index, gast.Store())
         node.iter = _call(_name("range"), _call(_name("len"), _name(seq)))
-        node.body = [item] + node.body
+        if isinstance(node.target, (gast.Tuple, gast.List)):  # for a, b in pairs
+            holder = self.fresh("t")
+            items = [self._item(_name(holder, gast.Store()), seq, index, node)]
+            for k, target in enumerate(node.target.elts):
+                value = gast.Subscript(value=_name(holder), slice=gast.Constant(value=k, kind=None),
+                                       ctx=gast.Load())
+                items.append(gast.copy_location(gast.Assign(targets=[target], value=value,
+                                                            type_comment=None), node))
+        else:
+            items = [self._item(node.target, seq, index, node)]
+        node.target = _name(index, gast.Store())
+        node.body = items + node.body
         return head + [node]
 
     def _hold(self, expr, head, origin):

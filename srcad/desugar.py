@@ -22,7 +22,7 @@ ARRAY_METHODS = {
     "diagonal": "diagonal", "swapaxes": "swapaxes", "flatten": "ravel", "conj": "conj",
     "argmax": "argmax", "argmin": "argmin", "round": "round", "repeat": "repeat",
     "take": "take", "any": "any", "all": "all", "nonzero": "nonzero", "argsort": "argsort",
-    "sort": "sort", "astype": None,
+    "sort": "sort",
 }
 # methods whose extra positional arguments form one shape/axes tuple: x.reshape(3, 4)
 VARARGS_METHODS = {"reshape": "reshape", "transpose": "transpose"}
@@ -130,6 +130,11 @@ class Desugar(gast.NodeTransformer):
         if not (isinstance(func, gast.Attribute) and self._is_local_value(func.value)):
             return node
         method = func.attr
+        if method == "astype" and len(node.args) == 1 and not node.keywords:
+            # x.astype(t) -> np.asarray(x, dtype=t): a cast to int or bool has a zero slope
+            call = gast.Call(func=attribute_chain(["np", "asarray"]), args=[func.value],
+                             keywords=[gast.keyword(arg="dtype", value=node.args[0])])
+            return gast.copy_location(call, node)
         if method in VARARGS_METHODS and len(node.args) > 1:
             args = [func.value, gast.Tuple(elts=node.args, ctx=gast.Load())]
         elif method in VARARGS_METHODS or ARRAY_METHODS.get(method):

@@ -72,6 +72,8 @@ class Reverse:
         self.tuple_vars = self.find_tuple_vars(fdef.body)
         self.dependencies = Dependencies(namer)
         self.containers = self.find_containers(fdef)
+        self.appended = {s.value.func.value.id for s in flatten(fdef.body)
+                         if list_op(s) and s.value.func.attr == "append"}
 
     def find_containers(self, fdef):
         """Parameters read by item or attribute (params["W"], layers[0], model.W): they may be
@@ -143,7 +145,10 @@ class Reverse:
         if broadcasts and not (isinstance(broadcasts, str) and self.same_shape(broadcasts, var)):
             value = call(["unbroadcast"], value, name(var))
         adjoint = self.namer.adjoint(var)
-        if var in self.initialized and (var in self.tuple_vars or var in self.containers):
+        if var in self.appended:  # a list built with append: its adjoint is a list, popped
+            value = call(["list"], value)  # item by item in the reverse loop
+        if var in self.initialized and (var in self.tuple_vars or var in self.containers
+                                        or var in self.appended):
             value = call(["add_adjoint"], name(adjoint), value)
         elif var in self.initialized:
             value = gast.BinOp(left=name(adjoint), op=gast.Add(), right=value)

@@ -373,23 +373,23 @@ def ldexp(y, x, i):
 
 @adjoint(math.fabs)
 def fabs(y, x):
-    d[x] = d[y] * ((x > 0) - (x < 0))
+    d[x] = d[y] * (float(x > 0) - float(x < 0))
 
 
 @tangent(math.fabs)
 def fabs(y, x):
-    d[y] = d[x] * ((x > 0) - (x < 0))
+    d[y] = d[x] * (float(x > 0) - float(x < 0))
 
 
 # copysign(x, y) = |x| with the sign of y: slope sign(x) * (+-1) in x, none in y
 @adjoint(math.copysign)
 def copysign(z, x, y):
-    d[x] = d[z] * ((x > 0) - (x < 0)) * math.copysign(1.0, y)
+    d[x] = d[z] * (float(x > 0) - float(x < 0)) * math.copysign(1.0, y)
 
 
 @tangent(math.copysign)
 def copysign(z, x, y):
-    d[z] = d[x] * ((x > 0) - (x < 0)) * math.copysign(1.0, y)
+    d[z] = d[x] * (float(x > 0) - float(x < 0)) * math.copysign(1.0, y)
 
 
 # fmod(x, y) = x - n y and remainder(x, y) = x - m y, with integers n = trunc(x / y) and

@@ -1,0 +1,64 @@
+"""The examples run as a newcomer runs them (`python examples/NAME.py` from the repository root),
+exit 0, and print the numbers they are about. Each example also asserts its own checks."""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_example(name):
+    result = subprocess.run([sys.executable, os.path.join("examples", name)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, f"examples/{name} failed:\n{result.stdout}\n{result.stderr}"
+    return result.stdout
+
+
+def number_after(label, text):
+    match = re.search(re.escape(label) + r"\s*([-+0-9.eE]+)", text)
+    assert match, f"{label!r} not in the output"
+    return float(match.group(1))
+
+
+# example -> (what must be printed, generated code that must be shown)
+EXPECTED = {
+    "quickstart.py": (["df/dx1   = 5.500000", "df/dx2   = 1.716338",
+                       "forward mode, dx1 = 1: df = 5.500000"], "def f_grad(x1, x2):"),
+    "batchnorm.py": ([], "def batchnorm_loss_grad("),
+    "derivatives.py": (["value_and_grad(g)(x)[0]            -10.726279",
+                        "the two modes agree to 0.0e+00"], "def f_jvp(x, *, dx):"),
+    "rnn.py": (["loss = 1.147099", "dL/db = [-0.217801  0.115342 -0.203932 -0.095613]"],
+               "def rnn_loss_grad(W, U, b, xs):"),
+    "logistic_map.py": (["40   0.755660148   -1.030980833880e+12   -1.030980833880e+12"],
+                        "def logistic_grad(x, K):"),
+    "custom_template.py": (["loss            = 0.715641",
+                            "srcad gradient  = [ 0.017617 -0.091794  0.071698]"],
+                           "def loss_grad(w, X, t):"),
+}
+
+
+EXAMPLES = sorted(f for f in os.listdir(os.path.join(ROOT, "examples")) if f.endswith(".py"))
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_example_runs_and_prints_its_numbers(name):
+    out = run_example(name)  # an example not listed in EXPECTED only has to run
+    lines, generated = EXPECTED.get(name, ([], ""))
+    for line in lines:
+        assert line in out, f"examples/{name}: expected {line!r} in:\n{out}"
+    assert generated in out
+
+
+def test_examples_agree_with_their_independent_checks():
+    assert number_after("max |srcad - closed form| =", run_example("batchnorm.py")) < 1e-10
+    assert number_after("over dW, dU, db =", run_example("rnn.py")) < 1e-12
+    custom = run_example("custom_template.py")
+    assert number_after("max |gradient - closed form| =", custom) < 1e-14
+    assert number_after("max |hessian  - closed form| =", custom) < 1e-14
+
+
+def test_the_documented_examples_exist():
+    assert set(EXPECTED) <= set(EXAMPLES)
