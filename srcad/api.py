@@ -160,7 +160,7 @@ def derivative(func, mode, kind, wrt):
     if inspect.ismethod(func):
         shifted = tuple(w + 1 for w in wrt) if isinstance(wrt, tuple) else wrt + 1
         return BoundDerivative(func, derivative(func.__func__, mode, kind, shifted))
-    key = (mode, kind, wrt)
+    key = (mode, kind, wrt, REGISTRY.version)  # a new template makes old derivatives stale
     try:
         per_func = _DERIVATIVES.get(func)
     except TypeError:  # not weak-referenceable

@@ -13,6 +13,7 @@ import collections
 import threading
 
 from . import diskcache, runtime
+from .registry import REGISTRY
 from .files import cache_dir, write_module  # noqa: F401  (cache_dir: part of the API)
 from .pipeline import build
 
@@ -45,7 +46,8 @@ class Compiled:
 
 def _key(func, mode, kind, wrt, signature):
     cells = tuple(id(c) for c in func.__closure__ or ())
-    return (func.__code__, id(func.__globals__), cells, mode, kind, wrt, signature)
+    return (func.__code__, id(func.__globals__), cells, mode, kind, wrt, signature,
+            REGISTRY.version)
 
 
 def compiled(func, mode, kind, wrt, example=None, signature=None):

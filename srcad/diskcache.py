@@ -16,6 +16,7 @@ import os
 import types
 
 from .files import cache_dir
+from .registry import REGISTRY
 from .resolve import canonical_name
 
 
@@ -69,7 +70,8 @@ def key(func, mode, kind, wrt, signature):
         else:
             continue
         names.append((name, _denotes(value)))
-    payload = json.dumps([_fingerprint(), text, filename, code.co_firstlineno, mode, kind,
+    payload = json.dumps([_fingerprint(), REGISTRY.user_templates_fingerprint(), text,
+                          filename, code.co_firstlineno, mode, kind,
                           repr(wrt), repr(signature), names])
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
 

@@ -88,6 +88,7 @@ class Registry:
     """Templates keyed by the callable object they differentiate (not by its spelling)."""
 
     def __init__(self):
+        self.version = 0  # bumped by every registration: cached builds made before are stale
         self.adjoints = {}
         self.tangents = {}
         self.nondifferentiable = {}
@@ -97,6 +98,7 @@ class Registry:
         return id(op)
 
     def _remember(self, op, name):
+        self.version += 1
         self.names.setdefault(self._key(op), (op, name or public_name(op)))
 
     def adjoint(self, *ops, broadcasts=False, tuple_result=False, name=None):
@@ -127,6 +129,22 @@ class Registry:
         for op in ops:
             self._remember(op, name)
             self.nondifferentiable[self._key(op)] = op
+
+    def user_templates_fingerprint(self):
+        """A hash of the source of templates registered outside srcad (for the disk cache)."""
+        import hashlib
+        if getattr(self, "_fingerprint", (None,))[0] != self.version:
+            digest = hashlib.sha256()
+            for table in (self.adjoints, self.tangents):
+                for template in table.values():
+                    module = getattr(template.func, "__module__", "") or ""
+                    if not module.startswith("srcad."):
+                        try:
+                            digest.update(inspect.getsource(template.func).encode())
+                        except (OSError, TypeError):
+                            digest.update(repr(template.func).encode())
+            self._fingerprint = (self.version, digest.hexdigest())
+        return self._fingerprint[1]
 
     def adjoint_of(self, op):
         return self.adjoints.get(self._key(op))
