@@ -70,7 +70,7 @@ class Forward:
         template = require_template("tangent", op, self.info, value)
         try:
             pieces = instantiate(template, name(target), args, keywords, self.namer.tangent,
-                                 self.active, self.namer.fresh)
+                                 self.active, self.namer.fresh, self.shapes)
         except TypeError as exc:
             raise self.info.error(value, f"srcad cannot match this call to its template ({exc})",
                                   hint="check the arguments of the call") from None

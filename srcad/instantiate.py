@@ -114,11 +114,15 @@ def operand_id(node):
     return node.id if isinstance(node, gast.Name) else None
 
 
-def instantiate(template, result, args, keywords, derivative_name, is_active, fresh):
+def instantiate(template, result, args, keywords, derivative_name, is_active, fresh,
+                shapes=None):
     """Instantiate `template` for `result = op(*args, **keywords)`.
 
     derivative_name(var) -> name of d[var]; is_active(var) -> whether var has a derivative;
-    fresh(hint) -> a new temporary name. Returns a list of gast statements and Accumulate items.
+    fresh(hint) -> a new temporary name; shapes: name -> shape from the shape probe, when the
+    build is specialized: np.shape(v), np.ndim(v), np.size(v) of those names become constants
+    (and a template `if` on them is decided; on an unknown shape it takes its `else` branch).
+    Returns a list of gast statements and Accumulate items.
     """
     fdef = template.node
     bound = template.bind(args, keywords)
@@ -139,12 +143,15 @@ def instantiate(template, result, args, keywords, derivative_name, is_active, fr
         return Zero(var)
 
     substitute = _Substitute(bound, derivative, fresh_names)
+    facts = _ShapeFacts(shapes or {})
     out = []
 
     def emit(stmts):
         for stmt in stmts:
             if isinstance(stmt, gast.If):
-                test = static_value(substitute.visit(copy.deepcopy(stmt.test)))
+                test = static_value(facts.visit(substitute.visit(copy.deepcopy(stmt.test))))
+                if test is SHAPE_UNKNOWN:
+                    test = False  # the general branch: it works for every shape
                 if test is UNKNOWN:
                     raise ValueError(f"template {fdef.name}: `if` must be decidable from the "
                                      f"call's constants (axis, keepdims, ...)")
@@ -152,22 +159,49 @@ def instantiate(template, result, args, keywords, derivative_name, is_active, fr
             elif isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and _is_d(
                     stmt.targets[0]):
                 target = substitute._operand(stmt.targets[0].slice)
-                value = substitute.visit(copy.deepcopy(stmt.value))
+                value = facts.visit(substitute.visit(copy.deepcopy(stmt.value)))
                 out.append(Accumulate(target, value, template.broadcasts))
             else:
-                out.append(substitute.visit(copy.deepcopy(stmt)))
+                out.append(facts.visit(substitute.visit(copy.deepcopy(stmt))))
 
     emit(fdef.body)
     return out
 
 
 UNKNOWN = object()
+SHAPE_UNKNOWN = object()  # a shape fact the build does not know: take the general branch
+
+_SHAPE_FUNCTIONS = {"shape": lambda s: s, "ndim": len,
+                    "size": lambda s: int(__import__("math").prod(s))}
+
+
+class _ShapeFacts(gast.NodeTransformer):
+    """np.shape(v) / np.ndim(v) / np.size(v) of a probed name -> its constant value."""
+
+    def __init__(self, shapes):
+        self.shapes = shapes
+
+    def visit_Call(self, node):
+        node = self.generic_visit(node)
+        func = node.func
+        if (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
+                and func.value.id == "np" and func.attr in _SHAPE_FUNCTIONS
+                and len(node.args) == 1 and not node.keywords):
+            arg = node.args[0]
+            if isinstance(arg, gast.Name) and arg.id in self.shapes:
+                return constant_node(_SHAPE_FUNCTIONS[func.attr](self.shapes[arg.id]))
+            if isinstance(arg, gast.Name):
+                node.shape_unknown = True
+        return node
 _COMPARE = {gast.Is: lambda a, b: a is b, gast.IsNot: lambda a, b: a is not b,
             gast.Eq: lambda a, b: a == b, gast.NotEq: lambda a, b: a != b}
 
 
 def static_value(node):
-    """The value of a template condition known at build time (constants of the call), or UNKNOWN."""
+    """The value of a template condition known at build time (constants of the call), or UNKNOWN
+    (or SHAPE_UNKNOWN when what is missing is a shape the build was not specialized to)."""
+    if getattr(node, "shape_unknown", False):
+        return SHAPE_UNKNOWN
     if isinstance(node, gast.Constant):
         return node.value
     if isinstance(node, gast.Tuple):
@@ -175,11 +209,13 @@ def static_value(node):
         return UNKNOWN if any(i is UNKNOWN for i in items) else tuple(items)
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
         value = static_value(node.operand)
-        return UNKNOWN if value is UNKNOWN else not value
+        return value if value in (UNKNOWN, SHAPE_UNKNOWN) else not value
     if isinstance(node, gast.BoolOp):
         values = [static_value(v) for v in node.values]
         if any(v is UNKNOWN for v in values):
             return UNKNOWN
+        if any(v is SHAPE_UNKNOWN for v in values):
+            return SHAPE_UNKNOWN
         return all(values) if isinstance(node.op, gast.And) else any(values)
     if (isinstance(node, gast.Compare) and len(node.ops) == 1
             and isinstance(node.ops[0], (gast.Is, gast.IsNot))):
@@ -193,6 +229,8 @@ def static_value(node):
         left, right = static_value(node.left), static_value(node.comparators[0])
         if left is UNKNOWN or right is UNKNOWN:
             return UNKNOWN
+        if left is SHAPE_UNKNOWN or right is SHAPE_UNKNOWN:
+            return SHAPE_UNKNOWN
         return _COMPARE[type(node.ops[0])](left, right)
     return UNKNOWN
 

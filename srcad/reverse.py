@@ -26,7 +26,7 @@ from .operations import unknown_call
 from .activity import SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES
 from .activity import assigned_name, flatten, list_op, operand_names
 from .calls import Dependencies, bind, is_user_function, positional_params, returns_tuple
-from .instantiate import Accumulate, instantiate, name, operand_id
+from .instantiate import Accumulate, constant_node, instantiate, name, operand_id
 from .registry import REGISTRY, require_template
 
 
@@ -139,11 +139,41 @@ class Reverse:
         """Whether the shape probe showed a and b always have one and the same shape."""
         return a in self.shapes and b in self.shapes and self.shapes[a] == self.shapes[b]
 
+    def broadcast_result(self, target, args):
+        """target, if the probe shows it has the broadcast shape of the operands (so a
+        broadcasting template's contributions are shaped like it), else True (shape unknown)."""
+        import numpy as np
+        shapes = [self.shapes.get(a.id) if isinstance(a, gast.Name) else
+                  (() if isinstance(a, gast.Constant) else None) for a in args
+                  if not isinstance(a, gast.Constant) or isinstance(a.value, (int, float))]
+        if target not in self.shapes or any(s is None for s in shapes):
+            return True
+        try:
+            return target if np.broadcast_shapes(*shapes) == self.shapes[target] else True
+        except ValueError:
+            return True
+
+    def unbroadcast(self, value, result, var):
+        """Sum value (shaped like result) down to var's shape: written out as one np.sum when
+        the shape probe knows both shapes, else the runtime helper unbroadcast."""
+        if not (isinstance(result, str) and result in self.shapes and var in self.shapes):
+            return call(["unbroadcast"], value, name(var))
+        full, mine = self.shapes[result], self.shapes[var]
+        lead = len(full) - len(mine)
+        axes = list(range(lead)) + [lead + i for i, n in enumerate(mine)
+                                    if n == 1 and full[lead + i] != 1]
+        summed = gast.Call(func=gast.Attribute(value=name("np"), attr="sum", ctx=gast.Load()),
+                           args=[value], keywords=[] if len(axes) == len(full) else [
+                               gast.keyword(arg="axis", value=constant_node(tuple(axes)))])
+        if lead == len(axes):
+            return summed
+        return call(["np", "reshape"], summed, constant_node(tuple(mine)))
+
     def accumulate(self, var, value, broadcasts, out):
         """Add value to var's adjoint. broadcasts: False, or the name of the broadcasting op's
         result (value is shaped like it), or True (shape unknown): sum it down to var's shape."""
         if broadcasts and not (isinstance(broadcasts, str) and self.same_shape(broadcasts, var)):
-            value = call(["unbroadcast"], value, name(var))
+            value = self.unbroadcast(value, broadcasts, var)
         adjoint = self.namer.adjoint(var)
         if var in self.appended:  # a list built with append: its adjoint is a list, popped
             value = call(["list"], value)  # item by item in the reverse loop
@@ -228,14 +258,15 @@ class Reverse:
             template = require_template("adjoint", op, self.info, value)
             try:
                 pieces = instantiate(template, result, args, keywords, self.namer.adjoint,
-                                     self.is_active, self.namer.fresh)
+                                     self.is_active, self.namer.fresh, self.shapes)
             except TypeError as exc:
                 raise self.info.error(value, f"srcad cannot match this call to its template "
                                              f"({exc})", hint="check the arguments of the call")
             for piece in pieces:
                 if isinstance(piece, Accumulate):
                     self.accumulate_operand(piece.operand, piece.value,
-                                            piece.broadcasts and target, out)
+                                            piece.broadcasts and self.broadcast_result(
+                                                target, args), out)
                 else:
                     out.append(piece)
         # the value is dead before this statement: its adjoint is spent
@@ -530,7 +561,11 @@ class Reverse:
         if var is None or not self.active(var):
             return []
         self.initialized.add(var)
-        return [assign(self.namer.adjoint(var), call(["grad_seed"], name(var)))]
+        if self.kinds.get(var) == "scalar" and self.shapes.get(var) == ():
+            seed = gast.Constant(value=1.0, kind=None)  # the probe saw a scalar output
+        else:
+            seed = call(["grad_seed"], name(var))
+        return [assign(self.namer.adjoint(var), seed)]
 
     def seed_name(self, ret):
         value = ret.value

@@ -267,8 +267,21 @@ def join_lists_tangent(z, a, b):
 # dot: tensordot over the last axis of a and the second-to-last of b (any number of dims)
 @adjoint(np.dot)
 def dot(c, a, b, out=None):
-    d[a] = tensordot_adjoint_a(d[c], a, b, dot_axes(a, b))
-    d[b] = tensordot_adjoint_b(d[c], a, b, dot_axes(a, b))
+    if np.ndim(a) == 2 and np.ndim(b) == 2:  # ranks known (a shape-specialized build)
+        d[a] = np.dot(d[c], b.T)
+        d[b] = np.dot(a.T, d[c])
+    elif np.ndim(a) == 2 and np.ndim(b) == 1:
+        d[a] = np.outer(d[c], b)
+        d[b] = np.dot(d[c], a)
+    elif np.ndim(a) == 1 and np.ndim(b) == 2:
+        d[a] = np.dot(b, d[c])
+        d[b] = np.outer(a, d[c])
+    elif np.ndim(a) == 1 and np.ndim(b) == 1:
+        d[a] = d[c] * b
+        d[b] = d[c] * a
+    else:
+        d[a] = tensordot_adjoint_a(d[c], a, b, dot_axes(a, b))
+        d[b] = tensordot_adjoint_b(d[c], a, b, dot_axes(a, b))
 
 
 @tangent(np.dot)

@@ -197,7 +197,10 @@ def undiagonal_tangent(y, g, a, offset=0, axis1=0, axis2=1):
 
 @adjoint(np.sum)
 def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    d[a] = unreduce(d[y], a, axis, keepdims)
+    if axis is None and not keepdims:  # the sum of everything: d[y] broadcast back
+        d[a] = np.broadcast_to(d[y], np.shape(a))
+    else:
+        d[a] = unreduce(d[y], a, axis, keepdims)
 
 
 @tangent(np.sum)
@@ -207,7 +210,10 @@ def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
 
 @adjoint(np.mean)
 def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    d[a] = unreduce(d[y], a, axis, keepdims) * (np.size(y) / np.size(a))
+    if axis is None and not keepdims:
+        d[a] = np.broadcast_to(d[y] / np.size(a), np.shape(a))
+    else:
+        d[a] = unreduce(d[y], a, axis, keepdims) * (np.size(y) / np.size(a))
 
 
 @tangent(np.mean)

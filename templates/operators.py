@@ -76,8 +76,18 @@ def pow(z, x, y):
 # z = x @ y (1-D operands and batch broadcasting handled by the runtime helpers) ---------------
 @adjoint(operator.matmul, np.matmul)
 def matmul(z, x, y):
-    d[x] = matmul_adjoint_a(d[z], x, y)
-    d[y] = matmul_adjoint_b(d[z], x, y)
+    if np.ndim(x) == 2 and np.ndim(y) == 2:  # ranks known (a shape-specialized build)
+        d[x] = d[z] @ y.T
+        d[y] = x.T @ d[z]
+    elif np.ndim(x) == 2 and np.ndim(y) == 1:
+        d[x] = np.outer(d[z], y)
+        d[y] = d[z] @ x
+    elif np.ndim(x) == 1 and np.ndim(y) == 2:
+        d[x] = y @ d[z]
+        d[y] = np.outer(x, d[z])
+    else:
+        d[x] = matmul_adjoint_a(d[z], x, y)
+        d[y] = matmul_adjoint_b(d[z], x, y)
 
 
 @tangent(operator.matmul, np.matmul)

@@ -69,7 +69,7 @@ def batchnorm_grad(x, w, eps=1e-05):
     out = np.sum(t1)
     bout = grad_seed(out)
     # grad of: return np.sum(y * w)  (golden_functions.py:33)
-    bt1 = unreduce(bout, t1, None, False)
+    bt1 = np.broadcast_to(bout, np.shape(t1))
     by = unbroadcast(bt1 * w, y)
     # grad of: y = A / D  (golden_functions.py:32)
     bA = unbroadcast(by / D, A)

@@ -19,15 +19,6 @@ def unbroadcast(g, x):
     return np.reshape(g, shape) if np.shape(g) != shape else g
 
 
-def unreduce(g, x, axis=None, keepdims=False):
-    """Spread the adjoint g of a reduction of x over `axis` back to x's shape."""
-    shape = np.shape(x)
-    if axis is not None and not keepdims:
-        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-        g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
-    return np.broadcast_to(g, shape)
-
-
 def grad_seed(y):
     """The adjoint seed of a scalar output: a one of y's type. Refuses non-scalar outputs."""
     if np.size(y) != 1:
@@ -54,7 +45,7 @@ def branches_grad(x):
     out = np.sum(y)
     bout = grad_seed(out)
     # grad of: return np.sum(y)  (golden_functions.py:59)
-    by = unreduce(bout, y, None, False)
+    by = np.broadcast_to(bout, np.shape(y))
     if t2:
         # grad of: y = np.tanh(x)  (golden_functions.py:56)
         bx = by * (1.0 - y * y)

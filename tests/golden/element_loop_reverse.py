@@ -19,15 +19,6 @@ def unbroadcast(g, x):
     return np.reshape(g, shape) if np.shape(g) != shape else g
 
 
-def unreduce(g, x, axis=None, keepdims=False):
-    """Spread the adjoint g of a reduction of x over `axis` back to x's shape."""
-    shape = np.shape(x)
-    if axis is not None and not keepdims:
-        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-        g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
-    return np.broadcast_to(g, shape)
-
-
 def unindex(g, x, index):
     """Adjoint of x[index]: zeros shaped like x with g added at index (repeats accumulate).
     For a dict, list or tuple x: the adjoint of that item alone ({key: g}, [None, g, None])."""
@@ -118,7 +109,7 @@ def element_loop_grad(x):
     out = np.sum(t9)
     bout = grad_seed(out)
     # grad of: return np.sum(y ** 2)  (golden_functions.py:66)
-    bt9 = unreduce(bout, t9, None, False)
+    bt9 = np.broadcast_to(bout, np.shape(t9))
     by = unbroadcast(bt9 * 2 * y, y)
     bx = None
     for i in t3[::-1]:

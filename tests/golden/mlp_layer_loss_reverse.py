@@ -19,15 +19,6 @@ def unbroadcast(g, x):
     return np.reshape(g, shape) if np.shape(g) != shape else g
 
 
-def unreduce(g, x, axis=None, keepdims=False):
-    """Spread the adjoint g of a reduction of x over `axis` back to x's shape."""
-    shape = np.shape(x)
-    if axis is not None and not keepdims:
-        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-        g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
-    return np.broadcast_to(g, shape)
-
-
 def matmul_adjoint_a(g, a, b):
     """Adjoint of a in a @ b (1-D operands and batch broadcasting included)."""
     if np.ndim(b) == 1:
@@ -76,7 +67,7 @@ def mlp_layer_loss_grad(x, W, b):
     out = np.mean(t3)
     bout = grad_seed(out)
     # grad of: return np.mean(h ** 2)  (golden_functions.py:22)
-    bt3 = unreduce(bout, t3, None, False) * (np.size(out) / np.size(t3))
+    bt3 = np.broadcast_to(bout / np.size(t3), np.shape(t3))
     bh = unbroadcast(bt3 * 2 * h, h)
     # grad of: h = np.tanh(x @ W + b)  (golden_functions.py:21)
     bt2 = bh * (1.0 - h * h)

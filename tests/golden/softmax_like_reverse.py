@@ -78,7 +78,7 @@ def softmax_like_grad(x):
     out = np.sum(t3)
     bout = grad_seed(out)
     # grad of: return np.sum(p * p)  (golden_functions.py:17)
-    bt3 = unreduce(bout, t3, None, False)
+    bt3 = np.broadcast_to(bout, np.shape(t3))
     bp = unbroadcast(bt3 * p, p)
     bp = bp + unbroadcast(bt3 * p, p)
     # grad of: p = e / np.sum(e, axis=1, keepdims=True)  (golden_functions.py:16)
