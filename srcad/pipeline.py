@@ -24,6 +24,7 @@ from .naming import Namer
 from .optimize import optimize
 from .parse import parse_function
 from .files import write_module
+from .inplace import in_place
 from .lift import lift
 from .resolve import LIBRARY_MODULES, assigned_names, resolve
 from .reverse import Reverse
@@ -135,6 +136,8 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     if stage == "derivative":
         return function_source(derivative)
     derivative = optimize(derivative)
+    if mode == "reverse":
+        derivative = in_place(derivative)
     if stage == "optimize":
         return function_source(derivative)
     shortname = info.filename.replace("\\", "/").rsplit("/", 1)[-1]

@@ -331,7 +331,7 @@ class Reverse:
         if var in self.containers or var in self.tuple_vars:
             value = gast.Constant(value=None, kind=None)  # add_adjoint's zero
         elif var in self.safe:
-            value = call(["np", "zeros_like"], name(var))
+            value = call(["zero_gradient"], name(var))
         else:
             value = gast.Constant(value=0.0, kind=None)
         return assign(self.namer.adjoint(var), value)

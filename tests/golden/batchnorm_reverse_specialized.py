@@ -52,7 +52,7 @@ def batchnorm_grad(x, w, eps=1e-05):
     # grad of: var = np.mean(B, 0)  (golden_functions.py:29)
     bB = unreduce(bvar, B, 0, False) * (3 / 192)
     # grad of: B = A ** 2  (golden_functions.py:28)
-    bA = bA + bB * 2 * A
+    bA += bB * 2 * A
     # grad of: A = x - mu  (golden_functions.py:27)
     bx = bA
     bmu = np.sum(-bA, axis=(0,))

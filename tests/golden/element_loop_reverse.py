@@ -121,5 +121,5 @@ def element_loop_grad(x):
         bt7 = unbroadcast(bt8, t7)
         bx = add_adjoint(bx, unindex(bt7, x, i))
         bt5 = unbroadcast(bt6 * 0.5, t5)
-        by = by + unindex(bt5, y, t4)
+        by += unindex(bt5, y, t4)
     return as_gradient(bx, x)

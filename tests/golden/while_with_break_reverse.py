@@ -43,7 +43,7 @@ def while_with_break_grad(x):
     t1 = y < 100.0
     n_1 = 0
     while t1:
-        n_1 = n_1 + 1
+        n_1 += 1
         t2 = y * y
         stack.append(y)
         y = t2 + 1.0

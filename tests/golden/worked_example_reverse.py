@@ -62,6 +62,6 @@ def worked_example_grad(x1, x2):
     bt1 = unbroadcast(bt3, t1)
     bt2 = unbroadcast(bt3, t2)
     bx1 = unbroadcast(bt2 * x2, x1)
-    bx2 = bx2 + unbroadcast(bt2 * x1, x2)
+    bx2 += unbroadcast(bt2 * x1, x2)
     bx1 = bx1 + safe_div(bt1, x1)
     return bx1, bx2

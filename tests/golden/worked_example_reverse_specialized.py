@@ -30,6 +30,6 @@ def worked_example_grad(x1, x2):
     bt1 = bt3
     bt2 = bt3
     bx1 = bt2 * x2
-    bx2 = bx2 + bt2 * x1
-    bx1 = bx1 + safe_div(bt1, x1)
+    bx2 += bt2 * x1
+    bx1 += safe_div(bt1, x1)
     return bx1, bx2
