@@ -97,11 +97,14 @@ class Derivative:
 
     def run(self, args, kwargs, extra):
         """Call the specialized derivative with f's arguments plus seeds or tangents."""
-        function, sync, comp = self.specialize(args, kwargs)
+        entry = self.specialized.get(signature_of(args, kwargs))
+        function, sync, comp = entry if entry is not None else self.specialize(args, kwargs)
         if sync is not None:
             sync()
         try:
-            return function(*args, **kwargs, **extra)
+            if extra:
+                return function(*args, **kwargs, **extra)
+            return function(*args, **kwargs)
         except Exception as exc:
             cache.annotate_error(exc, comp)
             raise
@@ -109,7 +112,8 @@ class Derivative:
     def __call__(self, *args, **kwargs):
         kind = self.kind
         if kind == "grad":
-            return self._pack(self.run(args, kwargs, {}))
+            grads = self.run(args, kwargs, None)
+            return (grads,) if self.single_tuple else grads
         if kind == "value_and_grad":
             value, grads = self.run(args, kwargs, {})
             return value, self._pack(grads)

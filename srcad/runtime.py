@@ -104,7 +104,11 @@ def unindex(g, x, index):
         out[index] = g
         return out
     out = np.zeros(np.shape(x), dtype=np.result_type(g, float))
-    np.add.at(out, index, g)
+    if type(index) in (int, slice) or (type(index) is tuple and all(
+            type(i) in (int, slice) for i in index)):
+        out[index] = g  # a basic index names each item once
+    else:
+        np.add.at(out, index, g)  # an index array may repeat items: they accumulate
     return out
 
 

@@ -19,22 +19,34 @@ import numpy as np
 from .emit import function_source
 
 
+_ARRAY, _FLOAT = np.ndarray, float
+_BY_VALUE = (int, bool, str, type(None))
+
+
+def _one(value):
+    kind = type(value)
+    if kind is _ARRAY:
+        return (value.shape, value.dtype.char)
+    if kind is _FLOAT:
+        return _FLOAT
+    if kind in _BY_VALUE:
+        return (kind, value)
+    if kind is complex or isinstance(value, np.generic):
+        return kind
+    return None
+
+
 def signature_of(args, kwargs):
-    """What a specialized derivative is specialized to (None: not specializable)."""
-    def one(value):
-        kind = type(value)
-        if kind is np.ndarray:
-            return (value.shape, value.dtype.str)
-        if kind in (int, bool, str) or value is None:
-            return (kind.__name__, value)
-        if kind in (float, complex) or isinstance(value, np.generic):
-            return (kind.__name__,)
+    """What a specialized derivative is specialized to (None: not specializable). Runs on every
+    call, so it is written for speed."""
+    key = [_one(a) for a in args]
+    if kwargs:
+        key += [(k, _one(v)) for k, v in sorted(kwargs.items())]
+        if any(item[1] is None for item in key[len(args):]):
+            return None
+    if None in key:
         return None
-    items = [one(a) for a in args]
-    keywords = [(k, one(v)) for k, v in sorted(kwargs.items())]
-    if any(i is None for i in items) or any(i is None for _, i in keywords):
-        return None
-    return tuple(items) + tuple(keywords)
+    return tuple(key)
 
 
 class _Recorder(gast.NodeTransformer):
