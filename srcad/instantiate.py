@@ -202,6 +202,15 @@ def static_value(node):
     (or SHAPE_UNKNOWN when what is missing is a shape the build was not specialized to)."""
     if getattr(node, "shape_unknown", False):
         return SHAPE_UNKNOWN
+    if (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+            and node.func.id == "isinstance" and len(node.args) == 2):
+        # isinstance(y, int): decided for a constant; a name takes the general branch
+        value, kind = node.args[0], node.args[1]
+        kinds = {"int": int, "float": float, "bool": bool}
+        if isinstance(value, gast.Constant) and isinstance(kind, gast.Name) and kind.id in kinds:
+            return isinstance(value.value, kinds[kind.id]) and not (
+                kind.id == "int" and isinstance(value.value, bool))
+        return SHAPE_UNKNOWN
     if isinstance(node, gast.Constant):
         return node.value
     if isinstance(node, gast.Tuple):
@@ -210,13 +219,15 @@ def static_value(node):
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
         value = static_value(node.operand)
         return value if value in (UNKNOWN, SHAPE_UNKNOWN) else not value
-    if isinstance(node, gast.BoolOp):
-        values = [static_value(v) for v in node.values]
-        if any(v is UNKNOWN for v in values):
-            return UNKNOWN
-        if any(v is SHAPE_UNKNOWN for v in values):
-            return SHAPE_UNKNOWN
-        return all(values) if isinstance(node.op, gast.And) else any(values)
+    if isinstance(node, gast.BoolOp):  # left to right, as Python short-circuits
+        decisive = isinstance(node.op, gast.Or)  # the value that ends the evaluation
+        for part in node.values:
+            value = static_value(part)
+            if value is UNKNOWN or value is SHAPE_UNKNOWN:
+                return value
+            if bool(value) == decisive:
+                return decisive
+        return not decisive
     if (isinstance(node, gast.Compare) and len(node.ops) == 1
             and isinstance(node.ops[0], (gast.Is, gast.IsNot))):
         # `v is None` for a value the call passes (a name, an expression): it was passed, so it
@@ -225,6 +236,15 @@ def static_value(node):
         if any(isinstance(s, gast.Constant) and s.value is None for s in sides) and not all(
                 isinstance(s, gast.Constant) for s in sides):
             return isinstance(node.ops[0], gast.IsNot)
+    _ORDER = {gast.GtE: lambda a, b: a >= b, gast.Gt: lambda a, b: a > b,
+              gast.LtE: lambda a, b: a <= b, gast.Lt: lambda a, b: a < b}
+    if isinstance(node, gast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _ORDER:
+        left, right = static_value(node.left), static_value(node.comparators[0])
+        if UNKNOWN in (left, right):
+            return UNKNOWN
+        if SHAPE_UNKNOWN in (left, right):
+            return SHAPE_UNKNOWN
+        return _ORDER[type(node.ops[0])](left, right)
     if isinstance(node, gast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
         left, right = static_value(node.left), static_value(node.comparators[0])
         if left is UNKNOWN or right is UNKNOWN:

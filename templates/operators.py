@@ -11,6 +11,7 @@ import numpy as np
 from srcad.operations import copy, pack
 from srcad.registry import adjoint, d, non_differentiable, tangent
 from srcad.runtime import matmul_adjoint_a, matmul_adjoint_b, unattr, unindex
+from srcad.templates.numpy_elementwise import safe_mul
 
 # z = x + y ------------------------------------------------------------------------------------
 @adjoint(operator.add, np.add, broadcasts=True)
@@ -57,20 +58,28 @@ def truediv(z, x, y):
 
 @tangent(operator.truediv, np.true_divide, broadcasts=True)
 def truediv(z, x, y):
-    d[z] = (d[x] - z * d[y]) / y
+    d[z] = (d[x] - safe_mul(d[y], z)) / y  # z = 0 against an infinite d[y] contributes 0
 
 
 # z = x ** y (d/dy uses log x, taken as 0 where x <= 0: there x ** y has no real slope in y
 # unless x == 0, where the slope is 0 for y > 0)
+# (x ** (y - 1) for an integer exponent y >= 1; np.power otherwise, so that a Python float 0.0
+# to a negative power gives inf, as for arrays, not ZeroDivisionError)
 @adjoint(operator.pow, np.power, broadcasts=True)
 def pow(z, x, y):
-    d[x] = d[z] * y * x ** (y - 1)
+    if isinstance(y, int) and y >= 1:
+        d[x] = d[z] * y * x ** (y - 1)
+    else:
+        d[x] = d[z] * y * np.power(x, y - 1)
     d[y] = d[z] * z * np.log(np.where(x > 0, x, 1))
 
 
 @tangent(operator.pow, np.power, broadcasts=True)
 def pow(z, x, y):
-    d[z] = d[x] * y * x ** (y - 1) + d[y] * z * np.log(np.where(x > 0, x, 1))
+    if isinstance(y, int) and y >= 1:
+        d[z] = d[x] * y * x ** (y - 1) + d[y] * z * np.log(np.where(x > 0, x, 1))
+    else:
+        d[z] = d[x] * y * np.power(x, y - 1) + d[y] * z * np.log(np.where(x > 0, x, 1))
 
 
 # z = x @ y (1-D operands and batch broadcasting handled by the runtime helpers) ---------------

@@ -47,7 +47,7 @@ def softmax_like_jvp(x, *, dx):
     t2 = np.sum(e, axis=1, keepdims=True)
     dt2 = np.sum(de, axis=1, keepdims=True)
     p = e / t2
-    dp = (de - p * dt2) / t2
+    dp = (de - safe_mul(dt2, p)) / t2
     # tangent of: return np.sum(p * p)  (golden_functions.py:17)
     dt3 = dp * p + p * dp
     dout = np.sum(dt3, axis=None, keepdims=False)
