@@ -22,6 +22,9 @@ FRESH_NUMPY = {
     "concatenate", "stack", "prod", "var", "std",
 }
 FRESH_HELPERS = {"zero_gradient", "unindex", "zero_at"}  # runtime helpers returning new arrays
+# calls that surely allocate an array (so its items can be updated in place)
+ALLOCATING = {"np.zeros", "np.zeros_like", "np.copy", "np.array", "zero_gradient", "unindex",
+              "zero_at"}
 
 
 def _call_name(node):
@@ -45,6 +48,19 @@ def is_fresh(value):
         return name is not None and (name[3:] in FRESH_NUMPY if name.startswith("np.")
                                      else name in FRESH_HELPERS)
     return False
+
+
+def _allocates(value):
+    return isinstance(value, gast.Call) and _call_name(value) in ALLOCATING
+
+
+def _meet(a, b):
+    """What two paths agree on: owned on both, an array only if an array on both."""
+    return {v: ("array" if a[v] == b[v] == "array" else "any") for v in a.keys() & b.keys()}
+
+
+def _drop(owned, names):
+    return {v: k for v, k in owned.items() if v not in names}
 
 
 def _shared(node):
@@ -87,38 +103,41 @@ class InPlace:
         self.loop_indices = loop_indices  # names that are always ints (range loop variables)
 
     # the dataflow: owned names after a block -------------------------------------------
+    # owned: name -> "array" (an array it allocated: items may be updated in place) or "any"
+    # (a new number or array: it may be rebound with +=)
     def transfer(self, stmts, owned):
-        owned = set(owned)
+        owned = dict(owned)
         for stmt in stmts:
             owned = self.transfer_one(stmt, owned)
         return owned
 
     def transfer_one(self, stmt, owned):
         if isinstance(stmt, gast.Assign):
-            owned = owned - _shared(stmt.value)
+            owned = _drop(owned, _shared(stmt.value))
             target = stmt.targets[0]
             if isinstance(target, gast.Name):
-                owned.discard(target.id)
-                if is_fresh(stmt.value):
-                    owned.add(target.id)
+                owned.pop(target.id, None)
+                if _allocates(stmt.value):
+                    owned[target.id] = "array"
+                elif is_fresh(stmt.value):
+                    owned[target.id] = "any"
             elif isinstance(target, gast.Subscript):
-                owned = owned - _shared(target.slice)
+                owned = _drop(owned, _shared(target.slice))
             else:
-                owned = owned - {n.id for n in gast.walk(target) if isinstance(n, gast.Name)}
+                owned = _drop(owned, {n.id for n in gast.walk(target) if isinstance(n, gast.Name)})
             return owned
         if isinstance(stmt, gast.AugAssign):
-            return owned - _shared(stmt.value)
+            return _drop(owned, _shared(stmt.value))
         if isinstance(stmt, gast.If):
-            return self.transfer(stmt.body, owned) & self.transfer(stmt.orelse, owned)
+            return _meet(self.transfer(stmt.body, owned), self.transfer(stmt.orelse, owned))
         if isinstance(stmt, (gast.For, gast.While)):
             return self.loop_entry(stmt, owned)
-        return owned - _shared(stmt)
+        return _drop(owned, _shared(stmt))
 
     def loop_entry(self, stmt, owned):
-        entry = set(owned)
+        entry = dict(owned)
         while True:
-            after = self.transfer(stmt.body, entry)
-            new = entry & after
+            new = _meet(entry, self.transfer(stmt.body, entry))
             if new == entry:
                 return entry
             entry = new
@@ -150,7 +169,8 @@ class InPlace:
                 and var not in _reads(value.right)):
             addend = value.right
             if (isinstance(addend, gast.Call) and _call_name(addend) == "unindex"
-                    and len(addend.args) == 3 and self.basic(addend.args[2])):
+                    and len(addend.args) == 3 and self.basic(addend.args[2])
+                    and owned[var] == "array"):
                 target = gast.Subscript(value=gast.Name(id=var, ctx=gast.Load(), annotation=None,
                                                         type_comment=None),
                                         slice=self.as_index(addend.args[2]), ctx=gast.Store())
@@ -160,7 +180,8 @@ class InPlace:
                                   op=gast.Add(), value=addend)
         if (isinstance(value, gast.Call) and _call_name(value) == "zero_at"
                 and len(value.args) == 2 and isinstance(value.args[0], gast.Name)
-                and value.args[0].id == var and self.basic(value.args[1])):
+                and value.args[0].id == var and self.basic(value.args[1])
+                and owned[var] == "array"):
             target = gast.Subscript(value=gast.Name(id=var, ctx=gast.Load(), annotation=None,
                                                     type_comment=None),
                                     slice=self.as_index(value.args[1]), ctx=gast.Store())
@@ -213,5 +234,5 @@ def in_place(fdef):
         for m in gast.walk(t) if isinstance(m, gast.Name) and m.id == n) > 0}
     indices = loop_targets - params - reassigned
     del assigned
-    fdef.body = InPlace(indices).block(fdef.body, set())
+    fdef.body = InPlace(indices).block(fdef.body, {})
     return fdef

@@ -332,6 +332,8 @@ class Reverse:
             value = gast.Constant(value=None, kind=None)  # add_adjoint's zero
         elif var in self.safe:
             value = call(["zero_gradient"], name(var))
+        elif var in self.shapes and self.kinds.get(var) == "array":  # shape known: allocate it
+            value = call(["np", "zeros"], constant_node(self.shapes[var]))
         else:
             value = gast.Constant(value=0.0, kind=None)
         return assign(self.namer.adjoint(var), value)

@@ -69,6 +69,15 @@ def enumerate_and_zip(x, y):
     return s
 
 
+def zip_with_reversed(x, w):
+    s = 0.0
+    for row in x:
+        s = s + np.tanh(row @ w)
+    for a, b in zip(w, w[::-1]):
+        s = s + a * b
+    return s
+
+
 def while_loop(x):
     y = x
     k = 0

@@ -24,6 +24,7 @@ CASES = [
     (p.loop_over_shape, (M,), 0),
     (p.loop_over_rows, (M, V[:4].copy()), (0, 1)),
     (p.enumerate_and_zip, (V, V + 1.0), (0, 1)),
+    (p.zip_with_reversed, (M, V[:4].copy()), (0, 1)),
     (p.while_loop, (1.3,), 0),
     (p.while_loop, (7.0,), 0),
     (p.loop_with_break, (np.array([0.9, 1.1, 0.8, 0.9, 1.0]),), 0),
