@@ -8,6 +8,7 @@ import builtins
 import numpy as np
 
 from srcad.registry import adjoint, d, tangent
+from srcad.runtime import helper
 
 
 @adjoint(builtins.max, name="builtins.max")
@@ -62,3 +63,28 @@ def pow_(z, base, exp, mod=None):
 @tangent(builtins.pow, name="builtins.pow")
 def pow_tangent(z, base, exp, mod=None):
     d[z] = d[base] * exp * base ** (exp - 1) + d[exp] * z * np.log(np.where(base > 0, base, 1))
+
+
+# sum(items, start): every item (an array's rows, or the items of a list or tuple) gets d[y]
+@adjoint(builtins.sum, name="builtins.sum")
+def sum_(y, iterable, start=0):
+    d[iterable] = unsum(d[y], iterable)
+    d[start] = d[y]
+
+
+@tangent(builtins.sum, name="builtins.sum")
+def sum_tangent(y, iterable, start=0):
+    d[y] = sum(d[iterable]) + d[start]
+
+
+@helper
+def unsum(g, iterable):
+    """The adjoint of sum(iterable): g for every item (an array's rows, or a sequence's items)."""
+    if isinstance(iterable, np.ndarray):
+        return np.broadcast_to(g, np.shape(iterable))
+    return [g for _ in iterable]
+
+
+@tangent(unsum)
+def unsum_tangent(z, g, iterable):
+    d[z] = unsum(d[g], iterable)

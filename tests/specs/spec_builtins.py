@@ -14,4 +14,8 @@ SPECS = [
     Spec(builtins.float, "float(x[0]) * x", x=Arr((3,))),
     Spec(builtins.pow, "pow(x, 3)", x=Arr(None)),
     Spec(builtins.pow, "pow(x, y)", x=Arr(None, low=0.5, high=2.0), y=Arr(None)),
+    Spec(builtins.sum, "sum(x)", x=Arr((4,))),
+    Spec(builtins.sum, "sum(x) * x", x=Arr((3, 2))),
+    Spec(builtins.sum, "sum([x, y * y, x * y])", x=Arr((2,)), y=Arr((2,))),
+    Spec(builtins.sum, "sum((x, y), 1.5)", x=Arr(None), y=Arr(None)),
 ]
