@@ -126,7 +126,7 @@ def instantiate(template, result, args, keywords, derivative_name, is_active, fr
     """
     fdef = template.node
     bound = template.bind(args, keywords)
-    params = [a.id for a in fdef.args.args]
+    params = [a.id for a in fdef.args.posonlyargs + fdef.args.args]
     bound[params[0]] = result
     if fdef.args.vararg is not None and fdef.args.vararg.id not in bound:
         bound[fdef.args.vararg.id] = []
@@ -337,6 +337,8 @@ def simplify_zeros(node):
             return next(a for a in args if isinstance(a, Zero))
         if fname == "np.where" and len(args) == 3 and all(isinstance(a, Zero) for a in args[1:]):
             return args[1]
+        if fname == "add_adjoint" and len(args) == 2 and any(isinstance(a, Zero) for a in args):
+            return args[1] if isinstance(args[0], Zero) else args[0]  # a sum
         node.args = args
         return node
     if isinstance(node, gast.Subscript):

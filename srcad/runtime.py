@@ -182,7 +182,7 @@ def dot_adjoint_b(g, a, b):
     return matmul_adjoint_b(g, a, b)
 
 
-@helper
+@helper(linear=False)  # add_adjoint(0, b) is b: zeros fold like a sum (instantiate.py)
 def add_adjoint(a, b):
     """a + b for adjoints that may be sequences or dicts (added item by item; None is zero)."""
     if a is None:

@@ -175,3 +175,14 @@ def test_a_nested_function_passed_as_a_value_is_refused():
     with pytest.raises(srcad.SrcadError) as info:
         srcad.grad(f)
     assert "call it directly" in str(info.value)
+
+
+def indexed_and_whole(x, p):
+    return np.sum(p * p) + x * p[0]
+
+
+def test_hessian_through_an_indexed_parameter():
+    """p is read whole and by item: its adjoint is summed by add_adjoint, whose zero tangents
+    must fold like a sum's (add_adjoint(0, b) is b, not 0)."""
+    np.testing.assert_allclose(srcad.hessian(indexed_and_whole, wrt=1)(0.5, np.array([1.0, 2.0])),
+                               2.0 * np.eye(2), rtol=1e-12)
