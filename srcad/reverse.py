@@ -162,9 +162,14 @@ class Reverse:
         lead = len(full) - len(mine)
         axes = list(range(lead)) + [lead + i for i, n in enumerate(mine)
                                     if n == 1 and full[lead + i] != 1]
-        summed = gast.Call(func=gast.Attribute(value=name("np"), attr="sum", ctx=gast.Load()),
-                           args=[value], keywords=[] if len(axes) == len(full) else [
-                               gast.keyword(arg="axis", value=constant_node(tuple(axes)))])
+        keywords = [] if len(axes) == len(full) else [
+            gast.keyword(arg="axis", value=constant_node(tuple(axes)))]
+        if full:  # an array: its .sum method skips np.sum's Python-level dispatch
+            summed = gast.Call(func=gast.Attribute(value=value, attr="sum", ctx=gast.Load()),
+                               args=[], keywords=keywords)
+        else:
+            summed = gast.Call(func=gast.Attribute(value=name("np"), attr="sum", ctx=gast.Load()),
+                               args=[value], keywords=keywords)
         if lead == len(axes):
             return summed
         return call(["np", "reshape"], summed, constant_node(tuple(mine)))

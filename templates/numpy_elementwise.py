@@ -25,7 +25,7 @@ from srcad.runtime import helper
 def safe_mul(a, b):
     """a * b, except that a zero factor gives an exact 0 even against inf or nan (0 * inf = 0):
     a zero derivative stays zero through an infinite or undefined slope."""
-    if type(b) is float and b - b == 0.0:  # a finite Python float
+    if isinstance(b, float) and b - b == 0.0:  # a finite float (Python or np.float64)
         return a * b
     with np.errstate(invalid="ignore"):
         out = np.multiply(a, b)
@@ -41,7 +41,7 @@ def safe_mul(a, b):
 def safe_div(a, b):
     """a / b, except that a zero numerator gives an exact 0 even over 0, inf or nan (0 / 0 = 0);
     a nonzero numerator over 0 gives inf, as np.divide does (without the warning)."""
-    if type(b) is float and b != 0.0 and b - b == 0.0:  # a finite nonzero Python float
+    if isinstance(b, float) and b != 0.0 and b - b == 0.0:  # a finite nonzero float
         return a / b
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.divide(a, b)

@@ -197,7 +197,9 @@ def undiagonal_tangent(y, g, a, offset=0, axis1=0, axis2=1):
 
 @adjoint(np.sum)
 def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    if axis is None and not keepdims:  # the sum of everything: d[y] broadcast back
+    if axis is None and not keepdims and np.size(a) <= 4096:  # small, shape known: fill
+        d[a] = np.full(np.shape(a), d[y])
+    elif axis is None and not keepdims:  # the sum of everything: d[y] broadcast back
         d[a] = np.broadcast_to(d[y], np.shape(a))
     else:
         d[a] = unreduce(d[y], a, axis, keepdims)
@@ -210,7 +212,9 @@ def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
 
 @adjoint(np.mean)
 def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    if axis is None and not keepdims:
+    if axis is None and not keepdims and np.size(a) <= 4096:
+        d[a] = np.full(np.shape(a), d[y] / np.size(a))
+    elif axis is None and not keepdims:
         d[a] = np.broadcast_to(d[y] / np.size(a), np.shape(a))
     else:
         d[a] = unreduce(d[y], a, axis, keepdims) * (np.size(y) / np.size(a))

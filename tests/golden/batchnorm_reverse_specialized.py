@@ -19,7 +19,7 @@ def unreduce(g, x, axis=None, keepdims=False):
 def safe_div(a, b):
     """a / b, except that a zero numerator gives an exact 0 even over 0, inf or nan (0 / 0 = 0);
     a nonzero numerator over 0 gives inf, as np.divide does (without the warning)."""
-    if type(b) is float and b != 0.0 and b - b == 0.0:  # a finite nonzero Python float
+    if isinstance(b, float) and b != 0.0 and b - b == 0.0:  # a finite nonzero float
         return a / b
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.divide(a, b)
@@ -42,11 +42,11 @@ def batchnorm_grad(x, w, eps=1e-05):
     y = A / D
     bout = 1.0
     # grad of: return np.sum(y * w)  (golden_functions.py:33)
-    bt1 = np.broadcast_to(bout, (64, 3))
+    bt1 = np.full((64, 3), bout)
     by = bt1 * w
     # grad of: y = A / D  (golden_functions.py:32)
     bA = by / D
-    bD = np.sum(-by * y / D, axis=(0,))
+    bD = (-by * y / D).sum(axis=(0,))
     # grad of: D = np.sqrt(C)  (golden_functions.py:31)
     bC = safe_div(bD, 2.0 * D)
     # grad of: C = var + eps  (golden_functions.py:30)
@@ -57,7 +57,7 @@ def batchnorm_grad(x, w, eps=1e-05):
     bA += bB * 2 * A
     # grad of: A = x - mu  (golden_functions.py:27)
     bx = bA
-    bmu = np.sum(-bA, axis=(0,))
+    bmu = (-bA).sum(axis=(0,))
     # grad of: mu = np.mean(x, 0)  (golden_functions.py:26)
     bx = bx + unreduce(bmu, x, 0, False) * (3 / 192)
     return bx

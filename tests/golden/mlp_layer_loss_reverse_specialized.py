@@ -14,12 +14,12 @@ def mlp_layer_loss_grad(x, W, b):
     h = np.tanh(t2)
     bout = 1.0
     # grad of: return np.mean(h ** 2)  (golden_functions.py:22)
-    bt3 = np.broadcast_to(bout / 18, (6, 3))
+    bt3 = np.full((6, 3), bout / 18)
     bh = bt3 * 2 * h
     # grad of: h = np.tanh(x @ W + b)  (golden_functions.py:21)
     bt2 = bh * (1.0 - h * h)
     bt1 = bt2
-    bb = np.sum(bt2, axis=(0,))
+    bb = bt2.sum(axis=(0,))
     bx = bt1 @ W.T
     bW = x.T @ bt1
     return bx, bW, bb

@@ -57,7 +57,7 @@ def float_type(x):
 def safe_mul(a, b):
     """a * b, except that a zero factor gives an exact 0 even against inf or nan (0 * inf = 0):
     a zero derivative stays zero through an infinite or undefined slope."""
-    if type(b) is float and b - b == 0.0:  # a finite Python float
+    if isinstance(b, float) and b - b == 0.0:  # a finite float (Python or np.float64)
         return a * b
     with np.errstate(invalid="ignore"):
         out = np.multiply(a, b)

@@ -10,7 +10,7 @@ import numpy as np
 def safe_div(a, b):
     """a / b, except that a zero numerator gives an exact 0 even over 0, inf or nan (0 / 0 = 0);
     a nonzero numerator over 0 gives inf, as np.divide does (without the warning)."""
-    if type(b) is float and b != 0.0 and b - b == 0.0:  # a finite nonzero Python float
+    if isinstance(b, float) and b != 0.0 and b - b == 0.0:  # a finite nonzero float
         return a / b
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.divide(a, b)
