@@ -87,6 +87,15 @@ class Derivative:
         if entry is None:
             if signature is None:
                 entry = (self.generated, self.sync, self.compiled)
+            elif (self.kind == "grad" and not self.many and self.wrt < len(args)
+                  and type(args[self.wrt]) is float):
+                # the gradient with respect to one float is one forward sweep (dx = 1): no
+                # stack, no second pass over loops
+                comp = cache.compiled(self.func, "forward", "jvp", self.wrt,
+                                      example=(args, kwargs), signature=signature)
+                instance = cache.Instance(comp, self.func)
+                entry = (_seeded(instance.function, comp.built.tangent_names[0]),
+                         instance.sync, comp)
             else:
                 comp = cache.compiled(self.func, self.mode, self.kind, self.wrt,
                                       example=(args, kwargs), signature=signature)
@@ -132,6 +141,19 @@ class Derivative:
 
     def __repr__(self):
         return f"<srcad {self.kind} of {self.func.__qualname__} wrt {self.wrt}>"
+
+
+def _seeded(jvp, tangent_name):
+    """grad of a function of one float by forward mode: the JVP with tangent 1.0."""
+    seed = {tangent_name: 1.0}
+
+    def gradient(*args, **kwargs):
+        out = jvp(*args, **kwargs, **seed)
+        if type(out) is not float and np.size(out) != 1:
+            raise ValueError(f"srcad.grad needs a function with a scalar output, this one "
+                             f"returned shape {np.shape(out)}; use srcad.vjp or srcad.jacobian")
+        return out
+    return gradient
 
 
 def _last_kwonly(function):

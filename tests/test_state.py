@@ -186,3 +186,23 @@ def test_hessian_through_an_indexed_parameter():
     must fold like a sum's (add_adjoint(0, b) is b, not 0)."""
     np.testing.assert_allclose(srcad.hessian(indexed_and_whole, wrt=1)(0.5, np.array([1.0, 2.0])),
                                2.0 * np.eye(2), rtol=1e-12)
+
+
+def logistic(x, k):
+    for _ in range(k):
+        x = 3.7 * x * (1.0 - x)
+    return x
+
+
+def test_gradient_of_a_function_of_one_float_runs_forward_mode():
+    """grad with respect to one float runs the forward sweep (dx = 1): same number, and a
+    non-scalar output is still refused."""
+    g = srcad.grad(logistic)
+    assert g(0.3, 20) == pytest.approx(srcad.jvp(logistic)(0.3, 20, 1.0), rel=1e-15)
+    assert srcad.vjp(logistic)(0.3, 20, 1.0) == pytest.approx(g(0.3, 20), rel=1e-12)
+    with pytest.raises(ValueError, match="scalar output"):
+        srcad.grad(lambda_free_vector)(1.0)
+
+
+def lambda_free_vector(x):
+    return np.array([x, 2.0 * x])
