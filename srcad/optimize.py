@@ -86,8 +86,77 @@ class FoldConstants(gast.NodeTransformer):
         return node
 
 
+def _stores(node):
+    """How many times each name is bound (assignments, augmented assignments, loop targets)."""
+    counts = {}
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
+            counts[n.id] = counts.get(n.id, 0) + 1
+        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+            counts[n.target.id] = counts.get(n.target.id, 0) + 1
+    return counts
+
+
+class _Replace(gast.NodeTransformer):
+    def __init__(self, old, new):
+        self.old, self.new = old, new
+
+    def visit_Name(self, node):
+        if node.id == self.old and isinstance(node.ctx, gast.Load):
+            node.id = self.new
+        return node
+
+
+def propagate_copies(fdef):
+    """a = b (names bound once each) -> uses of a read b, and the copy goes.
+
+        bt3 = bout                      bx1 = bout * x2
+        bx1 = bt3 * x2          ->
+
+    Only where every use of a follows the copy in the same block, so no loop can carry an
+    older a past a newer b."""
+    counts = _stores(fdef)
+    params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+
+    def block(stmts):
+        i = 0
+        while i < len(stmts):
+            stmt = stmts[i]
+            for child in (getattr(stmt, "body", None), getattr(stmt, "orelse", None)):
+                if isinstance(child, list):
+                    block(child)
+            if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                    and isinstance(stmt.value, gast.Name) and stmt.targets[0].id != stmt.value.id):
+                a, b = stmt.targets[0].id, stmt.value.id
+                rest = stmts[i + 1:]
+                elsewhere = _loads_outside(fdef, rest, stmt, a)
+                if (counts.get(a) == 1 and a not in params and not elsewhere
+                        and counts.get(b, 0) <= 1 and not any(_binds(s, b) for s in rest)):
+                    for s in rest:
+                        _Replace(a, b).visit(s)
+                    del stmts[i]
+                    continue
+            i += 1
+    block(fdef.body)
+    return fdef
+
+
+def _binds(stmt, var):
+    return any((isinstance(n, gast.Name) and n.id == var and isinstance(n.ctx, gast.Store))
+               or (isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)
+                   and n.target.id == var) for n in gast.walk(stmt))
+
+
+def _loads_outside(fdef, rest, copy_stmt, var):
+    """Whether var is read anywhere but in the statements after its copy (in that block)."""
+    inside = {id(n) for s in rest for n in gast.walk(s)}
+    return any(isinstance(n, gast.Name) and n.id == var and isinstance(n.ctx, gast.Load)
+               and id(n) not in inside for n in gast.walk(fdef))
+
+
 def optimize(fdef):
     fdef.body = [FoldConstants().visit(stmt) for stmt in fdef.body]
+    fdef = propagate_copies(fdef)
     while True:
         before = len(fdef.body)
         fdef.body = eliminate_dead_code(fdef.body)

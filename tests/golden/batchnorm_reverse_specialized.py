@@ -49,10 +49,8 @@ def batchnorm_grad(x, w, eps=1e-05):
     bD = (-by * y / D).sum(axis=(0,))
     # grad of: D = np.sqrt(C)  (golden_functions.py:31)
     bC = safe_div(bD, 2.0 * D)
-    # grad of: C = var + eps  (golden_functions.py:30)
-    bvar = bC
     # grad of: var = np.mean(B, 0)  (golden_functions.py:29)
-    bB = unreduce(bvar, B, 0, False) * (3 / 192)
+    bB = unreduce(bC, B, 0, False) * (3 / 192)
     # grad of: B = A ** 2  (golden_functions.py:28)
     bA += bB * 2 * A
     # grad of: A = x - mu  (golden_functions.py:27)

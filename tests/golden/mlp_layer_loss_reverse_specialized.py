@@ -18,8 +18,7 @@ def mlp_layer_loss_grad(x, W, b):
     bh = bt3 * 2 * h
     # grad of: h = np.tanh(x @ W + b)  (golden_functions.py:21)
     bt2 = bh * (1.0 - h * h)
-    bt1 = bt2
     bb = bt2.sum(axis=(0,))
-    bx = bt1 @ W.T
-    bW = x.T @ bt1
+    bx = bt2 @ W.T
+    bW = x.T @ bt2
     return bx, bW, bb

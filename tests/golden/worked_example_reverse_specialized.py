@@ -26,12 +26,9 @@ def worked_example_grad(x1, x2):
     """Gradient of worked_example (golden_functions.py:9) with respect to x1, x2."""
     bout = 1.0
     # grad of: return np.log(x1) + x1 * x2 - np.sin(x2)  (golden_functions.py:10)
-    bt3 = bout
     bt4 = -bout
     bx2 = bt4 * np.cos(x2)
-    bt1 = bt3
-    bt2 = bt3
-    bx1 = bt2 * x2
-    bx2 += bt2 * x1
-    bx1 += safe_div(bt1, x1)
+    bx1 = bout * x2
+    bx2 += bout * x1
+    bx1 += safe_div(bout, x1)
     return bx1, bx2
