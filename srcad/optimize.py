@@ -113,10 +113,13 @@ def propagate_copies(fdef):
         bt3 = bout                      bx1 = bout * x2
         bx1 = bt3 * x2          ->
 
-    Only where every use of a follows the copy in the same block, so no loop can carry an
-    older a past a newer b."""
+    Only where every use of a follows the copy in the same block (so no loop can carry an
+    older a past a newer b) and b is not bound again before the last of them."""
     counts = _stores(fdef)
-    params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    loads = {}
+    for n in gast.walk(fdef):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            loads[n.id] = loads.get(n.id, 0) + 1
 
     def block(stmts):
         i = 0
@@ -128,12 +131,9 @@ def propagate_copies(fdef):
             if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
                     and isinstance(stmt.value, gast.Name) and stmt.targets[0].id != stmt.value.id):
                 a, b = stmt.targets[0].id, stmt.value.id
-                rest = stmts[i + 1:]
-                elsewhere = _loads_outside(fdef, rest, stmt, a)
-                if (counts.get(a) == 1 and a not in params and not elsewhere
-                        and counts.get(b, 0) <= 1 and not any(_binds(s, b) for s in rest)):
-                    for s in rest:
-                        _Replace(a, b).visit(s)
+                if counts.get(a) == 1 and counts.get(b, 0) <= 1 and _replace_after(
+                        stmts, i, a, b, loads.get(a, 0)):
+                    loads[b] = loads.get(b, 0) + loads.pop(a, 0) - 1
                     del stmts[i]
                     continue
             i += 1
@@ -147,11 +147,21 @@ def _binds(stmt, var):
                    and n.target.id == var) for n in gast.walk(stmt))
 
 
-def _loads_outside(fdef, rest, copy_stmt, var):
-    """Whether var is read anywhere but in the statements after its copy (in that block)."""
-    inside = {id(n) for s in rest for n in gast.walk(s)}
-    return any(isinstance(n, gast.Name) and n.id == var and isinstance(n.ctx, gast.Load)
-               and id(n) not in inside for n in gast.walk(fdef))
+def _replace_after(stmts, i, a, b, total):
+    """Rewrite a -> b in the statements after stmts[i] if all `total` reads of a are there and
+    b is not bound before the last of them; returns whether it did."""
+    seen, last = 0, i
+    for j in range(i + 1, len(stmts)):
+        if seen == total:
+            break
+        seen += sum(1 for n in gast.walk(stmts[j]) if isinstance(n, gast.Name) and n.id == a
+                    and isinstance(n.ctx, gast.Load))
+        last = j
+    if seen != total or any(_binds(s, b) for s in stmts[i + 1:last + 1]):
+        return False
+    for s in stmts[i + 1:last + 1]:
+        _Replace(a, b).visit(s)
+    return True
 
 
 def optimize(fdef):
