@@ -14,7 +14,6 @@ never run; they are parsed once and instantiated into generated code with the na
 """
 import inspect
 
-from .errors import SrcadError
 
 
 class _Derivative:

@@ -12,8 +12,6 @@ names; the Scope records them so the generated function reads their current valu
 """
 import builtins
 import importlib
-import math
-import operator
 import types
 
 import gast
@@ -179,10 +177,11 @@ class _Resolver(gast.NodeTransformer):
         if parts is None or parts[0] in self.scope.local_names:
             return self.generic_visit(node)
         found, root = self.scope.free_value(parts[0])
-        if not found:
-            raise self.info.error(node, f"name {parts[0]!r} is not defined")
+        if not found:  # a global defined later (after a decorator ran): read when called
+            self.scope.user_globals.add(parts[0])
+            return node
         # walk the chain down to the longest prefix that is a library module
-        value, depth = root, 1
+        value = root
         module_depth = 1 if library_module_name(root) else 0
         for i, attr in enumerate(parts[1:], start=2):
             value = getattr(value, attr, None)
@@ -193,10 +192,8 @@ class _Resolver(gast.NodeTransformer):
             for attr in parts[1:module_depth]:
                 module = getattr(module, attr)
             alias = LIBRARY_MODULES[module.__name__].split(".")
-            self._note_imports(alias)
             return gast.copy_location(attribute_chain(alias + parts[module_depth:]), node)
         self._note_user(parts[0])
-        del depth
         return node
 
     def visit_Name(self, node):
@@ -217,9 +214,6 @@ class _Resolver(gast.NodeTransformer):
         if node.id in self.scope.cells or (node.id in self.scope.globals):
             self._note_user(node.id)
         return node
-
-    def _note_imports(self, alias):
-        pass
 
     def _note_user(self, name):
         if name in self.scope.injected:
@@ -256,4 +250,4 @@ def resolve(fdef, func, info, injected=None):
     return scope
 
 
-__all__ = ["resolve", "Scope", "canonical_name", "spelled", "dotted_parts", "math", "operator"]
+__all__ = ["resolve", "Scope", "canonical_name", "spelled", "dotted_parts"]

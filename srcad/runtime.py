@@ -160,28 +160,6 @@ def rebroadcast(dy, y):
     return dy if np.shape(dy) == np.shape(y) else np.broadcast_to(dy, np.shape(y))
 
 
-@helper
-def dot_adjoint_a(g, a, b):
-    """Adjoint of a in np.dot(a, b): a product for 0-d operands, else as a @ b (up to 2-D)."""
-    if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return unbroadcast(g * b, a)
-    if np.ndim(a) > 2 or np.ndim(b) > 2:
-        raise ValueError("srcad differentiates np.dot of operands up to 2-D; use np.matmul or "
-                         "np.tensordot for stacks of matrices")
-    return matmul_adjoint_a(g, a, b)
-
-
-@helper
-def dot_adjoint_b(g, a, b):
-    """Adjoint of b in np.dot(a, b)."""
-    if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return unbroadcast(g * a, b)
-    if np.ndim(a) > 2 or np.ndim(b) > 2:
-        raise ValueError("srcad differentiates np.dot of operands up to 2-D; use np.matmul or "
-                         "np.tensordot for stacks of matrices")
-    return matmul_adjoint_b(g, a, b)
-
-
 @helper(linear=False)  # add_adjoint(0, b) is b: zeros fold like a sum (instantiate.py)
 def add_adjoint(a, b):
     """a + b for adjoints that may be sequences or dicts (added item by item; None is zero)."""

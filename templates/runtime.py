@@ -6,10 +6,10 @@ piecewise-constant masks, so its tangent is the helper applied to the first argu
 The products' helpers are linear in two arguments (the adjoint and the other factor).
 """
 from srcad.registry import d, non_differentiable, tangent
-from srcad.runtime import (add_adjoint, as_gradient, unattr, float_type, zero_gradient, dot_adjoint_a, dot_adjoint_b, extremum_tangent, grad_seed,
+from srcad.runtime import (add_adjoint, as_gradient, extremum_tangent, float_type, grad_seed,
                            matmul_adjoint_a, matmul_adjoint_b, rebroadcast, tuple_adjoint,
-                           unbroadcast, unconcatenate, unindex, unreduce, unreduce_extremum,
-                           unstack, zero_at)
+                           unattr, unbroadcast, unconcatenate, unindex, unreduce,
+                           unreduce_extremum, unstack, zero_at, zero_gradient)
 
 
 @tangent(unbroadcast)
@@ -60,16 +60,6 @@ def matmul_adjoint_a(z, g, a, b):
 @tangent(matmul_adjoint_b)
 def matmul_adjoint_b(z, g, a, b):
     d[z] = matmul_adjoint_b(d[g], a, b) + matmul_adjoint_b(g, d[a], b)
-
-
-@tangent(dot_adjoint_a)
-def dot_adjoint_a(z, g, a, b):
-    d[z] = dot_adjoint_a(d[g], a, b) + dot_adjoint_a(g, a, d[b])
-
-
-@tangent(dot_adjoint_b)
-def dot_adjoint_b(z, g, a, b):
-    d[z] = dot_adjoint_b(d[g], a, b) + dot_adjoint_b(g, d[a], b)
 
 
 @tangent(add_adjoint)
