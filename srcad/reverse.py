@@ -399,6 +399,8 @@ class Reverse:
         body = self.adjoint_block(stmt.body)
         if stmt.batch:  # this iteration's own values, saved together at the end of its body
             body.insert(0, Restore(tuple(stmt.batch), ("batch", id(stmt))))
+        for again in reversed(stmt.recompute):  # cheap ones are computed again instead
+            body.insert(0, Restore(again.targets[0].id, ("again", id(again)), recompute=again))
         body += [self.zero(v) for v in sorted(carried - self.initialized)]
         self.initialized = after | carried
         counter = getattr(stmt, "counter", None)
@@ -472,6 +474,19 @@ class Reverse:
                 out.append(stmt)
         return out
 
+    def cheap_to_recompute(self, stmt, loop):
+        """v = xs[t] (an item of an array no statement overwrites, at the loop's index):
+        computing it again in the reverse loop is cheaper than saving it."""
+        value = stmt.value
+        if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
+                and isinstance(loop, gast.For) and isinstance(loop.target, gast.Name)):
+            return False
+        names = {n.id for n in gast.walk(value.slice) if isinstance(n, gast.Name)}
+        return (value.value.id not in self.overwritten and names <= {loop.target.id}
+                and not any(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)
+                            and s.targets[0].value.id == value.value.id
+                            for s in flatten(self.fdef.body)))
+
     def prepare_loops(self, stmts, depth):
         """Name the iteration counters (while loops and loops left by break) and note depths."""
         for stmt in stmts:
@@ -479,13 +494,17 @@ class Reverse:
                 stmt.depth = depth
                 local = local_names(stmt.body)
                 stmt.batch = []
+                stmt.recompute = []
                 for inner in stmt.body:  # assigned unconditionally, once, before any read
                     var = assigned_name(inner)
                     if (var in local and isinstance(inner.targets[0], gast.Name)
                             and var in self.overwritten and var not in stmt.batch
                             and sum(assigned_name(s) == var for s in flatten(stmt.body)) == 1):
                         inner.batched = True
-                        stmt.batch.append(var)
+                        if self.cheap_to_recompute(inner, stmt):
+                            stmt.recompute.append(inner)  # x[t] again, not a saved view
+                        else:
+                            stmt.batch.append(var)
                 breaks = any(isinstance(s, gast.Break) for s in flatten(stmt.body))
                 if isinstance(stmt, gast.While) or breaks:
                     stmt.counter = self.namer.fresh("n")
@@ -600,12 +619,13 @@ class Save(gast.Expr):
 class Restore(gast.Expr):
     """Placeholder: after the adjoint of an overwrite, pop the old value back."""
 
-    def __init__(self, var, pair, slice_=False, always=False):
+    def __init__(self, var, pair, slice_=False, always=False, recompute=None):
         super().__init__(value=gast.Constant(value=None, kind=None))
         self.var = var
         self.pair = pair
         self.slice_ = slice_
         self.always = always
+        self.recompute = recompute  # a statement that makes the value again (no stack entry)
 
 
 def _placeholders(stmts):
@@ -691,6 +711,9 @@ def resolve_saves(sweep, adjoint, stack):
             if isinstance(stmt, (Save, Restore)):
                 names = kept.get(stmt.pair)
                 if not names:
+                    continue
+                if getattr(stmt, "recompute", None) is not None:
+                    out.append(copy.deepcopy(stmt.recompute))
                     continue
                 pushes.append(stmt)
                 if isinstance(stmt.var, tuple):

@@ -108,7 +108,7 @@ def element_loop_grad(x):
         t7 = x[i]
         t8 = t6 + t7
         y[i] = t8
-        stack.append((t4, t5, t6, t7, t8))
+        stack.append((t4, t5, t6, t8))
     t9 = y ** 2
     out = np.sum(t9)
     bout = grad_seed(out)
@@ -117,7 +117,8 @@ def element_loop_grad(x):
     by = unbroadcast(bt9 * 2 * y, y)
     bx = None
     for i in t3[::-1]:
-        t4, t5, t6, t7, t8 = stack.pop()
+        t7 = x[i]
+        t4, t5, t6, t8 = stack.pop()
         # grad of: y[i] = y[i - 1] * 0.5 + x[i]  (golden_functions.py:65)
         bt8 = unbroadcast(by[i], t8)
         by = zero_at(by, i)

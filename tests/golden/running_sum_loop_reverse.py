@@ -100,11 +100,13 @@ def running_sum_loop_grad(x, n):
         t6 = s + t5
         stack.append(s)
         s = t6
-        stack.append((t2, t3, t4, t5))
+        stack.append((t3, t5))
     bs = grad_seed(s)
     bx = None
     for i in t1[::-1]:
-        t2, t3, t4, t5 = stack.pop()
+        t2 = x[i]
+        t4 = x[i]
+        t3, t5 = stack.pop()
         # grad of: s = s + np.sin(x[i]) * x[i]  (golden_functions.py:39)
         bt6 = bs
         s = stack.pop()
