@@ -12,6 +12,7 @@ np.stack((a, b))) and the slices of an index (x[1:n, ::2]) stay inline; computed
 import gast
 
 from .resolve import LIBRARY_MODULES
+from .naming import loaded_names
 
 _ALIASES = {alias.split(".")[0] for alias in LIBRARY_MODULES.values()}
 
@@ -118,10 +119,6 @@ def assigned_in_blocks(stmts, inside=False, out=None):
     return out
 
 
-def _reads(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, gast.Load)}
-
 
 def anf(fdef, fresh, fresh_name):
     carried = assigned_in_blocks(fdef.body)
@@ -137,7 +134,7 @@ def _anf_block(stmts, fresh, carried, fresh_name=None):
             target = stmt.targets[0]
             stmt.value = lin.operation(stmt.value)
             if (isinstance(target, gast.Name) and target.id in carried
-                    and not is_atom(stmt.value) and target.id in _reads(stmt.value)):
+                    and not is_atom(stmt.value) and target.id in loaded_names(stmt.value)):
                 # s = s * a in a loop: the adjoint needs the old and the new s at once
                 temp = fresh("t")
                 lin.emit(temp, stmt.value)

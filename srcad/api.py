@@ -68,15 +68,6 @@ class Derivative:
     def source(self):
         return self.compiled.built.source
 
-    def raw(self, *args, **kwargs):
-        if self.sync is not None:
-            self.sync()
-        try:
-            return self.generated(*args, **kwargs)
-        except Exception as exc:
-            cache.annotate_error(exc, self.compiled)
-            raise
-
     def _pack(self, grads):
         return (grads,) if self.single_tuple else grads
 

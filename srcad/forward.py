@@ -17,12 +17,13 @@ import copy
 import gast
 
 from . import operations
-from .operations import unknown_call
 from .activity import assigned_name, flatten, list_op
 from .anf import assigned_in_blocks
 from .calls import Dependencies, bind, is_user_function, positional_params
+from .inplace import is_fresh
 from .instantiate import (Zero, instantiate, materialize_zeros, name, operand_id,
                           simplify_zeros)
+from .operations import unknown_call
 from .registry import require_template
 from .reverse import assign, call, origin_comment
 
@@ -95,7 +96,7 @@ class Forward:
                                                  and self.active(a.id))):
                     tangent = call(["rebroadcast"], tangent, name(target))
                 tangent = materialize_zeros(tangent)
-                if target in self.stored and op is not operations.copy and not _fresh(tangent):
+                if target in self.stored and op is not operations.copy and not is_fresh(tangent):
                     # the primal made a new array (y = x.copy(), y = x + 0): so must the
                     # tangent, or stores into y would reach another tangent. (y = x aliases in
                     # the primal, and its tangent aliases likewise.)
@@ -227,12 +228,3 @@ class Forward:
         return call(["np", "zeros_like"], value)
 
 
-
-def _fresh(expr):
-    """Whether a tangent expression makes a new array (not a view or another tangent)."""
-    if isinstance(expr, gast.BinOp):
-        return True
-    if isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute):
-        return expr.func.attr in ("zeros_like", "zeros", "copy", "array", "where", "stack",
-                                  "concatenate")
-    return False

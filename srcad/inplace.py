@@ -12,6 +12,7 @@ dataflow fact: a branch keeps what both arms keep, a loop what holds at its entr
 its body (iterated to a fixed point). Only owned values are updated in place.
 """
 import gast
+from .naming import loaded_names
 
 # numpy functions whose result never shares memory with an argument
 FRESH_NUMPY = {
@@ -93,10 +94,6 @@ def _shared_inside(node):
     return _shared(node)
 
 
-def _reads(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, gast.Load)}
-
 
 class InPlace:
     def __init__(self, loop_indices):
@@ -166,7 +163,7 @@ class InPlace:
             return stmt
         if (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add)
                 and isinstance(value.left, gast.Name) and value.left.id == var
-                and var not in _reads(value.right)):
+                and var not in loaded_names(value.right)):
             addend = value.right
             if (isinstance(addend, gast.Call) and _call_name(addend) == "unindex"
                     and len(addend.args) == 3 and self.basic(addend.args[2])

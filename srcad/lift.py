@@ -19,12 +19,9 @@ import types
 import gast
 
 from .emit import function_source
+from .naming import loaded_names
 from .parse import _lambda_as_def
 
-
-def _loads(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, gast.Load)}
 
 
 def _stores(node):
@@ -68,7 +65,7 @@ def lift(fdef, func, info, local_names, write_module):
             raise info.error(node, f"the defaults of nested function {name} must be constants",
                              hint="pass the value as an argument")
         own = _stores(node)
-        free = _loads(node) - own
+        free = loaded_names(node) - own
         for other in nested:
             if other != name and other in free:
                 raise info.error(node, f"nested function {name} calls nested function {other}: "

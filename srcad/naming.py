@@ -3,6 +3,13 @@
 Every name is checked against the names the user's function, its globals and the generated
 module already use, so a user variable called `bx` never collides with the adjoint of `x`.
 """
+import gast
+
+
+def loaded_names(node):
+    """The names an AST node reads."""
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, gast.Load)}
 
 
 class Namer:

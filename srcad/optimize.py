@@ -10,6 +10,7 @@ a comment left heading no code goes with it. Run to a fixed point.
 import gast
 
 from .resolve import LIBRARY_MODULES
+from .naming import loaded_names
 from .runtime import HELPERS
 
 _PURE_ROOTS = {alias.split(".")[0] for alias in LIBRARY_MODULES.values()} | {
@@ -28,10 +29,6 @@ def _is_pure(value):
     return True
 
 
-def _loads(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(
-        n.ctx, gast.Load)}
-
 
 def _is_comment(stmt):
     return hasattr(stmt, "comment")
@@ -47,9 +44,9 @@ def eliminate_dead_code(body):
             if not targets & live and _is_pure(stmt.value):
                 continue
             live -= targets
-            live |= _loads(stmt.value)
+            live |= loaded_names(stmt.value)
         elif not _is_comment(stmt):
-            live |= _loads(stmt)
+            live |= loaded_names(stmt)
         kept.append(stmt)
     kept.reverse()
     # a comment that now heads nothing (next is a comment or the end) goes too

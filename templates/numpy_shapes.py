@@ -338,35 +338,16 @@ def squeeze(y, a, axis=None):
     d[y] = np.squeeze(d[a], axis)
 
 
-# np.atleast_1d(x) with one array (several give a list: the call is refused by the template)
-@adjoint(np.atleast_1d)
-def atleast_1d(y, ary):
+# np.atleast_1d/2d/3d(x) with one array (several give a list: the call is refused by the
+# template): leading or trailing axes of length 1 added, a reshape both ways
+@adjoint(np.atleast_1d, np.atleast_2d, np.atleast_3d)
+def atleast_nd(y, ary):
     d[ary] = np.reshape(d[y], np.shape(ary))
 
 
-@tangent(np.atleast_1d)
-def atleast_1d(y, ary):
-    d[y] = np.atleast_1d(d[ary])
-
-
-@adjoint(np.atleast_2d)
-def atleast_2d(y, ary):
-    d[ary] = np.reshape(d[y], np.shape(ary))
-
-
-@tangent(np.atleast_2d)
-def atleast_2d(y, ary):
-    d[y] = np.atleast_2d(d[ary])
-
-
-@adjoint(np.atleast_3d)
-def atleast_3d(y, ary):
-    d[ary] = np.reshape(d[y], np.shape(ary))
-
-
-@tangent(np.atleast_3d)
-def atleast_3d(y, ary):
-    d[y] = np.atleast_3d(d[ary])
+@tangent(np.atleast_1d, np.atleast_2d, np.atleast_3d)
+def atleast_nd_tangent(y, ary):
+    d[y] = np.reshape(d[ary], np.shape(y))
 
 
 # ---------------------------------------------------------------------------------------------
