@@ -139,11 +139,33 @@ class Registry:
                     module = getattr(template.func, "__module__", "") or ""
                     if not module.startswith("srcad."):
                         try:
-                            digest.update(inspect.getsource(template.func).encode())
+                            text = getattr(template.func, "__srcad_text__", None)
+                            digest.update((text or inspect.getsource(template.func)).encode())
                         except (OSError, TypeError):
                             digest.update(repr(template.func).encode())
             self._fingerprint = (self.version, digest.hexdigest())
         return self._fingerprint[1]
+
+    def linear_tangent(self, helper):
+        """Register `d[out] = helper(d[first], rest...)` as the tangent template of helper."""
+        import gast
+        params = list(inspect.signature(helper).parameters.values())
+        first, rest = params[0].name, params[1:]
+        out = "out_"
+        while out in {p.name for p in params}:
+            out += "_"
+        text = (f"def {helper.__name__}_tangent({out}, {str(inspect.signature(helper))[1:-1]}):\n"
+                f"    d[{out}] = {helper.__name__}(d[{first}]"
+                + "".join(f", {p.name}" if p.kind != p.KEYWORD_ONLY else f", {p.name}={p.name}"
+                          for p in rest) + ")\n")
+        namespace = {"__name__": helper.__module__}
+        exec(text, namespace)
+        func = namespace[f"{helper.__name__}_tangent"]
+        func.__srcad_text__ = text  # its source, for the disk cache's fingerprint
+        template = Template(func, helper)
+        template._node = gast.parse(text).body[0]
+        self._remember(helper, None)
+        self.tangents[self._key(helper)] = template
 
     def adjoint_of(self, op):
         return self.adjoints.get(self._key(op))

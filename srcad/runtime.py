@@ -15,16 +15,25 @@ HELPERS = {}        # name -> function, in registration order
 LINEAR_HELPERS = set()  # f(g, ...) with f(0, ...) == 0: zero tangents fold through them
 
 
-def helper(func=None, *, linear=True):
+def helper(func=None, *, linear=True, tangent=None):
     """Register a runtime helper (its source is copied into generated modules that call it).
 
     A helper may use numpy as `np` and other helpers by name, nothing else. `linear=True` says
     it is linear in its first argument, so a zero first argument gives a zero result.
+    tangent="linear" registers its tangent template too, as the helper applied to the tangent
+    of its first argument: right when it is linear in that argument and depends on the others
+    only through their shapes or piecewise-constant masks. (Any other helper needs a written
+    tangent template; generated gradients are differentiated again for Hessians.)
     """
     def register(f):
         HELPERS[f.__name__] = f
         if linear:
             LINEAR_HELPERS.add(f.__name__)
+        if tangent == "linear":
+            from .registry import REGISTRY
+            REGISTRY.linear_tangent(f)
+        elif tangent is not None:
+            raise ValueError(f"helper tangent must be 'linear' or None, not {tangent!r}")
         return f
     return register(func) if func is not None else register
 
@@ -46,7 +55,7 @@ def helper_source(name):
     return text
 
 
-@helper
+@helper(tangent="linear")
 def unbroadcast(g, x):
     """Sum g over the axes numpy broadcast x along, so the result has x's shape."""
     shape = np.shape(x)
@@ -59,7 +68,7 @@ def unbroadcast(g, x):
     return np.reshape(g, shape) if np.shape(g) != shape else g
 
 
-@helper
+@helper(tangent="linear")
 def unreduce(g, x, axis=None, keepdims=False):
     """Spread the adjoint g of a reduction of x over `axis` back to x's shape."""
     shape = np.shape(x)
@@ -69,7 +78,7 @@ def unreduce(g, x, axis=None, keepdims=False):
     return np.broadcast_to(g, shape)
 
 
-@helper
+@helper(tangent="linear")
 def unreduce_extremum(g, x, y, axis=None, keepdims=False):
     """Adjoint of max/min: g goes to the entries equal to the extremum, shared evenly on ties."""
     if axis is not None and not keepdims:
@@ -81,7 +90,7 @@ def unreduce_extremum(g, x, y, axis=None, keepdims=False):
     return g * mask / np.sum(mask, axis=axis, keepdims=True)
 
 
-@helper
+@helper(tangent="linear")
 def extremum_tangent(dx, x, y, axis=None, keepdims=False):
     """Tangent of max/min: the mean of dx over the entries that attain the extremum."""
     yk = y
@@ -93,7 +102,7 @@ def extremum_tangent(dx, x, y, axis=None, keepdims=False):
                                                                    keepdims=keepdims)
 
 
-@helper
+@helper(tangent="linear")
 def unindex(g, x, index):
     """Adjoint of x[index]: zeros shaped like x with g added at index (repeats accumulate).
     For a dict, list or tuple x: the adjoint of that item alone ({key: g}, [None, g, None])."""
@@ -112,7 +121,7 @@ def unindex(g, x, index):
     return out
 
 
-@helper
+@helper(tangent="linear")
 def unconcatenate(g, arrays, axis=0):
     """Adjoint of np.concatenate(arrays, axis): g cut back into pieces shaped like the arrays."""
     if axis is None:
@@ -122,7 +131,7 @@ def unconcatenate(g, arrays, axis=0):
     return np.split(g, bounds, axis=axis)
 
 
-@helper
+@helper(tangent="linear")
 def unstack(g, axis=0):
     """Adjoint of np.stack(arrays, axis): the slices of g along axis."""
     return [np.take(g, i, axis=axis) for i in range(np.shape(g)[axis])]
@@ -154,7 +163,7 @@ def matmul_adjoint_b(g, a, b):
     return unbroadcast(gb, b)
 
 
-@helper
+@helper(tangent="linear")
 def rebroadcast(dy, y):
     """A tangent broadcast up to its value's shape (when only a smaller operand varied)."""
     return dy if np.shape(dy) == np.shape(y) else np.broadcast_to(dy, np.shape(y))
@@ -177,13 +186,13 @@ def add_adjoint(a, b):
     return a + b
 
 
-@helper
+@helper(tangent="linear")
 def unattr(g, x, attribute):
     """Adjoint of x.attribute: the adjoint of that attribute alone."""
     return {attribute: g}
 
 
-@helper
+@helper(tangent="linear")
 def as_gradient(g, x):
     """The adjoint of a parameter in the parameter's own structure: a dict, list or tuple of
     gradients (zeros for items nothing reached), an object's attributes as a SimpleNamespace,
@@ -203,7 +212,7 @@ def as_gradient(g, x):
     return g
 
 
-@helper
+@helper(tangent="linear")
 def zero_at(g, index):
     """g with zeros at index (a copy: the adjoint of the values a store overwrote is zero)."""
     out = np.array(g, dtype=np.result_type(g, float))
@@ -211,7 +220,7 @@ def zero_at(g, index):
     return out
 
 
-@helper
+@helper(tangent="linear")
 def tuple_adjoint(parts, y, indices):
     """The adjoint of a tuple y whose items at `indices` have the adjoints `parts` (the others
     were never used: zeros shaped like them)."""

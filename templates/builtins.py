@@ -77,14 +77,10 @@ def sum_tangent(y, iterable, start=0):
     d[y] = sum(d[iterable]) + d[start]
 
 
-@helper
+@helper(tangent="linear")
 def unsum(g, iterable):
     """The adjoint of sum(iterable): g for every item (an array's rows, or a sequence's items)."""
     if isinstance(iterable, np.ndarray):
         return np.broadcast_to(g, np.shape(iterable))
     return [g for _ in iterable]
 
-
-@tangent(unsum)
-def unsum_tangent(z, g, iterable):
-    d[z] = unsum(d[g], iterable)

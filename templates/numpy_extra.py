@@ -31,7 +31,7 @@ from .numpy_shapes import through_cast, untake, untranspose
 # ---------------------------------------------------------------------------------------------
 # runtime helpers
 
-@helper
+@helper(tangent="linear")
 def nan_extremum_spread(g, a, y, axis=None, keepdims=False):
     """Adjoint of nanmax/nanmin: g shared evenly among the entries equal to the extremum; NaN
     entries (and lanes of NaN only) get 0."""
@@ -44,7 +44,7 @@ def nan_extremum_spread(g, a, y, axis=None, keepdims=False):
     return np.where(mask, g / count, 0.0)
 
 
-@helper
+@helper(tangent="linear")
 def nan_extremum_pick(da, a, y, axis=None, keepdims=False):
     """Tangent of nanmax/nanmin: the mean of da over the entries equal to the extremum (0 for
     lanes of NaN only)."""
@@ -57,13 +57,13 @@ def nan_extremum_pick(da, a, y, axis=None, keepdims=False):
             / np.maximum(np.sum(mask, axis=axis, keepdims=keepdims), 1))
 
 
-@helper
+@helper(tangent="linear")
 def reverse_cumsum(g, axis=-1):
     """The sum of g from each entry to the end along axis: the adjoint of a cumulative sum."""
     return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
 
 
-@helper
+@helper(tangent="linear")
 def scan_drop_initial(g, axis=None, include_initial=False):
     """g without its first entry along axis (None: the only axis) if include_initial: the
     adjoint of the initial 0 (or 1) that cumulative_sum/_prod put first is dropped."""
@@ -73,7 +73,7 @@ def scan_drop_initial(g, axis=None, include_initial=False):
     return g[(slice(None),) * ax + (slice(1, None),)]
 
 
-@helper
+@helper(tangent="linear")
 def scan_with_initial(t, axis=None, include_initial=False):
     """t with a zero entry put first along axis if include_initial (the tangent of the
     constant initial value)."""
@@ -86,7 +86,7 @@ def scan_with_initial(t, axis=None, include_initial=False):
     return np.concatenate([np.zeros(shape, dtype=np.result_type(t, float)), t], axis=ax)
 
 
-@helper
+@helper(tangent="linear")
 def diff_transpose(g, n=1, axis=-1, length=None):
     """The adjoint of np.diff(x, n, axis) for x of `length` entries along axis (None: n more
     than g): (D^T g)_i = g_{i-1} - g_i (0 outside), n times (a difference of nothing is
@@ -113,7 +113,7 @@ def diff_length(a, prepend=None, append=None, axis=-1):
     return np.shape(a)[ax] + extra[0] + extra[1]
 
 
-@helper
+@helper(tangent="linear")
 def diff_piece(full, a, prepend=None, append=None, axis=-1, which=0):
     """The part of `full` (shaped like np.concatenate((prepend, a, append), axis), as np.diff
     builds it) that belongs to a (which=0), prepend (-1) or append (1), shaped like it."""
@@ -130,7 +130,7 @@ def diff_piece(full, a, prepend=None, append=None, axis=-1, which=0):
     return piece if which == 0 else unbroadcast(piece, like)
 
 
-@helper
+@helper(tangent="linear")
 def diff_of_piece(t, a, prepend=None, append=None, n=1, axis=-1, which=0):
     """np.diff(np.concatenate((prepend, a, append), axis), n, axis) with t in the place of a
     (which=0), prepend (-1) or append (1) and zeros in the others: one operand's share of
@@ -153,7 +153,7 @@ def diff_of_piece(t, a, prepend=None, append=None, n=1, axis=-1, which=0):
     return np.diff(np.concatenate(parts, axis=ax), n, axis=ax)
 
 
-@helper
+@helper(tangent="linear")
 def ediff1d_piece(g, ary, to_end=None, to_begin=None, which=0):
     """The part of g (the adjoint of np.ediff1d(ary, to_end, to_begin)) that belongs to ary
     (which=0, through the transpose of the differences), to_begin (-1) or to_end (1)."""
@@ -169,7 +169,7 @@ def ediff1d_piece(g, ary, to_end=None, to_begin=None, which=0):
     return np.reshape(diff_transpose(g[before:before + m], 1, 0), np.shape(ary))
 
 
-@helper
+@helper(tangent="linear")
 def ediff1d_of_piece(t, ary, to_end=None, to_begin=None, which=0):
     """np.ediff1d with t in the place of ary (which=0), to_begin (-1) or to_end (1) and zeros
     in the others: one operand's share of the tangent."""
@@ -185,14 +185,14 @@ def ediff1d_of_piece(t, ary, to_end=None, to_begin=None, which=0):
     return np.concatenate([begin, middle, end])
 
 
-@helper
+@helper(tangent="linear")
 def cut_along(v, axis, start, stop):
     """v[start:stop] along axis."""
     v = np.asarray(v)
     return v[(slice(None),) * (axis % v.ndim) + (slice(start, stop),)]
 
 
-@helper
+@helper(tangent="linear")
 def pad_along(v, axis, before, after):
     """v with `before` zeros in front and `after` zeros behind along axis."""
     v = np.asarray(v)
@@ -201,7 +201,7 @@ def pad_along(v, axis, before, after):
     return np.pad(v, width)
 
 
-@helper
+@helper(tangent="linear")
 def trapezoid_step(dx, y, axis=-1):
     """The constant spacing dx of np.trapezoid(y, dx=dx, axis=axis) broadcast to the shape of
     one trapezoid per interval (y with one entry fewer along axis)."""
@@ -210,7 +210,7 @@ def trapezoid_step(dx, y, axis=-1):
     return np.broadcast_to(dx, shape)
 
 
-@helper
+@helper(tangent="linear")
 def trapezoid_spacing(x, y, axis=-1):
     """The widths np.diff(x) of np.trapezoid(y, x, axis=axis), shaped as numpy multiplies them
     (a 1-D x runs along axis)."""
@@ -221,7 +221,7 @@ def trapezoid_spacing(x, y, axis=-1):
     return np.diff(x, axis=axis)
 
 
-@helper
+@helper(tangent="linear")
 def trapezoid_unspacing(gs, x, axis=-1):
     """The adjoint of trapezoid_spacing: gs (shaped like the widths) back onto x."""
     if np.ndim(x) == 1:
@@ -229,7 +229,7 @@ def trapezoid_unspacing(gs, x, axis=-1):
     return diff_transpose(gs, 1, axis, np.shape(x)[axis])
 
 
-@helper
+@helper(tangent="linear")
 def tie_mean(v, s):
     """v with each run of equal entries of s (along the last axis) replaced by its mean: the
     derivative of sorted values that tie is shared evenly among them (NaN ties nothing)."""
@@ -247,7 +247,7 @@ def tie_mean(v, s):
     return np.reshape((sums / counts)[ids], s.shape)
 
 
-@helper
+@helper(tangent="linear")
 def sort_gather(da, a, axis=-1):
     """The tangent of np.sort(a, axis): da in the order of a stable argsort (axis None:
     flattened), shared evenly among tied values."""
@@ -259,7 +259,7 @@ def sort_gather(da, a, axis=-1):
     return np.moveaxis(tie_mean(moved, ordered), -1, axis)
 
 
-@helper
+@helper(tangent="linear")
 def sort_scatter(g, a, axis=-1):
     """The adjoint of np.sort(a, axis), the transpose of sort_gather: g shared evenly among tied
     values, then sent back to where each sorted entry came from."""
@@ -292,7 +292,7 @@ def median_weights(a, axis=None, ignore_nan=False):
     return from_lanes(weights, a, axis)
 
 
-@helper
+@helper(tangent="linear")
 def matrix_norm_fro(g, ord="fro"):
     """g, after checking that np.linalg.matrix_norm's ord is 'fro' (the one srcad
     differentiates)."""
@@ -305,103 +305,8 @@ def matrix_norm_fro(g, ord="fro"):
 non_differentiable(median_weights, diff_length)
 
 
-@tangent(tie_mean)
-def tie_mean_tangent(z, v, s):
-    d[z] = tie_mean(d[v], s)  # linear in v; s only through its ties
-
-
 # tangents of the helpers: each is linear in its first argument and uses the others only through
 # shapes or piecewise-constant masks, so its tangent is itself applied to that tangent
-
-@tangent(nan_extremum_spread)
-def nan_extremum_spread_tangent(z, g, a, y, axis=None, keepdims=False):
-    d[z] = nan_extremum_spread(d[g], a, y, axis, keepdims)
-
-
-@tangent(nan_extremum_pick)
-def nan_extremum_pick_tangent(z, da, a, y, axis=None, keepdims=False):
-    d[z] = nan_extremum_pick(d[da], a, y, axis, keepdims)
-
-
-@tangent(reverse_cumsum)
-def reverse_cumsum_tangent(z, g, axis=-1):
-    d[z] = reverse_cumsum(d[g], axis)
-
-
-@tangent(scan_drop_initial)
-def scan_drop_initial_tangent(z, g, axis=None, include_initial=False):
-    d[z] = scan_drop_initial(d[g], axis, include_initial)
-
-
-@tangent(scan_with_initial)
-def scan_with_initial_tangent(z, t, axis=None, include_initial=False):
-    d[z] = scan_with_initial(d[t], axis, include_initial)
-
-
-@tangent(diff_transpose)
-def diff_transpose_tangent(z, g, n=1, axis=-1, length=None):
-    d[z] = diff_transpose(d[g], n, axis, length)
-
-
-@tangent(diff_piece)
-def diff_piece_tangent(z, full, a, prepend=None, append=None, axis=-1, which=0):
-    d[z] = diff_piece(d[full], a, prepend, append, axis, which)
-
-
-@tangent(diff_of_piece)
-def diff_of_piece_tangent(z, t, a, prepend=None, append=None, n=1, axis=-1, which=0):
-    d[z] = diff_of_piece(d[t], a, prepend, append, n, axis, which)
-
-
-@tangent(ediff1d_piece)
-def ediff1d_piece_tangent(z, g, ary, to_end=None, to_begin=None, which=0):
-    d[z] = ediff1d_piece(d[g], ary, to_end, to_begin, which)
-
-
-@tangent(ediff1d_of_piece)
-def ediff1d_of_piece_tangent(z, t, ary, to_end=None, to_begin=None, which=0):
-    d[z] = ediff1d_of_piece(d[t], ary, to_end, to_begin, which)
-
-
-@tangent(cut_along)
-def cut_along_tangent(z, v, axis, start, stop):
-    d[z] = cut_along(d[v], axis, start, stop)
-
-
-@tangent(pad_along)
-def pad_along_tangent(z, v, axis, before, after):
-    d[z] = pad_along(d[v], axis, before, after)
-
-
-@tangent(trapezoid_step)
-def trapezoid_step_tangent(z, dx, y, axis=-1):
-    d[z] = trapezoid_step(d[dx], y, axis)
-
-
-@tangent(trapezoid_spacing)
-def trapezoid_spacing_tangent(z, x, y, axis=-1):
-    d[z] = trapezoid_spacing(d[x], y, axis)
-
-
-@tangent(trapezoid_unspacing)
-def trapezoid_unspacing_tangent(z, gs, x, axis=-1):
-    d[z] = trapezoid_unspacing(d[gs], x, axis)
-
-
-@tangent(sort_gather)
-def sort_gather_tangent(z, da, a, axis=-1):
-    d[z] = sort_gather(d[da], a, axis)
-
-
-@tangent(sort_scatter)
-def sort_scatter_tangent(z, g, a, axis=-1):
-    d[z] = sort_scatter(d[g], a, axis)
-
-
-@tangent(matrix_norm_fro)
-def matrix_norm_fro_tangent(z, g, ord="fro"):
-    d[z] = matrix_norm_fro(d[g], ord)
-
 
 # ---------------------------------------------------------------------------------------------
 # NaN-ignoring reductions: NaN entries are constants (np.where, not a product with a mask, so a
@@ -807,7 +712,7 @@ def correlate_with(t, a, mode="valid"):
     return np.correlate(a, t, mode)
 
 
-@helper
+@helper(tangent="linear")
 def poly_derivative(p, m=1):
     """The coefficients of the m-th derivative of the polynomial p (highest power first), as
     np.polyder computes them; linear in p."""
@@ -817,7 +722,7 @@ def poly_derivative(p, m=1):
     return p
 
 
-@helper
+@helper(tangent="linear")
 def poly_derivative_transpose(g, p, m=1):
     """The adjoint of poly_derivative(p, m): g back to p's coefficients."""
     lengths = [np.shape(p)[0]]
@@ -847,7 +752,7 @@ def polyval_by(c, x):
     return np.polyval(c, x)
 
 
-@helper
+@helper(tangent="linear")
 def poly_in_front(t, a, b):
     """t (the coefficients of a) with zeros in front up to the length of b, as np.polyadd and
     np.polysub align their operands."""
@@ -856,7 +761,7 @@ def poly_in_front(t, a, b):
     return np.concatenate([np.zeros(n, dtype=np.result_type(t, float)), t])
 
 
-@helper
+@helper(tangent="linear")
 def poly_tail(g, a):
     """The adjoint of poly_in_front: the last len(a) entries of g, shaped like a."""
     n = np.shape(np.atleast_1d(a))[0]
@@ -871,13 +776,13 @@ def poly_leading_zeros(a):
     return int(nonzero[0]) if nonzero.size else max(a.shape[0] - 1, 0)
 
 
-@helper
+@helper(tangent="linear")
 def poly_trim(t, a):
     """t without the places of a's leading zeros (np.polymul's operand)."""
     return np.atleast_1d(t)[poly_leading_zeros(a):]
 
 
-@helper
+@helper(tangent="linear")
 def poly_untrim(g, a):
     """The adjoint of poly_trim: zeros for a's leading zeros, shaped like a."""
     g = np.asarray(g)
@@ -896,7 +801,7 @@ def poly_integral_constants(k, m):
     return k[:m]
 
 
-@helper
+@helper(tangent="linear")
 def polyint_share(t, p, m=1, k=None, which=0):
     """np.polyint with t in the place of p (which=0) or of k (which=1) and zeros in the other:
     one operand's share of the tangent."""
@@ -907,7 +812,7 @@ def polyint_share(t, p, m=1, k=None, which=0):
     return q
 
 
-@helper
+@helper(tangent="linear")
 def polyint_piece(g, p, m=1, k=None, which=0):
     """The adjoint of np.polyint(p, m, k) for p (which=0) or k (which=1), shaped like it."""
     g = np.asarray(g, dtype=np.result_type(g, float))
@@ -923,7 +828,7 @@ def polyint_piece(g, p, m=1, k=None, which=0):
                       np.shape(k))
 
 
-@helper
+@helper(tangent="linear")
 def vander_order(v, increasing=False):
     """Vandermonde columns (highest power first) in np.vander's order."""
     return np.flip(v, -1) if increasing else v
@@ -945,7 +850,7 @@ def interp_segment(x, xp):
     return np.clip(np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
 
 
-@helper
+@helper(tangent="linear")
 def masked(v, mask):
     """v where mask, 0 elsewhere (np.where: a NaN or inf outside the mask cannot leak)."""
     return np.where(mask, v, 0.0)
@@ -965,7 +870,7 @@ def interp_fp_share(dfp, j, t, below, above, left=None, right=None):
     return v
 
 
-@helper(linear=False)
+@helper(linear=False, tangent="linear")
 def cov_rows(v, rowvar=True, second=False):
     """The variables-by-observations rows np.cov makes of its first (second=False) or second
     operand v (linear in v; not folded on zeros, whose shape differs)."""
@@ -974,7 +879,7 @@ def cov_rows(v, rowvar=True, second=False):
     return x.T if not rowvar and flip else x
 
 
-@helper
+@helper(tangent="linear")
 def cov_unrows(g, v, rowvar=True, second=False):
     """The adjoint of cov_rows: g (rows) back in v's layout."""
     x = np.array(v, ndmin=2)
@@ -991,13 +896,13 @@ def cov_divisor(x, bias=False, ddof=None):
     return float(max(np.shape(x)[1] - ddof, 0))
 
 
-@helper
+@helper(tangent="linear")
 def append_zeros(t, values, axis=None):
     """np.append(t, zeros shaped like values, axis): arr's share of the tangent of np.append."""
     return np.append(t, np.zeros(np.shape(values)), axis)
 
 
-@helper
+@helper(tangent="linear")
 def prepend_zeros(t, arr, axis=None):
     """np.append(zeros shaped like arr, t, axis): values' share of the tangent."""
     return np.append(np.zeros(np.shape(arr)), t, axis)
@@ -1012,7 +917,7 @@ def insert_sources(arr, obj, values, axis=None):
     return np.insert(source, obj, labels, axis)
 
 
-@helper
+@helper(tangent="linear")
 def insert_piece(g, arr, obj, values, axis=None, which=0):
     """The adjoint of np.insert(arr, obj, values, axis) for arr (which=0) or values (which=1):
     g summed back onto the entries it copies."""
@@ -1027,7 +932,7 @@ def insert_piece(g, arr, obj, values, axis=None, which=0):
     return np.reshape(out, np.shape(values))
 
 
-@helper
+@helper(tangent="linear")
 def insert_share(t, arr, obj, values, axis=None, which=0):
     """np.insert with t in the place of arr (which=0) or values (which=1) and zeros in the
     other: one operand's share of the tangent."""
@@ -1045,7 +950,7 @@ def delete_kept(arr, obj, axis=None):
     return np.delete(np.arange(n), obj)
 
 
-@helper
+@helper(tangent="linear")
 def resize_adjoint(g, a, new_shape):
     """The adjoint of np.resize(a, new_shape): each copy of an entry added back onto it."""
     out = np.zeros(np.size(a), dtype=np.result_type(g, float))
@@ -1068,7 +973,7 @@ def rollaxis_order(ndim, axis, start=0):
     return axes
 
 
-@helper
+@helper(tangent="linear")
 def select_pieces(g, condlist, choicelist):
     """The adjoint of the choices of np.select(condlist, choicelist, default): g where the
     choice's condition is the first true one, summed to the choice's shape."""
@@ -1081,7 +986,7 @@ def select_pieces(g, condlist, choicelist):
     return out
 
 
-@helper
+@helper(tangent="linear")
 def select_rest(g, condlist, default):
     """The adjoint of np.select's default: g where no condition is true."""
     taken = np.zeros(np.shape(g), dtype=bool)
@@ -1090,7 +995,7 @@ def select_rest(g, condlist, default):
     return unbroadcast(np.where(taken, 0.0, g), default)
 
 
-@helper
+@helper(tangent="linear")
 def window_adjoint(g, x, window_shape, axis=None):
     """The adjoint of sliding_window_view(x, window_shape, axis): every window's copy of an
     entry added back onto it."""
@@ -1132,16 +1037,6 @@ def correlate_with_tangent(z, t, a, mode="valid"):
     d[z] = correlate_with(d[t], a, mode) + correlate_by(d[a], t, mode)
 
 
-@tangent(poly_derivative)
-def poly_derivative_tangent(z, p, m=1):
-    d[z] = poly_derivative(d[p], m)
-
-
-@tangent(poly_derivative_transpose)
-def poly_derivative_transpose_tangent(z, g, p, m=1):
-    d[z] = poly_derivative_transpose(d[g], p, m)
-
-
 # d/dx of the m-th derivatives of the powers are the (m+1)-th
 @tangent(poly_powers)
 def poly_powers_tangent(z, x, n, m=0):
@@ -1153,102 +1048,12 @@ def polyval_by_tangent(z, c, x):
     d[z] = polyval_by(d[c], x) + d[x] * polyval_by(poly_derivative(c, 1), x)
 
 
-@tangent(poly_in_front)
-def poly_in_front_tangent(z, t, a, b):
-    d[z] = poly_in_front(d[t], a, b)
-
-
-@tangent(poly_tail)
-def poly_tail_tangent(z, g, a):
-    d[z] = poly_tail(d[g], a)
-
-
-@tangent(poly_trim)
-def poly_trim_tangent(z, t, a):
-    d[z] = poly_trim(d[t], a)
-
-
-@tangent(poly_untrim)
-def poly_untrim_tangent(z, g, a):
-    d[z] = poly_untrim(d[g], a)
-
-
-@tangent(polyint_share)
-def polyint_share_tangent(z, t, p, m=1, k=None, which=0):
-    d[z] = polyint_share(d[t], p, m, k, which)
-
-
-@tangent(polyint_piece)
-def polyint_piece_tangent(z, g, p, m=1, k=None, which=0):
-    d[z] = polyint_piece(d[g], p, m, k, which)
-
-
-@tangent(vander_order)
-def vander_order_tangent(z, v, increasing=False):
-    d[z] = vander_order(d[v], increasing)
-
-
-@tangent(masked)
-def masked_tangent(z, v, mask):
-    d[z] = masked(d[v], mask)
-
-
 # linear in dfp; t enters through the interpolation weights
 @tangent(interp_fp_share)
 def interp_fp_share_tangent(z, dfp, j, t, below, above, left=None, right=None):
     d[z] = (interp_fp_share(d[dfp], j, t, below, above, left, right)
             + masked((np.take(dfp, j + 1) - np.take(dfp, j)) * d[t],
                      np.logical_not(np.logical_or(below, above))))
-
-
-@tangent(cov_rows)
-def cov_rows_tangent(z, v, rowvar=True, second=False):
-    d[z] = cov_rows(d[v], rowvar, second)
-
-
-@tangent(cov_unrows)
-def cov_unrows_tangent(z, g, v, rowvar=True, second=False):
-    d[z] = cov_unrows(d[g], v, rowvar, second)
-
-
-@tangent(append_zeros)
-def append_zeros_tangent(z, t, values, axis=None):
-    d[z] = append_zeros(d[t], values, axis)
-
-
-@tangent(prepend_zeros)
-def prepend_zeros_tangent(z, t, arr, axis=None):
-    d[z] = prepend_zeros(d[t], arr, axis)
-
-
-@tangent(insert_piece)
-def insert_piece_tangent(z, g, arr, obj, values, axis=None, which=0):
-    d[z] = insert_piece(d[g], arr, obj, values, axis, which)
-
-
-@tangent(insert_share)
-def insert_share_tangent(z, t, arr, obj, values, axis=None, which=0):
-    d[z] = insert_share(d[t], arr, obj, values, axis, which)
-
-
-@tangent(resize_adjoint)
-def resize_adjoint_tangent(z, g, a, new_shape):
-    d[z] = resize_adjoint(d[g], a, new_shape)
-
-
-@tangent(select_pieces)
-def select_pieces_tangent(z, g, condlist, choicelist):
-    d[z] = select_pieces(d[g], condlist, choicelist)
-
-
-@tangent(select_rest)
-def select_rest_tangent(z, g, condlist, default):
-    d[z] = select_rest(d[g], condlist, default)
-
-
-@tangent(window_adjoint)
-def window_adjoint_tangent(z, g, x, window_shape, axis=None):
-    d[z] = window_adjoint(d[g], x, window_shape, axis)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -99,7 +99,7 @@ def kron_adjoint_b(g, a, b):
 # (subscripts, which factors), and its own tangent is again an einsum_sums, so derivatives of
 # every order stay einsums.
 
-@helper
+@helper(tangent="linear")
 def einsum_refuse_sublists(g):
     """np.einsum(a, [0, 1], b, [1, 2]): the first operand is an array, not subscripts."""
     raise ValueError("srcad differentiates np.einsum with a subscripts string ('ij,jk->ik'), "
@@ -251,11 +251,6 @@ def einsum_sums_tangent(z, factors, plans):
     d[z] = einsum_sums(join_lists(factors, d[factors]), einsum_product_rule(plans, factors))
 
 
-@tangent(einsum_refuse_sublists)
-def einsum_refuse_sublists_tangent(z, g):
-    d[z] = einsum_refuse_sublists(d[g])
-
-
 @tangent(join_lists)
 def join_lists_tangent(z, a, b):
     d[z] = join_lists(d[a], d[b])
@@ -383,26 +378,16 @@ def einsum(c, subscripts, *operands, out=None, dtype=None, order="K", casting="s
 # ---------------------------------------------------------------------------------------------
 # numpy.linalg. Matrices are the last two axes; leading axes are stacks (batched).
 
-@helper
+@helper(tangent="linear")
 def solve_column(v, b):
     """v as a stack of columns when b is a vector (solve treats 1-D b as a vector)."""
     return v[..., None] if np.ndim(b) == 1 else v
 
 
-@helper
+@helper(tangent="linear")
 def solve_uncolumn(v, b):
     """The inverse of solve_column."""
     return v[..., 0] if np.ndim(b) == 1 else v
-
-
-@tangent(solve_column)
-def solve_column_tangent(z, v, b):
-    d[z] = solve_column(d[v], b)
-
-
-@tangent(solve_uncolumn)
-def solve_uncolumn_tangent(z, v, b):
-    d[z] = solve_uncolumn(d[v], b)
 
 
 # B = A^-1:  dB = -B dA B,  A_bar = -B^T B_bar B^T
@@ -639,7 +624,7 @@ def matrix_power(b, a, n):
 #   ord = inf, -inf                    w = sign(x) at the entries attaining y, shared evenly
 #   ord = 0 (a count)                  w = 0
 # w is 0 where x = 0 and y = 0, so the gradient of a norm at 0 is 0.
-@helper
+@helper(tangent="linear")
 def norm_spread(g, x, ord=None, axis=None, keepdims=False):
     """g (shaped like norm(x, ord, axis, keepdims)) broadcast back over x; refuses the matrix
     norms srcad does not differentiate (all but 'fro')."""
@@ -648,11 +633,6 @@ def norm_spread(g, x, ord=None, axis=None, keepdims=False):
     if matrix and not (ord is None or (isinstance(ord, str) and ord == "fro")):
         raise ValueError(f"srcad differentiates the matrix norm 'fro' only, not ord={ord!r}")
     return unreduce(g, x, axis, keepdims)
-
-
-@tangent(norm_spread)
-def norm_spread_tangent(z, g, x, ord=None, axis=None, keepdims=False):
-    d[z] = norm_spread(d[g], x, ord, axis, keepdims)
 
 
 @helper(linear=False)

@@ -23,7 +23,7 @@ from srcad.runtime import extremum_tangent, helper, unreduce, unreduce_extremum
 # ---------------------------------------------------------------------------------------------
 # runtime helpers: lanes (the reduced axes merged into one last axis) and scans along them
 
-@helper
+@helper(tangent="linear")
 def to_lanes(x, axis=None):
     """x with the axes in `axis` (None: all of them) moved to the end and merged into one."""
     x = np.asarray(x)
@@ -35,7 +35,7 @@ def to_lanes(x, axis=None):
     return np.reshape(moved, moved.shape[:len(rest)] + (-1,))
 
 
-@helper
+@helper(tangent="linear")
 def from_lanes(g, x, axis=None):
     """The inverse of to_lanes(x, axis): g, laid out as lanes of x, back in x's layout."""
     shape = np.shape(x)
@@ -47,7 +47,7 @@ def from_lanes(g, x, axis=None):
     return np.transpose(moved, np.argsort(rest + axes))
 
 
-@helper
+@helper(tangent="linear")
 def shift_along(x, reverse=False):
     """x shifted one place along the last axis: x_{i-1} at i, 0 at the start (reverse: x_{i+1}
     at i, 0 at the end)."""
@@ -93,7 +93,7 @@ def prod_of_others(a, axis=None):
     return from_lanes(exclusive_cumprod(x) * exclusive_cumprod(x, True), a, axis)
 
 
-@helper
+@helper(tangent="linear")
 def expand_weights(w, a, axis=None):
     """The weights of np.average(a, axis, weights=w) laid out like a (numpy's rule: w has a's
     shape, or the shape of a along the axes in `axis`); None means equal weights."""
@@ -108,7 +108,7 @@ def expand_weights(w, a, axis=None):
     return np.broadcast_to(w, shape)
 
 
-@helper
+@helper(tangent="linear")
 def unexpand_weights(g, w, a, axis=None):
     """The adjoint of expand_weights: g (shaped like a) summed back to the shape of w."""
     shape = np.shape(a)
@@ -120,7 +120,7 @@ def unexpand_weights(g, w, a, axis=None):
     return np.transpose(g, np.argsort(np.argsort(axes)))
 
 
-@helper
+@helper(tangent="linear")
 def undiagonal(g, a, offset=0, axis1=0, axis2=1):
     """The adjoint of np.diagonal(a, offset, axis1, axis2): zeros shaped like a with g (its last
     axis running along the diagonal, or of length 1 to fill the whole diagonal) on it."""
@@ -135,21 +135,6 @@ def undiagonal(g, a, offset=0, axis1=0, axis2=1):
 
 
 # tangents of the helpers (so generated gradients can be differentiated again) ------------------
-
-@tangent(to_lanes)
-def to_lanes_tangent(y, x, axis=None):
-    d[y] = to_lanes(d[x], axis)
-
-
-@tangent(from_lanes)
-def from_lanes_tangent(y, g, x, axis=None):
-    d[y] = from_lanes(d[g], x, axis)
-
-
-@tangent(shift_along)
-def shift_along_tangent(y, x, reverse=False):
-    d[y] = shift_along(d[x], reverse)
-
 
 @tangent(linear_scan)
 def linear_scan_tangent(h, g, b, reverse=False):
@@ -175,21 +160,6 @@ def prod_of_others_tangent(p, a, axis=None):
                     False) * right
         + left * linear_scan(shift_along(to_lanes(d[a], axis) * right, True),
                              shift_along(x, True), True), a, axis)
-
-
-@tangent(expand_weights)
-def expand_weights_tangent(y, w, a, axis=None):
-    d[y] = expand_weights(d[w], a, axis)
-
-
-@tangent(unexpand_weights)
-def unexpand_weights_tangent(y, g, w, a, axis=None):
-    d[y] = unexpand_weights(d[g], w, a, axis)
-
-
-@tangent(undiagonal)
-def undiagonal_tangent(y, g, a, offset=0, axis1=0, axis2=1):
-    d[y] = undiagonal(d[g], a, offset, axis1, axis2)
 
 
 # ---------------------------------------------------------------------------------------------

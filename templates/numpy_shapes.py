@@ -18,7 +18,7 @@ from .numpy_reductions import undiagonal
 # ---------------------------------------------------------------------------------------------
 # runtime helpers: the transposes of the layout functions (each linear in its first argument)
 
-@helper
+@helper(tangent="linear")
 def untranspose(g, axes=None):
     """The adjoint of np.transpose(x, axes): g transposed back."""
     if axes is None:
@@ -26,7 +26,7 @@ def untranspose(g, axes=None):
     return np.transpose(g, np.argsort(np.mod(axes, np.ndim(g))))
 
 
-@helper
+@helper(tangent="linear")
 def unjoin(g, arrays, how):
     """The adjoint of np.hstack, np.vstack, np.dstack or np.column_stack(arrays) (how: "h", "v",
     "d", "column"): g cut back into pieces shaped like the arrays."""
@@ -45,7 +45,7 @@ def unjoin(g, arrays, how):
             for piece, a in zip(np.split(g, bounds, axis=axis), arrays)]
 
 
-@helper
+@helper(tangent="linear")
 def untile(g, x, reps):
     """The adjoint of np.tile(x, reps): the sum of g over the copies of x."""
     reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
@@ -58,7 +58,7 @@ def untile(g, x, reps):
     return np.reshape(np.sum(g, axis=tuple(range(0, 2 * n, 2))), shape)
 
 
-@helper
+@helper(tangent="linear")
 def unrepeat(g, x, repeats, axis=None):
     """The adjoint of np.repeat(x, repeats, axis): each entry's copies summed back onto it."""
     shape = np.shape(x)
@@ -74,7 +74,7 @@ def unrepeat(g, x, repeats, axis=None):
     return out
 
 
-@helper
+@helper(tangent="linear")
 def unpad(g, x, pad_width, mode="constant"):
     """The adjoint of np.pad(x, pad_width, mode) for the modes that copy entries of x (constant,
     edge, reflect, symmetric, wrap): each entry of g goes back to the entry it is a copy of."""
@@ -92,7 +92,7 @@ def unpad(g, x, pad_width, mode="constant"):
     return np.reshape(out, shape)
 
 
-@helper
+@helper(tangent="linear")
 def repad(dx, pad_width, mode="constant"):
     """np.pad(dx, pad_width, mode) with zeros as the constant: the tangent of a padding in a mode
     that copies entries (the others, like "mean" or "maximum", are refused)."""
@@ -102,14 +102,14 @@ def repad(dx, pad_width, mode="constant"):
     return np.pad(dx, pad_width, mode=mode)
 
 
-@helper
+@helper(tangent="linear")
 def pad_constant(c, x, pad_width):
     """The part of np.pad(x, pad_width, constant_values=c) that comes from c (x's part zeroed)."""
     return np.pad(np.zeros(np.shape(x), dtype=np.result_type(c, float)), pad_width,
                   constant_values=c)
 
 
-@helper
+@helper(tangent="linear")
 def unpad_constant(g, x, pad_width, constant_values):
     """The adjoint of constant_values in np.pad(x, pad_width, constant_values=...): g summed over
     the padding each value fills (numpy fills axis after axis, so a corner takes the later
@@ -132,7 +132,7 @@ def unpad_constant(g, x, pad_width, constant_values):
     return unbroadcast(sums, constant_values)
 
 
-@helper
+@helper(tangent="linear")
 def untake(g, a, indices, axis=None, mode="raise"):
     """The adjoint of np.take(a, indices, axis, mode): g added back at the indices (repeated
     indices accumulate)."""
@@ -153,7 +153,7 @@ def untake(g, a, indices, axis=None, mode="raise"):
     return out
 
 
-@helper
+@helper(tangent="linear")
 def untake_along_axis(g, arr, indices, axis=-1):
     """The adjoint of np.take_along_axis(arr, indices, axis): g added back at the indices."""
     shape = np.shape(arr)
@@ -171,7 +171,7 @@ def untake_along_axis(g, arr, indices, axis=-1):
     return out
 
 
-@helper
+@helper(tangent="linear")
 def undiag(g, v, k=0):
     """The adjoint of np.diag(v, k): the k-th diagonal of g if v is 1-D (diag built a matrix),
     else g written on the k-th diagonal of a zero matrix (diag read it)."""
@@ -180,7 +180,7 @@ def undiag(g, v, k=0):
     return undiagonal(g, v, k, 0, 1)
 
 
-@helper
+@helper(tangent="linear")
 def through_cast(g, y):
     """The derivative g passed through a conversion whose result is y: zero when y is an integer
     or boolean array (a rounding, whose derivative is 0 wherever it exists), else g."""
@@ -191,66 +191,6 @@ def through_cast(g, y):
 
 # tangents of the helpers: each is linear in its first argument and uses the others only
 # through their shapes, so its tangent is itself applied to the first argument's tangent
-
-@tangent(untranspose)
-def untranspose_tangent(y, g, axes=None):
-    d[y] = untranspose(d[g], axes)
-
-
-@tangent(unjoin)
-def unjoin_tangent(y, g, arrays, how):
-    d[y] = unjoin(d[g], arrays, how)
-
-
-@tangent(untile)
-def untile_tangent(y, g, x, reps):
-    d[y] = untile(d[g], x, reps)
-
-
-@tangent(unrepeat)
-def unrepeat_tangent(y, g, x, repeats, axis=None):
-    d[y] = unrepeat(d[g], x, repeats, axis)
-
-
-@tangent(unpad)
-def unpad_tangent(y, g, x, pad_width, mode="constant"):
-    d[y] = unpad(d[g], x, pad_width, mode)
-
-
-@tangent(repad)
-def repad_tangent(y, dx, pad_width, mode="constant"):
-    d[y] = repad(d[dx], pad_width, mode)
-
-
-@tangent(pad_constant)
-def pad_constant_tangent(y, c, x, pad_width):
-    d[y] = pad_constant(d[c], x, pad_width)
-
-
-@tangent(unpad_constant)
-def unpad_constant_tangent(y, g, x, pad_width, constant_values):
-    d[y] = unpad_constant(d[g], x, pad_width, constant_values)
-
-
-@tangent(untake)
-def untake_tangent(y, g, a, indices, axis=None, mode="raise"):
-    d[y] = untake(d[g], a, indices, axis, mode)
-
-
-@tangent(untake_along_axis)
-def untake_along_axis_tangent(y, g, arr, indices, axis=-1):
-    d[y] = untake_along_axis(d[g], arr, indices, axis)
-
-
-@tangent(undiag)
-def undiag_tangent(y, g, v, k=0):
-    d[y] = undiag(d[g], v, k)
-
-
-@tangent(through_cast)
-def through_cast_tangent(z, g, y):
-    d[z] = through_cast(d[g], y)
-
 
 # ---------------------------------------------------------------------------------------------
 # axes: transpose, swapaxes, moveaxis
