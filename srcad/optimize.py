@@ -61,7 +61,8 @@ def eliminate_dead_code(body):
 
 
 class FoldConstants(gast.NodeTransformer):
-    """2 - 1 -> 1, x ** 1 -> x, x * 1 -> x: what templates instantiated with constants leave."""
+    """2 - 1 -> 1, 1.0 / 4 -> 0.25, x ** 1 -> x, x * 1 -> x, -(2.0) -> -2.0: what templates
+    instantiated with constants leave."""
 
     OPS = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
            gast.Mult: lambda a, b: a * b}
@@ -71,9 +72,12 @@ class FoldConstants(gast.NodeTransformer):
         left, right = node.left, node.right
         numbers = (int, float)
         if (isinstance(left, gast.Constant) and isinstance(right, gast.Constant)
-                and type(left.value) in numbers and type(right.value) in numbers
-                and type(node.op) in self.OPS):
-            return gast.Constant(value=self.OPS[type(node.op)](left.value, right.value), kind=None)
+                and type(left.value) in numbers and type(right.value) in numbers):
+            if type(node.op) in self.OPS:
+                return gast.Constant(value=self.OPS[type(node.op)](left.value, right.value),
+                                     kind=None)
+            if isinstance(node.op, gast.Div) and right.value != 0:
+                return gast.Constant(value=left.value / right.value, kind=None)
         if isinstance(right, gast.Constant) and type(right.value) in numbers and right.value == 1:
             if isinstance(node.op, (gast.Pow, gast.Mult, gast.Div)) and type(right.value) is int:
                 return left
@@ -81,6 +85,57 @@ class FoldConstants(gast.NodeTransformer):
                 isinstance(node.op, gast.Mult)):
             return right
         return node
+
+    def visit_UnaryOp(self, node):
+        node = self.generic_visit(node)
+        if isinstance(node.op, gast.USub) and _number(node.operand):
+            return gast.Constant(value=-node.operand.value, kind=None)
+        return node
+
+    def visit_Call(self, node):
+        """safe_div(2.0, x) -> 2.0 / x, safe_mul(x, 2.0) -> x * 2.0: with a nonzero finite
+        number the strong zero (0 * inf = 0) has nothing to guard."""
+        node = self.generic_visit(node)
+        func = node.func
+        if not (isinstance(func, gast.Name) and func.id in ("safe_mul", "safe_div")
+                and len(node.args) == 2 and not node.keywords):
+            return node
+        left, right = node.args
+        guards = [left] if func.id == "safe_div" else [left, right]
+        if any(_number(a) and a.value != 0 and a.value - a.value == 0 for a in guards):
+            op = gast.Div() if func.id == "safe_div" else gast.Mult()
+            return gast.BinOp(left=left, op=op, right=right)
+        return node
+
+
+def _number(node):
+    return isinstance(node, gast.Constant) and type(node.value) in (int, float)
+
+
+def propagate_constants(fdef, names):
+    """A name in `names` bound once, at the top level, to a number: its reads read the number.
+
+        bout = 1.0                      bt2 = safe_div(1.0, t2)   ->   bt2 = 1.0 / t2
+        bt2 = safe_div(bout, t2)  ->
+
+    (the reverse pass gives it the names of adjoints: the seed of a scalar output is 1.0)."""
+    counts = _stores(fdef)
+    constants = {}
+    for stmt in fdef.body:
+        if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                and stmt.targets[0].id in names and counts.get(stmt.targets[0].id) == 1
+                and _number(stmt.value)):
+            constants[stmt.targets[0].id] = stmt.value.value
+    if not constants:
+        return fdef
+
+    class Substitute(gast.NodeTransformer):
+        def visit_Name(self, node):
+            if isinstance(node.ctx, gast.Load) and node.id in constants:
+                return gast.Constant(value=constants[node.id], kind=None)
+            return node
+    fdef.body = [Substitute().visit(stmt) for stmt in fdef.body]
+    return fdef
 
 
 def _stores(node):
@@ -161,7 +216,10 @@ def _replace_after(stmts, i, a, b, total):
     return True
 
 
-def optimize(fdef):
+def optimize(fdef, constants=()):
+    """constants: names whose bindings to a number may be propagated (propagate_constants)."""
+    if constants:
+        fdef = propagate_constants(fdef, constants)
     fdef.body = [FoldConstants().visit(stmt) for stmt in fdef.body]
     fdef = propagate_copies(fdef)
     while True:

@@ -12,6 +12,7 @@ import gast
 
 from . import __version__
 from .activity import analyze
+from .broadcasts import sink_broadcasts
 from .anf import anf, version
 from .check import check
 from .calls import derivative_name
@@ -135,7 +136,10 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     derivative = builder.build()
     if stage == "derivative":
         return function_source(derivative)
-    derivative = optimize(derivative)
+    adjoints = set(namer.adjoints.values())
+    derivative = optimize(derivative, adjoints)
+    if mode == "reverse" and shapes:
+        derivative = optimize(sink_broadcasts(derivative, builder.shape_of_name), adjoints)
     if mode == "reverse":
         derivative = in_place(derivative)
     if stage == "optimize":

@@ -28,6 +28,7 @@ from .activity import assigned_name, flatten, list_op, operand_names
 from .calls import Dependencies, bind, is_user_function, positional_params, returns_tuple
 from .instantiate import Accumulate, constant_node, instantiate, name, operand_id
 from .registry import REGISTRY, require_template
+from .shapes import expression_shape
 
 
 def assign(target, value, origin=None):
@@ -67,6 +68,7 @@ class Reverse:
         self.wrt = wrt
         self.kind = kind
         self.shapes = shapes or {}  # from the shape probe, when specialized (shapes.py)
+        self._adjoint_of = {}  # adjoint name -> its primal name (see shape_of_name)
         self.kinds = kinds or {}
         self.initialized = set()
         self.tuple_vars = self.find_tuple_vars(fdef.body)
@@ -153,26 +155,97 @@ class Reverse:
         except ValueError:
             return True
 
+    def shape_of_name(self, ident):
+        """The probed shape of a primal name, or of the primal value an adjoint name belongs to
+        (an adjoint has its value's shape), or None."""
+        if ident in self.shapes:
+            return self.shapes[ident]
+        if len(self._adjoint_of) != len(self.namer.adjoints):
+            self._adjoint_of = {adj: var for var, adj in self.namer.adjoints.items()}
+        var = self._adjoint_of.get(ident)
+        return self.shapes.get(var) if var is not None else None
+
     def unbroadcast(self, value, result, var):
-        """Sum value (shaped like result) down to var's shape: written out as one np.sum when
-        the shape probe knows both shapes, else the runtime helper unbroadcast."""
+        """Sum value (shaped like result) down to var's shape: written out as one sum when the
+        shape probe knows both shapes, else the runtime helper unbroadcast. Factors constant
+        along the summed axes (shaped like var, or scalars) and signs are taken out of the sum:
+
+            (-bz * z / y).sum(axis=(0,))   ->   -(bz * z).sum(axis=(0,)) / y"""
         if not (isinstance(result, str) and result in self.shapes and var in self.shapes):
             return call(["unbroadcast"], value, name(var))
         full, mine = self.shapes[result], self.shapes[var]
         lead = len(full) - len(mine)
         axes = list(range(lead)) + [lead + i for i, n in enumerate(mine)
                                     if n == 1 and full[lead + i] != 1]
-        keywords = [] if len(axes) == len(full) else [
-            gast.keyword(arg="axis", value=constant_node(tuple(axes)))]
-        if full:  # an array: its .sum method skips np.sum's Python-level dispatch
+        negate, factors, value = self.outside_factors(value, full, axes)
+        if len(axes) == len(full):  # the sum of everything
+            summed = self.total_sum(value, full)
+        elif lead == 0:  # summed over axes var has with length 1: keep them
             summed = gast.Call(func=gast.Attribute(value=value, attr="sum", ctx=gast.Load()),
-                               args=[], keywords=keywords)
+                               args=[], keywords=[
+                                   gast.keyword(arg="axis", value=constant_node(tuple(axes))),
+                                   gast.keyword(arg="keepdims", value=constant_node(True))])
         else:
-            summed = gast.Call(func=gast.Attribute(value=name("np"), attr="sum", ctx=gast.Load()),
-                               args=[value], keywords=keywords)
-        if lead == len(axes):
-            return summed
-        return call(["np", "reshape"], summed, constant_node(tuple(mine)))
+            summed = gast.Call(func=gast.Attribute(value=value, attr="sum", ctx=gast.Load()),
+                               args=[], keywords=[
+                                   gast.keyword(arg="axis", value=constant_node(tuple(axes)))])
+            if lead != len(axes):
+                summed = call(["np", "reshape"], summed, constant_node(tuple(mine)))
+        if negate:
+            summed = gast.UnaryOp(op=gast.USub(), operand=summed)
+        for op, factor in factors:
+            summed = gast.BinOp(left=summed, op=op, right=factor)
+        return summed
+
+    def total_sum(self, value, full):
+        """The sum of all of value's entries: np.dot for a product of two vectors."""
+        if (len(full) == 1 and isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult)
+                and all(self.expr_shape(side) == full for side in (value.left, value.right))):
+            return call(["np", "dot"], value.left, value.right)
+        if full:  # an array: its .sum method skips np.sum's Python-level dispatch
+            return gast.Call(func=gast.Attribute(value=value, attr="sum", ctx=gast.Load()),
+                             args=[], keywords=[])
+        return call(["np", "sum"], value)
+
+    def expr_shape(self, node):
+        return expression_shape(node, self.shape_of_name)
+
+    def outside_factors(self, value, full, axes):
+        """(negate, [(op, factor)], rest): value == +-rest op factor op factor ..., each factor
+        constant along `axes` of the full shape, rest still shaped full. Peels from the top
+        of the expression: unary minus, and * or / by a factor (a name or number)."""
+        def constant_along(node):
+            shape = self.expr_shape(node) if isinstance(node, (gast.Name, gast.Constant)) \
+                else None
+            if shape is None or len(shape) > len(full):
+                return False
+            offset = len(full) - len(shape)
+            return all(a < offset or shape[a - offset] == 1 for a in axes)
+
+        negate, factors = False, []
+        while True:
+            if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
+                negate, value = not negate, value.operand
+                continue
+            if not isinstance(value, gast.BinOp):
+                break
+            left, right = value.left, value.right
+            if isinstance(value.op, gast.Mult) and isinstance(left, gast.UnaryOp) and isinstance(
+                    left.op, gast.USub):  # -a * b: the sign first
+                negate, value.left = not negate, left.operand
+                continue
+            if isinstance(value.op, (gast.Mult, gast.Div)) and constant_along(right) and (
+                    self.expr_shape(left) == full):
+                factors.append((value.op, right))
+                value = left
+            elif isinstance(value.op, gast.Mult) and constant_along(left) and (
+                    self.expr_shape(right) == full):
+                factors.append((value.op, left))
+                value = right
+            else:
+                break
+        factors.reverse()  # innermost first, as the original expression applied them
+        return negate, factors, value
 
     def accumulate(self, var, value, broadcasts, out):
         """Add value to var's adjoint. broadcasts: False, or the name of the broadcasting op's

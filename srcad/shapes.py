@@ -165,3 +165,64 @@ def _private_one(value):
         return copy.deepcopy(value)
     return value
 
+
+
+# ---------------------------------------------------------------------------------------------
+# shapes of generated expressions, from the probed shapes of the names they read
+
+_ELEMENTWISE_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
+_ELEMENTWISE_HELPERS = {"safe_mul", "safe_div"}  # runtime helpers that broadcast like * and /
+
+
+def expression_shape(node, shape_of_name):
+    """The shape an expression surely has, or None. shape_of_name(name) -> shape or None.
+
+    Knows names, numbers, elementwise arithmetic (+ - * / **, unary -, safe_mul, safe_div,
+    numpy's ufuncs), which broadcasts, and reductions with keepdims=True over constant axes."""
+    if isinstance(node, gast.Name):
+        return shape_of_name(node.id)
+    if isinstance(node, gast.Constant):
+        return () if type(node.value) in (int, float) else None
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        return expression_shape(node.operand, shape_of_name)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, _ELEMENTWISE_OPS):
+        return _broadcast([expression_shape(node.left, shape_of_name),
+                           expression_shape(node.right, shape_of_name)])
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and (
+            node.func.id in _ELEMENTWISE_HELPERS) and len(node.args) == 2 and not node.keywords:
+        return _broadcast([expression_shape(a, shape_of_name) for a in node.args])
+    numpy = isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and isinstance(
+        node.func.value, gast.Name) and node.func.value.id == "np"
+    ufunc = getattr(np, node.func.attr, None) if numpy else None
+    if isinstance(ufunc, np.ufunc) and ufunc.nout == 1 and len(node.args) == ufunc.nin and (
+            not node.keywords):
+        return _broadcast([expression_shape(a, shape_of_name) for a in node.args])
+    if numpy and node.func.attr in ("sum", "mean", "max", "min") and len(node.args) == 1:
+        keywords = {k.arg: k.value for k in node.keywords}
+        keep, axis = keywords.get("keepdims"), keywords.get("axis")
+        full = expression_shape(node.args[0], shape_of_name)
+        if full is None or not (isinstance(keep, gast.Constant) and keep.value is True) or (
+                axis is not None and not isinstance(axis, gast.Constant)):
+            return None
+        axes = _axes(None if axis is None else axis.value, len(full))
+        return None if axes is None else tuple(1 if i in axes else n for i, n in enumerate(full))
+    return None
+
+
+def _broadcast(shapes):
+    if any(s is None for s in shapes):
+        return None
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        return None
+
+
+def _axes(axis, ndim):
+    """The set of non-negative axes `axis` (None, an int or a tuple of ints) names, or None."""
+    if axis is None:
+        return set(range(ndim))
+    items = axis if isinstance(axis, tuple) else (axis,)
+    if not all(type(a) is int and -ndim <= a < ndim for a in items):
+        return None
+    return {a % ndim for a in items}

@@ -25,13 +25,13 @@ from srcad.runtime import helper
 def safe_mul(a, b):
     """a * b, except that a zero factor gives an exact 0 even against inf or nan (0 * inf = 0):
     a zero derivative stays zero through an infinite or undefined slope."""
-    if isinstance(b, float) and b - b == 0.0:  # a finite float (Python or np.float64)
+    if isinstance(b, float) and -np.inf < b < np.inf:  # a finite float (Python or np.float64)
         return a * b
     with np.errstate(invalid="ignore"):
         out = np.multiply(a, b)
-    lost = np.isnan(out)
-    if lost.any():  # rare: only then look for the zero factors
-        lost &= np.equal(a, 0) | np.equal(b, 0)
+    check = np.vdot(out, out).real  # NaN when an entry is NaN (or inf when one is inf): cheap
+    if not -np.inf < check < np.inf and np.isnan(out).any():  # rare: look for zero factors
+        lost = np.isnan(out) & (np.equal(a, 0) | np.equal(b, 0))
         out = np.where(lost, 0, out)
         return out[()] if np.ndim(out) == 0 else out
     return out
@@ -41,13 +41,13 @@ def safe_mul(a, b):
 def safe_div(a, b):
     """a / b, except that a zero numerator gives an exact 0 even over 0, inf or nan (0 / 0 = 0);
     a nonzero numerator over 0 gives inf, as np.divide does (without the warning)."""
-    if isinstance(b, float) and b != 0.0 and b - b == 0.0:  # a finite nonzero float
+    if isinstance(b, float) and b != 0.0 and -np.inf < b < np.inf:  # a finite nonzero float
         return a / b
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.divide(a, b)
-    lost = np.isnan(out)
-    if lost.any():
-        lost &= np.equal(a, 0)
+    check = np.vdot(out, out).real  # NaN when an entry is NaN (or inf when one is inf): cheap
+    if not -np.inf < check < np.inf and np.isnan(out).any():  # rare: only then look for 0 / 0
+        lost = np.isnan(out) & np.equal(a, 0)
         out = np.where(lost, 0, out)
         return out[()] if np.ndim(out) == 0 else out
     return out

@@ -57,13 +57,13 @@ def float_type(x):
 def safe_mul(a, b):
     """a * b, except that a zero factor gives an exact 0 even against inf or nan (0 * inf = 0):
     a zero derivative stays zero through an infinite or undefined slope."""
-    if isinstance(b, float) and b - b == 0.0:  # a finite float (Python or np.float64)
+    if isinstance(b, float) and -np.inf < b < np.inf:  # a finite float (Python or np.float64)
         return a * b
     with np.errstate(invalid="ignore"):
         out = np.multiply(a, b)
-    lost = np.isnan(out)
-    if lost.any():  # rare: only then look for the zero factors
-        lost &= np.equal(a, 0) | np.equal(b, 0)
+    check = np.vdot(out, out).real  # NaN when an entry is NaN (or inf when one is inf): cheap
+    if not -np.inf < check < np.inf and np.isnan(out).any():  # rare: look for zero factors
+        lost = np.isnan(out) & (np.equal(a, 0) | np.equal(b, 0))
         out = np.where(lost, 0, out)
         return out[()] if np.ndim(out) == 0 else out
     return out

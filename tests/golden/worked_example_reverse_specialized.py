@@ -7,28 +7,11 @@ Source: golden_functions.py:9. Regenerate it rather than edit it.
 import numpy as np
 
 
-def safe_div(a, b):
-    """a / b, except that a zero numerator gives an exact 0 even over 0, inf or nan (0 / 0 = 0);
-    a nonzero numerator over 0 gives inf, as np.divide does (without the warning)."""
-    if isinstance(b, float) and b != 0.0 and b - b == 0.0:  # a finite nonzero float
-        return a / b
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.divide(a, b)
-    lost = np.isnan(out)
-    if lost.any():
-        lost &= np.equal(a, 0)
-        out = np.where(lost, 0, out)
-        return out[()] if np.ndim(out) == 0 else out
-    return out
-
-
 def worked_example_grad(x1, x2):
     """Gradient of worked_example (golden_functions.py:9) with respect to x1, x2."""
-    bout = 1.0
     # grad of: return np.log(x1) + x1 * x2 - np.sin(x2)  (golden_functions.py:10)
-    bt4 = -bout
-    bx2 = bt4 * np.cos(x2)
-    bx1 = bout * x2
-    bx2 += bout * x1
-    bx1 += safe_div(bout, x1)
+    bx2 = -1.0 * np.cos(x2)
+    bx1 = 1.0 * x2
+    bx2 += 1.0 * x1
+    bx1 += 1.0 / x1
     return bx1, bx2

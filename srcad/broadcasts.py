@@ -1,0 +1,182 @@
+"""Pass 8a, sink broadcasts (reverse mode, shape-specialized builds): an adjoint spread over an
+array's shape only to meet an array of that shape in elementwise arithmetic is not spread;
+numpy's broadcasting in that arithmetic does it for free.
+
+    bt7 = np.full((10,), bt8)                  b_x = bt8 * t6
+    b_x = bt7 * t6                    ->       bt6 = bt8 * x
+    bt6 = bt7 * x
+    bz = bz + unreduce(bt5, z, 1, True)  ->    bz = bz + bt5
+
+A broadcast is np.full(S, v), np.broadcast_to(v, S) or unreduce(g, x, axis, keepdims) (the
+adjoint of a reduction, with x's shape known), scaled or negated by scalars, or a name bound
+once to one. One of its uses drops the broadcast when it is an operand of + - * / ** (or the
+strong-zero helpers safe_mul, safe_div) whose other operand is known to have the broadcast's
+shape: the result has that shape either way, so every name keeps the shape the probe saw. A
+definition whose uses all went is dead code:
+
+    by = np.full((4,), 1.0)           ->    by = 1.0 + bs * x
+    by = by + bs * x
+"""
+import copy
+
+import gast
+
+from .instantiate import constant_node, name
+from .shapes import expression_shape
+
+_ELEMENTWISE = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
+_HELPERS = {"safe_mul", "safe_div"}
+
+
+def _dotted(func):
+    if isinstance(func, gast.Name):
+        return func.id
+    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
+        return f"{func.value.id}.{func.attr}"
+    return None
+
+
+def _constant(node):
+    """(True, value) for a constant (a tuple display of constants too), else (False, None)."""
+    if isinstance(node, gast.Constant):
+        return True, node.value
+    if isinstance(node, gast.Tuple) and all(isinstance(e, gast.Constant) for e in node.elts):
+        return True, tuple(e.value for e in node.elts)
+    return False, None
+
+
+def _stored(node):
+    """Names a statement binds."""
+    out = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
+           and isinstance(n.ctx, (gast.Store, gast.Param))}
+    out |= {n.target.id for n in gast.walk(node) if isinstance(n, gast.AugAssign)
+            and isinstance(n.target, gast.Name)}
+    return out
+
+
+class SinkBroadcasts:
+    def __init__(self, shape_of_name):
+        self.shape_of_name = shape_of_name
+        self.defs = {}  # name -> (shape, the value it broadcasts), valid at this point
+
+    def shape(self, node):
+        return expression_shape(node, self.shape_of_name)
+
+    # what is a broadcast -----------------------------------------------------------------
+    def broadcast(self, node):
+        """(S, v) if node is v broadcast to shape S (v broadcasts to S), else None."""
+        if isinstance(node, gast.Name):
+            return self.defs.get(node.id)
+        if isinstance(node, gast.Call):
+            return self.broadcast_call(node)
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+            inner = self.broadcast(node.operand)
+            return inner and (inner[0], gast.UnaryOp(op=gast.USub(), operand=inner[1]))
+        if isinstance(node, gast.BinOp) and isinstance(node.op, _ELEMENTWISE):
+            left, right = self.broadcast(node.left), self.broadcast(node.right)
+            if left and self.shape(node.right) == ():  # scaled by a scalar
+                return left[0], gast.BinOp(left=left[1], op=node.op, right=node.right)
+            if right and self.shape(node.left) == ():
+                return right[0], gast.BinOp(left=node.left, op=node.op, right=right[1])
+        return None
+
+    def broadcast_call(self, node):
+        func = _dotted(node.func)
+        if func == "np.full" and len(node.args) == 2 and not node.keywords:
+            known, shape = _constant(node.args[0])
+            if known and isinstance(shape, tuple):
+                return shape, node.args[1]
+        if func == "np.broadcast_to" and len(node.args) == 2 and not node.keywords:
+            known, shape = _constant(node.args[1])
+            if known and isinstance(shape, tuple):
+                return shape, node.args[0]
+        if func == "unreduce":
+            return self.unreduce(node)
+        return None
+
+    def unreduce(self, node):
+        """unreduce(g, x, axis, keepdims): g with the reduced axes kept (of length 1)."""
+        params = ["g", "x", "axis", "keepdims"]
+        if len(node.args) > 4 or any(k.arg not in params for k in node.keywords):
+            return None
+        args = dict(zip(params, node.args))
+        args.update((k.arg, k.value) for k in node.keywords)
+        x, axis, keepdims = args.get("x"), args.get("axis"), args.get("keepdims")
+        shape = self.shape(x) if x is not None else None
+        known_axis, axis = _constant(axis) if axis is not None else (True, None)
+        known_keep, keepdims = _constant(keepdims) if keepdims is not None else (True, False)
+        if "g" not in args or shape is None or not (known_axis and known_keep):
+            return None
+        g = args["g"]
+        if axis is None or keepdims:
+            return shape, g
+        items = axis if isinstance(axis, tuple) else (axis,)
+        if not all(type(a) is int and -len(shape) <= a < len(shape) for a in items):
+            return None
+        axes = sorted(a % len(shape) for a in items)
+        if axes == list(range(len(axes))):  # leading axes: numpy aligns g at the end anyway
+            return shape, g
+        kept = tuple(1 if i in axes else n for i, n in enumerate(shape))
+        return shape, gast.Call(func=gast.Attribute(value=name("np"), attr="reshape",
+                                                    ctx=gast.Load()),
+                                args=[g, constant_node(kept)], keywords=[])
+
+    # the rewrite -------------------------------------------------------------------------
+    def sink(self, node):
+        """node with its operands' broadcasts dropped wherever the other operand has the
+        broadcast's shape (children first)."""
+        for field, value in gast.iter_fields(node):
+            if isinstance(value, gast.AST):
+                setattr(node, field, self.sink(value))
+            elif isinstance(value, list):
+                setattr(node, field, [self.sink(v) if isinstance(v, gast.AST) else v
+                                      for v in value])
+        if isinstance(node, gast.BinOp) and isinstance(node.op, _ELEMENTWISE):
+            node.left, node.right = self.operands(node.left, node.right)
+        elif (isinstance(node, gast.Call) and _dotted(node.func) in _HELPERS
+              and len(node.args) == 2 and not node.keywords):
+            node.args = list(self.operands(*node.args))
+        return node
+
+    def operands(self, left, right):
+        spread = self.broadcast(left)
+        if spread and self.shape(right) == spread[0]:
+            return copy.deepcopy(spread[1]), right
+        spread = self.broadcast(right)
+        if spread and self.shape(left) == spread[0]:
+            return left, copy.deepcopy(spread[1])
+        return left, right
+
+    def block(self, stmts, top):
+        """Rewrite a block; only the function's top-level block defines broadcast names (read
+        after their definition in that block, before the name or what it reads is bound
+        again)."""
+        for stmt in stmts:
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                saved, self.defs = self.defs, {}
+                self.block(stmt.body, False)
+                self.block(stmt.orelse, False)
+                self.defs = saved
+                bound = _stored(stmt)
+            else:
+                self.sink(stmt)
+                bound = _stored(stmt)
+            # a name bound here, or a broadcast whose value reads one, stands for another value
+            self.defs = {v: d for v, d in self.defs.items()
+                         if v not in bound and not bound & _names(d[1])}
+            if top and isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+                var = stmt.targets[0].id
+                spread = self.broadcast(stmt.value)
+                if spread and self.shape_of_name(var) == spread[0]:
+                    self.defs[var] = spread
+        return stmts
+
+
+def _names(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+
+
+def sink_broadcasts(fdef, shape_of_name):
+    """Apply the pass to a generated function (see the module docstring)."""
+    SinkBroadcasts(shape_of_name).block(fdef.body, True)
+    return fdef
