@@ -23,6 +23,7 @@ from .errors import SrcadError
 from .forward import Forward
 from .naming import Namer
 from .optimize import optimize
+from .outer import batch_outer_products
 from .parse import parse_function
 from .files import write_module
 from .inplace import in_place
@@ -142,6 +143,8 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
         derivative = optimize(sink_broadcasts(derivative, builder.shape_of_name), adjoints)
     if mode == "reverse":
         derivative = in_place(derivative)
+    if mode == "reverse" and shapes:
+        derivative = batch_outer_products(derivative, builder.shape_of_name, namer.fresh_name)
     if stage == "optimize":
         return function_source(derivative)
     shortname = info.filename.replace("\\", "/").rsplit("/", 1)[-1]
