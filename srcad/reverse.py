@@ -177,7 +177,7 @@ class Reverse:
         lead = len(full) - len(mine)
         axes = list(range(lead)) + [lead + i for i, n in enumerate(mine)
                                     if n == 1 and full[lead + i] != 1]
-        negate, factors, value = self.outside_factors(value, full, axes)
+        negate, factors, value = self.outside_factors(value, full, mine)
         if len(axes) == len(full):  # the sum of everything
             summed = self.total_sum(value, full)
         elif lead == 0:  # summed over axes var has with length 1: keep them
@@ -210,17 +210,16 @@ class Reverse:
     def expr_shape(self, node):
         return expression_shape(node, self.shape_of_name)
 
-    def outside_factors(self, value, full, axes):
-        """(negate, [(op, factor)], rest): value == +-rest op factor op factor ..., each factor
-        constant along `axes` of the full shape, rest still shaped full. Peels from the top
-        of the expression: unary minus, and * or / by a factor (a name or number)."""
+    def outside_factors(self, value, full, mine):
+        """(negate, [(op, factor)], rest): value == +-rest op factor op factor ..., rest still
+        shaped full, each factor a name or number whose shape broadcasts into the summed
+        shape `mine` (so it is constant along the summed axes and the product stays shaped
+        like mine). Peels from the top of the expression: unary minus, * or / by a factor."""
         def constant_along(node):
             shape = self.expr_shape(node) if isinstance(node, (gast.Name, gast.Constant)) \
                 else None
-            if shape is None or len(shape) > len(full):
-                return False
-            offset = len(full) - len(shape)
-            return all(a < offset or shape[a - offset] == 1 for a in axes)
+            return shape is not None and len(shape) <= len(mine) and all(
+                f in (1, m) for f, m in zip(reversed(shape), reversed(mine)))
 
         negate, factors = False, []
         while True:

@@ -233,3 +233,12 @@ def reads_the_accumulator(W, xs):
 def test_a_loop_that_uses_the_accumulator_otherwise_is_left_alone(rng):
     args = (rng.normal(size=(3, 3)) / 2, rng.normal(size=(2, 3)))
     check(reads_the_accumulator, args, (0, 1))
+
+
+def test_a_length_one_factor_is_not_taken_out_of_a_total_sum(rng):
+    """sum over x of shape (1,) down to a scalar: x's (1,)-shaped partner must stay inside the
+    sum, or the scalar's adjoint would come out shaped (1,)."""
+    x, s = rng.normal(size=1), 1.7
+    dx, ds = srcad.grad(scalar_divisor, wrt=(0, 1))(x, s)
+    assert np.shape(dx) == (1,) and np.shape(ds) == ()
+    check(scalar_divisor, (x, s), (0, 1))
