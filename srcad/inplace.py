@@ -1,6 +1,7 @@
 """Pass 8b, in place: accumulate into adjoint arrays the generated code owns, without new arrays.
 
     bW = bW + np.outer(bt4, h)          ->   bW += np.outer(bt4, h)
+    bx = bx - bt3                       ->   bx -= bt3
     bx = bx + unindex(bt3, x, i)        ->   bx[i] += bt3
     by = zero_at(by, i)                 ->   by[i] = 0.0
 
@@ -161,6 +162,12 @@ class InPlace:
         value = stmt.value
         if var not in owned:
             return stmt
+        if (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Sub)
+                and isinstance(value.left, gast.Name) and value.left.id == var
+                and var not in loaded_names(value.right)):  # bx = bx - g  ->  bx -= g
+            return gast.AugAssign(target=gast.Name(id=var, ctx=gast.Store(), annotation=None,
+                                                   type_comment=None),
+                                  op=gast.Sub(), value=value.right)
         if (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add)
                 and isinstance(value.left, gast.Name) and value.left.id == var
                 and var not in loaded_names(value.right)):

@@ -258,7 +258,10 @@ class Reverse:
                                         or var in self.appended):
             value = call(["add_adjoint"], name(adjoint), value)
         elif var in self.initialized:
-            value = gast.BinOp(left=name(adjoint), op=gast.Add(), right=value)
+            if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
+                value = gast.BinOp(left=name(adjoint), op=gast.Sub(), right=value.operand)
+            else:
+                value = gast.BinOp(left=name(adjoint), op=gast.Add(), right=value)
         self.initialized.add(var)
         out.append(assign(adjoint, value))
 
