@@ -4,6 +4,7 @@
     bx = bx - bt3                       ->   bx -= bt3
     bx = bx + unindex(bt3, x, i)        ->   bx[i] += bt3
     by = zero_at(by, i)                 ->   by[i] = 0.0
+    bx = unindex(bt3, x, i)             ->   bx = np.zeros((5,), bt3.dtype); bx[i] = bt3
 
 A name *owns* its value when the value is an array or number that no other name, list, view or
 caller can see: it was made by arithmetic or by a numpy function that returns a new array, and
@@ -97,8 +98,9 @@ def _shared_inside(node):
 
 
 class InPlace:
-    def __init__(self, loop_indices):
+    def __init__(self, loop_indices, shape_of_name=None):
         self.loop_indices = loop_indices  # names that are always ints (range loop variables)
+        self.shape_of_name = shape_of_name  # known shapes (a specialized gradient), or None
 
     # the dataflow: owned names after a block -------------------------------------------
     # owned: name -> "array" (an array it allocated: items may be updated in place) or "any"
@@ -150,10 +152,44 @@ class InPlace:
             elif isinstance(stmt, (gast.For, gast.While)):
                 stmt.body = self.block(stmt.body, self.loop_entry(stmt, owned))
             else:
+                first = self.scatter(stmt)
+                if first is not None:  # two statements: allocate, then store
+                    for part in first:
+                        owned = self.transfer_one(part, owned)
+                    out.extend(first)
+                    continue
                 stmt = self.rewrite(stmt, owned)
             owned = self.transfer_one(stmt, owned)
             out.append(stmt)
         return out
+
+    def scatter(self, stmt):
+        """bx = unindex(bt, x, i) with x's and bt's array shapes known (a gradient, where every
+        adjoint is a float array):  bx = np.zeros(shape, bt.dtype); bx[i] = bt  (no helper)."""
+        if not (self.shape_of_name and isinstance(stmt, gast.Assign)
+                and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call)
+                and _call_name(stmt.value) == "unindex" and len(stmt.value.args) == 3):
+            return None
+        g, x, index = stmt.value.args
+        if not (isinstance(g, gast.Name) and isinstance(x, gast.Name) and self.basic(index)):
+            return None
+        shape, g_shape = self.shape_of_name(x.id), self.shape_of_name(g.id)
+        if not shape or not g_shape:
+            return None
+        var = stmt.targets[0].id
+        dtype = gast.Attribute(value=gast.Name(id=g.id, ctx=gast.Load(), annotation=None,
+                                               type_comment=None), attr="dtype", ctx=gast.Load())
+        zeros = gast.Call(func=gast.Attribute(value=gast.Name(id="np", ctx=gast.Load(),
+                                                               annotation=None, type_comment=None),
+                                              attr="zeros", ctx=gast.Load()),
+                          args=[gast.Constant(value=tuple(shape), kind=None), dtype], keywords=[])
+        target = gast.Subscript(value=gast.Name(id=var, ctx=gast.Load(), annotation=None,
+                                                type_comment=None),
+                                slice=self.as_index(index), ctx=gast.Store())
+        return [gast.Assign(targets=[gast.Name(id=var, ctx=gast.Store(), annotation=None,
+                                               type_comment=None)], value=zeros,
+                            type_comment=None),
+                gast.Assign(targets=[target], value=g, type_comment=None)]
 
     def rewrite(self, stmt, owned):
         if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
@@ -227,8 +263,9 @@ def range_loop_names(stmts):
     return names
 
 
-def in_place(fdef):
-    """Rewrite accumulations into owned adjoint arrays as in-place updates."""
+def in_place(fdef, shape_of_name=None):
+    """Rewrite accumulations into owned adjoint arrays as in-place updates. shape_of_name: the
+    known shapes of a shape-specialized gradient (kind grad: every adjoint is a float)."""
     params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
     assigned = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
                 and isinstance(n.ctx, gast.Store)}
@@ -238,5 +275,5 @@ def in_place(fdef):
         for m in gast.walk(t) if isinstance(m, gast.Name) and m.id == n) > 0}
     indices = loop_targets - params - reassigned
     del assigned
-    fdef.body = InPlace(indices).block(fdef.body, {})
+    fdef.body = InPlace(indices, shape_of_name).block(fdef.body, {})
     return fdef

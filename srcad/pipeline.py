@@ -141,8 +141,9 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     derivative = optimize(derivative, adjoints)
     if mode == "reverse" and shapes:
         derivative = optimize(sink_broadcasts(derivative, builder.shape_of_name), adjoints)
-    if mode == "reverse":
-        derivative = in_place(derivative)
+    if mode == "reverse":  # shapes: a gradient's adjoints are floats (vjp seeds may be ints)
+        derivative = in_place(derivative, builder.shape_of_name if shapes and kind in (
+            "grad", "value_and_grad") else None)
     if mode == "reverse" and shapes:
         derivative = batch_outer_products(derivative, builder.shape_of_name, namer.fresh_name)
     if stage == "optimize":

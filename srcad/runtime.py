@@ -86,8 +86,8 @@ def unreduce_extremum(g, x, y, axis=None, keepdims=False):
         axes = tuple(a % np.ndim(x) for a in axes)
         g = np.expand_dims(g, axes)
         y = np.expand_dims(y, axes)
-    mask = x == y
-    return g * mask / np.sum(mask, axis=axis, keepdims=True)
+    mask = np.equal(x, y)  # an array or numpy bool: its .sum skips np.sum's dispatch
+    return g * mask / mask.sum(axis=axis, keepdims=True)
 
 
 @helper(tangent="linear")
@@ -97,9 +97,9 @@ def extremum_tangent(dx, x, y, axis=None, keepdims=False):
     if axis is not None and not keepdims:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         yk = np.expand_dims(y, tuple(a % np.ndim(x) for a in axes))
-    mask = x == yk
-    return np.sum(dx * mask, axis=axis, keepdims=keepdims) / np.sum(mask, axis=axis,
-                                                                   keepdims=keepdims)
+    mask = np.equal(x, yk)
+    return (np.multiply(dx, mask).sum(axis=axis, keepdims=keepdims)
+            / mask.sum(axis=axis, keepdims=keepdims))
 
 
 @helper(tangent="linear")

@@ -242,3 +242,33 @@ def test_a_length_one_factor_is_not_taken_out_of_a_total_sum(rng):
     dx, ds = srcad.grad(scalar_divisor, wrt=(0, 1))(x, s)
     assert np.shape(dx) == (1,) and np.shape(ds) == ()
     check(scalar_divisor, (x, s), (0, 1))
+
+
+# --- the adjoint of a subscript, written out where shapes are known --------------------------
+
+def corner(a):
+    return np.sum(np.sin(a[1:, :2]) * a[0, :2])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_first_adjoint_of_a_subscript_is_zeros_and_a_store(dtype, rng):
+    a = rng.normal(size=(4, 3)).astype(dtype)
+    text = body(corner, 0, (a,))
+    assert "np.zeros((4, 3), " in text and "unindex(" not in text
+    grad = srcad.grad(corner)(a)
+    assert grad.dtype == dtype
+    check(corner, (a.astype(np.float64),), 0)
+
+
+def test_a_vjp_keeps_the_helper(rng):
+    """A cotangent may be an integer array: the helper makes the adjoint a float array."""
+    a = rng.normal(size=(4, 3))
+    vjp = srcad.vjp(lambda_free_slice)
+    (got,) = (vjp(a, np.ones((3, 2), dtype=int)),)
+    want = np.zeros((4, 3))
+    want[1:, :2] = np.cos(a[1:, :2])
+    assert np.allclose(got, want) and got.dtype == np.float64
+
+
+def lambda_free_slice(a):
+    return np.sin(a[1:, :2])

@@ -13,9 +13,9 @@ def extremum_tangent(dx, x, y, axis=None, keepdims=False):
     if axis is not None and not keepdims:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         yk = np.expand_dims(y, tuple(a % np.ndim(x) for a in axes))
-    mask = x == yk
-    return np.sum(dx * mask, axis=axis, keepdims=keepdims) / np.sum(mask, axis=axis,
-                                                                   keepdims=keepdims)
+    mask = np.equal(x, yk)
+    return (np.multiply(dx, mask).sum(axis=axis, keepdims=keepdims)
+            / mask.sum(axis=axis, keepdims=keepdims))
 
 
 def safe_mul(a, b):

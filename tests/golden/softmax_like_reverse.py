@@ -35,8 +35,8 @@ def unreduce_extremum(g, x, y, axis=None, keepdims=False):
         axes = tuple(a % np.ndim(x) for a in axes)
         g = np.expand_dims(g, axes)
         y = np.expand_dims(y, axes)
-    mask = x == y
-    return g * mask / np.sum(mask, axis=axis, keepdims=True)
+    mask = np.equal(x, y)  # an array or numpy bool: its .sum skips np.sum's dispatch
+    return g * mask / mask.sum(axis=axis, keepdims=True)
 
 
 def grad_seed(y):
