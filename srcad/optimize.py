@@ -61,16 +61,43 @@ def eliminate_dead_code(body):
 
 
 class FoldConstants(gast.NodeTransformer):
-    """2 - 1 -> 1, 1.0 / 4 -> 0.25, x ** 1 -> x, x * 1 -> x, -(2.0) -> -2.0: what templates
-    instantiated with constants leave."""
+    """2 - 1 -> 1, 1.0 / 4 -> 0.25, x ** 1 -> x, x * 1 -> x, 1.0 * x -> x (x a float),
+    -(2.0) -> -2.0: what templates instantiated with constants leave."""
 
     OPS = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
            gast.Mult: lambda a, b: a * b}
+
+    def __init__(self, inexact=()):
+        self.inexact = inexact  # names surely bound to floats (see surely_inexact)
+
+    def surely_inexact(self, node):
+        """Whether an expression's value is surely a float (or complex) number or array, so
+        that 1.0 * it is it: an inexact name, a true division, arithmetic with a float."""
+        if isinstance(node, gast.Name):
+            return node.id in self.inexact
+        if isinstance(node, gast.Constant):
+            return type(node.value) is float
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return self.surely_inexact(node.operand)
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult,
+                                                                 gast.Div)):
+            return isinstance(node.op, gast.Div) or self.surely_inexact(
+                node.left) or self.surely_inexact(node.right)
+        return False
 
     def visit_BinOp(self, node):
         node = self.generic_visit(node)
         left, right = node.left, node.right
         numbers = (int, float)
+        # 1.0 * x -> x, x * 1.0 -> x, x / 1.0 -> x, -1.0 * x -> -x (x a float: the same value)
+        for one, other in ((left, right), (right, left)):
+            if (isinstance(one, gast.Constant) and type(one.value) is float
+                    and one.value in (1.0, -1.0) and not isinstance(other, gast.Constant)
+                    and (isinstance(node.op, gast.Mult) or (
+                        isinstance(node.op, gast.Div) and one is right))
+                    and self.surely_inexact(other)):
+                return other if one.value == 1.0 else gast.UnaryOp(op=gast.USub(),
+                                                                   operand=other)
         if (isinstance(left, gast.Constant) and isinstance(right, gast.Constant)
                 and type(left.value) in numbers and type(right.value) in numbers):
             if type(node.op) in self.OPS:
@@ -216,11 +243,13 @@ def _replace_after(stmts, i, a, b, total):
     return True
 
 
-def optimize(fdef, constants=()):
-    """constants: names whose bindings to a number may be propagated (propagate_constants)."""
+def optimize(fdef, constants=(), inexact=()):
+    """constants: names whose bindings to a number may be propagated (propagate_constants);
+    inexact: names surely bound to floats (FoldConstants)."""
     if constants:
         fdef = propagate_constants(fdef, constants)
-    fdef.body = [FoldConstants().visit(stmt) for stmt in fdef.body]
+    fold = FoldConstants(inexact)
+    fdef.body = [fold.visit(stmt) for stmt in fdef.body]
     fdef = propagate_copies(fdef)
     while True:
         before = len(fdef.body)

@@ -124,7 +124,8 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     scope.local_names |= {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
                           and isinstance(n.ctx, gast.Store)}
     activity = analyze(fdef.body, names, scope)
-    shapes, kinds = probe(fdef, func, scope, *example) if example is not None else ({}, {})
+    shapes, kinds, inexact = probe(fdef, func, scope, *example) if example is not None else (
+        {}, {}, set())
     if stage == "activity":
         active = sorted(v for v in activity.varied if activity(v))
         return function_source(fdef) + f"# active: {', '.join(active)}\n"
@@ -138,9 +139,12 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     if stage == "derivative":
         return function_source(derivative)
     adjoints = set(namer.adjoints.values())
-    derivative = optimize(derivative, adjoints)
+    if kind in ("grad", "value_and_grad"):  # seeded with 1.0: every adjoint is a float
+        inexact |= adjoints
+    derivative = optimize(derivative, adjoints, inexact)
     if mode == "reverse" and shapes:
-        derivative = optimize(sink_broadcasts(derivative, builder.shape_of_name), adjoints)
+        derivative = optimize(sink_broadcasts(derivative, builder.shape_of_name), adjoints,
+                              inexact)
     if mode == "reverse":  # shapes: a gradient's adjoints are floats (vjp seeds may be ints)
         derivative = in_place(derivative, builder.shape_of_name if shapes and kind in (
             "grad", "value_and_grad") else None)

@@ -88,8 +88,9 @@ class _Recorder(gast.NodeTransformer):
 
 
 def probe(fdef, func, scope, args, kwargs):
-    """(name -> shape, name -> kind) for the names whose shape the example arguments determine;
-    kind is "array", "scalar" or "other" (a dict, list, object). ({}, {}) if the probe fails."""
+    """(name -> shape, name -> kind, names always inexact) for the names whose shape the example
+    arguments determine; kind is "array", "scalar" or "other" (a dict, list, object); inexact:
+    float or complex every time. ({}, {}, set()) if the probe fails."""
     fdef = copy.deepcopy(fdef)
     recorder = _Recorder()
     params = [a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
@@ -100,11 +101,14 @@ def probe(fdef, func, scope, args, kwargs):
     counts = {}
 
     kinds_seen = {}
+    exact_sites = set()
 
     def record(site, value):
         kind = "array" if type(value) is np.ndarray else "scalar" if isinstance(
             value, (int, float, np.generic)) else "other"
         kinds_seen.setdefault(site, set()).add(kind)
+        if kind == "other" or np.result_type(value).kind not in "fc":
+            exact_sites.add(site)  # not a float (or complex): 1.0 * value is not value
         if kind != "other":
             seen.setdefault(site, set()).add(np.shape(value))
         counts[site] = counts.get(site, 0) + 1
@@ -122,8 +126,9 @@ def probe(fdef, func, scope, args, kwargs):
         finally:
             np.random.set_state(state)
     except Exception:  # the probe is an optimization: any failure means generic code
-        return {}, {}
+        return {}, {}, set()
     by_name = {}
+    inexact = set()
     for site, (target, in_loop) in recorder.sites.items():
         by_name.setdefault(target, []).append((site, in_loop))
     shapes, kinds = {}, {}
@@ -131,6 +136,8 @@ def probe(fdef, func, scope, args, kwargs):
         observed_kinds = [kinds_seen.get(site) for site, _ in sites]
         if all(observed_kinds) and len(set().union(*observed_kinds)) == 1:
             kinds[target] = next(iter(set().union(*observed_kinds)))
+            if not any(site in exact_sites for site, _ in sites):
+                inexact.add(target)
         observed = [seen.get(site) for site, _ in sites]
         if any(o is None for o in observed):
             continue  # an assignment that did not run: its shape is unknown
@@ -140,7 +147,7 @@ def probe(fdef, func, scope, args, kwargs):
         if any(in_loop for _, in_loop in sites) and sum(counts[s] for s, _ in sites) < 2:
             continue  # seen once in a loop: a later iteration might make another shape
         shapes[target] = next(iter(shape_set))
-    return shapes, kinds
+    return shapes, kinds, inexact
 
 
 def _bound(cell):

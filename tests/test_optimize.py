@@ -134,9 +134,9 @@ def test_generic_builds_are_not_rewritten():
 
 # --- constants -------------------------------------------------------------------------------
 
-def _fold(source):
+def _fold(source, inexact=("f",)):
     tree = gast.parse(source)
-    return FoldConstants().visit(tree)
+    return FoldConstants(set(inexact)).visit(tree)
 
 
 @pytest.mark.parametrize("before, after", [
@@ -148,6 +148,14 @@ def _fold(source):
     ("y = 1.0 / 4", "y = 0.25"),
     ("y = 1.0 / 0", "y = 1.0 / 0"),
     ("y = -(2.0)", "y = -2.0"),
+    ("y = 1.0 * f", "y = f"),  # f is a float (the probe saw one): the same value
+    ("y = f * -1.0", "y = -f"),
+    ("y = f / 1.0", "y = f"),
+    ("y = 1.0 / f", "y = 1.0 / f"),
+    ("y = 1.0 * k", "y = 1.0 * k"),  # k may be an int: 1.0 * k is a float
+    ("y = 1.0 * (k / 2)", "y = k / 2"),  # a true division is a float
+    ("y = 1.0 * (k + 2.5)", "y = k + 2.5"),
+    ("y = 1.0 * (k + 2)", "y = 1.0 * (k + 2)"),
 ])
 def test_fold_constants(before, after):
     from srcad.emit import function_source  # noqa: F401  (astor through srcad's emitter)

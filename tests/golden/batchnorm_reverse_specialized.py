@@ -12,8 +12,11 @@ def safe_div(a, b):
     a nonzero numerator over 0 gives inf, as np.divide does (without the warning)."""
     if isinstance(b, float) and b != 0.0 and -np.inf < b < np.inf:  # a finite nonzero float
         return a / b
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.divide(a, b)
+    if type(b) is np.ndarray and np.count_nonzero(b) == b.size:
+        out = a / b  # no zero divisor: no warning to silence (but for inf / inf)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.divide(a, b)
     check = np.vdot(out, out).real  # NaN when an entry is NaN (or inf when one is inf): cheap
     if not -np.inf < check < np.inf and np.isnan(out).any():  # rare: only then look for 0 / 0
         lost = np.isnan(out) & np.equal(a, 0)
@@ -31,11 +34,9 @@ def batchnorm_grad(x, w, eps=1e-05):
     C = var + eps
     D = np.sqrt(C)
     y = A / D
-    # grad of: return np.sum(y * w)  (golden_functions.py:33)
-    by = 1.0 * w
     # grad of: y = A / D  (golden_functions.py:32)
-    bA = by / D
-    bD = -(by * y).sum(axis=(0,)) / D
+    bA = w / D
+    bD = -(w * y).sum(axis=(0,)) / D
     # grad of: D = np.sqrt(C)  (golden_functions.py:31)
     bC = safe_div(bD, 2.0 * D)
     # grad of: B = A ** 2  (golden_functions.py:28)

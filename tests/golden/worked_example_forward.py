@@ -12,8 +12,11 @@ def safe_div(a, b):
     a nonzero numerator over 0 gives inf, as np.divide does (without the warning)."""
     if isinstance(b, float) and b != 0.0 and -np.inf < b < np.inf:  # a finite nonzero float
         return a / b
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.divide(a, b)
+    if type(b) is np.ndarray and np.count_nonzero(b) == b.size:
+        out = a / b  # no zero divisor: no warning to silence (but for inf / inf)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.divide(a, b)
     check = np.vdot(out, out).real  # NaN when an entry is NaN (or inf when one is inf): cheap
     if not -np.inf < check < np.inf and np.isnan(out).any():  # rare: only then look for 0 / 0
         lost = np.isnan(out) & np.equal(a, 0)
