@@ -7,6 +7,7 @@ f, a tuple of results whenever `wrt` is a tuple, cotangents and tangents after t
 """
 import functools
 import inspect
+import operator
 import os
 import weakref
 
@@ -59,6 +60,8 @@ class Derivative:
         self.many = isinstance(wrt, tuple)
         self.single_tuple = self.many and len(wrt) == 1
         self.specialized = {}  # argument signature -> (function, sync, compiled)
+        self.keys = {}  # argument types -> a function of the arguments (_key_of)
+        self.by_key = {}  # (types, that function's value) -> an entry of self.specialized
         functools.update_wrapper(self, func)
         self.__name__ = self.compiled.built.function_name
         self.__qualname__ = self.__name__
@@ -78,33 +81,43 @@ class Derivative:
         if entry is None:
             if signature is None:
                 entry = (self.generated, self.sync, self.compiled)
-            elif (self.kind == "grad" and not self.many and self.wrt < len(args)
-                  and type(args[self.wrt]) is float):
-                # the gradient with respect to one float is one forward sweep (dx = 1): no
-                # stack, no second pass over loops
-                comp = cache.compiled(self.func, "forward", "jvp", self.wrt,
-                                      example=(args, kwargs), signature=signature)
-                instance = cache.Instance(comp, self.func)
-                entry = (_seeded(instance.function, comp.built.tangent_names[0]),
-                         instance.sync, comp)
             else:
-                comp = cache.compiled(self.func, self.mode, self.kind, self.wrt,
+                mode, kind = _runs(self.mode, self.kind, self.wrt, args)
+                comp = cache.compiled(self.func, mode, kind, self.wrt,
                                       example=(args, kwargs), signature=signature)
                 instance = cache.Instance(comp, self.func)
                 entry = (instance.function, instance.sync, comp)
             self.specialized[signature] = entry
         return entry
 
+    def keyed(self, args, types):
+        """specialize(args, {}), remembered under a key cheaper than the signature: the types
+        of the arguments and what the signature reads of them (_key_of)."""
+        key_of = self.keys.get(types)
+        if key_of is None:
+            key_of = self.keys[types] = _key_of(types)
+        entry = self.by_key[(types, key_of(args))] = self.specialize(args, {})
+        return entry
+
     def run(self, args, kwargs, extra):
         """Call the specialized derivative with f's arguments plus seeds or tangents."""
-        entry = self.specialized.get(signature_of(args, kwargs))
-        function, sync, comp = entry if entry is not None else self.specialize(args, kwargs)
+        if kwargs:
+            entry = self.specialized.get(signature_of(args, kwargs))
+            if entry is None:
+                entry = self.specialize(args, kwargs)
+        else:  # the usual call, so kept short: see keyed
+            types = _TYPES.get(len(args), _types)(args)
+            key_of = self.keys.get(types)
+            entry = self.by_key.get((types, key_of(args))) if key_of is not None else None
+            if entry is None:
+                entry = self.keyed(args, types)
+        function, sync, comp = entry
         if sync is not None:
             sync()
         try:
             if extra:
                 return function(*args, **kwargs, **extra)
-            return function(*args, **kwargs)
+            return function(*args, **kwargs) if kwargs else function(*args)
         except Exception as exc:
             cache.annotate_error(exc, comp)
             raise
@@ -134,17 +147,56 @@ class Derivative:
         return f"<srcad {self.kind} of {self.func.__qualname__} wrt {self.wrt}>"
 
 
-def _seeded(jvp, tangent_name):
-    """grad of a function of one float by forward mode: the JVP with tangent 1.0."""
-    seed = {tangent_name: 1.0}
+_BY_VALUE = (int, bool, str, type(None))
+_SHAPE_AND_DTYPE = operator.attrgetter("shape", "dtype.char")
 
-    def gradient(*args, **kwargs):
-        out = jvp(*args, **kwargs, **seed)
-        if type(out) is not float and np.size(out) != 1:
-            raise ValueError(f"srcad.grad needs a function with a scalar output, this one "
-                             f"returned shape {np.shape(out)}; use srcad.vjp or srcad.jacobian")
-        return out
-    return gradient
+
+def _types(args):
+    return tuple(map(type, args))
+
+
+# the same, faster for few arguments (type(x) in code is cheaper than map(type, ...))
+_TYPES = {0: lambda a: (), 1: lambda a: (type(a[0]),), 2: lambda a: (type(a[0]), type(a[1])),
+          3: lambda a: (type(a[0]), type(a[1]), type(a[2])),
+          4: lambda a: (type(a[0]), type(a[1]), type(a[2]), type(a[3])),
+          5: lambda a: (type(a[0]), type(a[1]), type(a[2]), type(a[3]), type(a[4])),
+          6: lambda a: (type(a[0]), type(a[1]), type(a[2]), type(a[3]), type(a[4]), type(a[5]))}
+
+
+def _key_of(types):
+    """For positional arguments of these types: a function of them that, with the types, decides
+    their signature (shapes.signature_of): the values of ints, bools, strings and None, the shapes
+    and dtypes of arrays. Floats, numpy scalars and values that are not specialized count by type
+    alone. (It may tell apart arguments of one signature, never the reverse.) Built from C
+    functions (itemgetter, attrgetter, map) where it can: it runs on every call."""
+    values = [i for i, t in enumerate(types) if t in _BY_VALUE]
+    arrays = [i for i, t in enumerate(types) if t is np.ndarray]
+    of_values = operator.itemgetter(*values) if values else None
+    if len(arrays) == 1:
+        (position,) = arrays
+        of_arrays = lambda args: _SHAPE_AND_DTYPE(args[position])  # noqa: E731
+    elif arrays:
+        items = operator.itemgetter(*arrays)
+        of_arrays = lambda args: tuple(map(_SHAPE_AND_DTYPE, items(args)))  # noqa: E731
+    else:
+        return of_values or _nothing
+    if of_values is None:
+        return of_arrays
+    return lambda args: (of_values(args), of_arrays(args))
+
+
+def _nothing(args):
+    return None
+
+
+def _runs(mode, kind, wrt, args):
+    """(mode, kind) of the code that runs for these example arguments. The gradient with respect
+    to one argument that is a float is one forward sweep with its tangent seeded to 1 (forward
+    mode's kind "grad"): no stack, no second pass over loops."""
+    if (mode == "reverse" and kind == "grad" and type(wrt) is int and 0 <= wrt < len(args)
+            and type(args[wrt]) is float):
+        return "forward", "grad"
+    return mode, kind
 
 
 def _last_kwonly(function):
@@ -307,7 +359,9 @@ def _built(func, mode, wrt, kind, args, kwargs):
     """The Built module: generic, or specialized to the shapes of example arguments."""
     kind = kind or _KIND_OF_MODE.get(mode, "grad")
     if args is None:
+        _needs_args(mode, kind)
         return cache.compiled(func, mode, kind, wrt).built
+    mode, kind = _runs(mode, kind, wrt, tuple(args))
     kwargs = kwargs or {}
     signature = signature_of(tuple(args), kwargs)
     if signature is None:
@@ -316,6 +370,13 @@ def _built(func, mode, wrt, kind, args, kwargs):
                                                                "takes any shapes")
     return cache.compiled(func, mode, kind, wrt, example=(tuple(args), kwargs),
                           signature=signature).built
+
+
+def _needs_args(mode, kind):
+    if mode == "forward" and kind == "grad":
+        raise SrcadError("the forward-mode gradient is built for a function of one float: pass "
+                         "example arguments (args=...)",
+                         hint="srcad.source(f, args=(0.5, ...)) shows the code srcad.grad runs")
 
 
 def _user_module(built):
@@ -351,13 +412,19 @@ def module_text(built):
 
 def source(func, mode="reverse", wrt=0, kind=None, stage=None, args=None, kwargs=None):
     """The generated Python source (or, with stage=..., the function after that pass).
-    With example args (and kwargs): the code specialized to their shapes, as calls run it."""
+    With example args (and kwargs): the code specialized to their shapes, as calls run it (for
+    the gradient with respect to one float, that is forward mode: see Derivative.specialize)."""
     _callable(func)
     _check_wrt(wrt)
     if stage is not None and stage != "emit":
-        example = (tuple(args), kwargs or {}) if args is not None else None
-        return build(func, mode, wrt, kind or _KIND_OF_MODE.get(mode), stage=stage,
-                     example=example)
+        kind = kind or _KIND_OF_MODE.get(mode)
+        if args is None:
+            _needs_args(mode, kind)
+            example = None
+        else:
+            mode, kind = _runs(mode, kind, wrt, tuple(args))
+            example = (tuple(args), kwargs or {})
+        return build(func, mode, wrt, kind, stage=stage, example=example)
     return module_text(_built(func, mode, wrt, kind, args, kwargs))
 
 

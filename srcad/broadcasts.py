@@ -8,11 +8,12 @@ numpy's broadcasting in that arithmetic does it for free.
     bz = bz + unreduce(bt5, z, 1, True)  ->    bz = bz + bt5
 
 A broadcast is np.full(S, v), np.broadcast_to(v, S) or unreduce(g, x, axis, keepdims) (the
-adjoint of a reduction, with x's shape known), scaled or negated by scalars, or a name bound
-once to one. One of its uses drops the broadcast when it is an operand of + - * / ** (or the
-strong-zero helpers safe_mul, safe_div) whose other operand is known to have the broadcast's
-shape: the result has that shape either way, so every name keeps the shape the probe saw. A
-definition whose uses all went is dead code:
+adjoint of a reduction, with x's shape known), negated, or combined elementwise with values that
+broadcast into S themselves (scalars, a column of S), or a name bound to one. One of its uses
+drops the broadcast when it is an operand of + - * / ** (or the strong-zero helpers safe_mul,
+safe_div) whose other operand is known to have the broadcast's shape: the result has that shape
+either way, so every name keeps the shape the probe saw. A definition whose uses all went is
+dead code:
 
     by = np.full((4,), 1.0)           ->    by = 1.0 + bs * x
     by = by + bs * x
@@ -73,12 +74,20 @@ class SinkBroadcasts:
             inner = self.broadcast(node.operand)
             return inner and (inner[0], gast.UnaryOp(op=gast.USub(), operand=inner[1]))
         if isinstance(node, gast.BinOp) and isinstance(node.op, _ELEMENTWISE):
+            # with an operand that broadcasts into S (a scalar, a column): still a broadcast
             left, right = self.broadcast(node.left), self.broadcast(node.right)
-            if left and self.shape(node.right) == ():  # scaled by a scalar
+            if left and self.fits(node.right, left[0]):
                 return left[0], gast.BinOp(left=left[1], op=node.op, right=node.right)
-            if right and self.shape(node.left) == ():
+            if right and self.fits(node.left, right[0]):
                 return right[0], gast.BinOp(left=node.left, op=node.op, right=right[1])
         return None
+
+    def fits(self, node, shape):
+        """Whether node's shape is known and broadcasts into `shape` without growing it."""
+        mine = self.shape(node)
+        if mine is None or len(mine) > len(shape):
+            return False
+        return all(m in (1, n) for m, n in zip(reversed(mine), reversed(shape)))
 
     def broadcast_call(self, node):
         func = _dotted(node.func)
@@ -161,14 +170,15 @@ class SinkBroadcasts:
             else:
                 self.sink(stmt)
                 bound = _stored(stmt)
+            spread = None  # (what the statement binds, as the definitions before it read it)
+            if top and isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+                spread = self.broadcast(stmt.value)
             # a name bound here, or a broadcast whose value reads one, stands for another value
             self.defs = {v: d for v, d in self.defs.items()
                          if v not in bound and not bound & _names(d[1])}
-            if top and isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
-                var = stmt.targets[0].id
-                spread = self.broadcast(stmt.value)
-                if spread and self.shape_of_name(var) == spread[0]:
-                    self.defs[var] = spread
+            if spread and self.shape_of_name(stmt.targets[0].id) == spread[0] and not (
+                    bound & _names(spread[1])):
+                self.defs[stmt.targets[0].id] = spread
         return stmts
 
 

@@ -10,9 +10,15 @@
                                          return dy
 
 Tangents of constants are symbolic zeros folded away at build time; a value whose tangent folds
-to zero gets no tangent at all.
+to zero gets no tangent at all. Tangents that only scale one other tangent are then folded into
+the statement that reads them (proportional.py): dx = dx * (3.7 * t3 - t2).
+
+kind "grad" is the gradient of a function of one float, by forward mode: the same sweep with the
+tangent of that parameter seeded in the body (dx = 1.0) instead of passed in, so it is called
+with f's own arguments; it checks that the output is a scalar unless the shape probe showed it.
 """
 import copy
+import math
 
 import gast
 
@@ -20,12 +26,15 @@ from . import operations
 from .activity import assigned_name, flatten, list_op
 from .anf import assigned_in_blocks
 from .calls import Dependencies, bind, is_user_function, positional_params
+from .errors import SrcadError
 from .inplace import is_fresh
 from .instantiate import (Zero, instantiate, materialize_zeros, name, operand_id,
                           simplify_zeros)
+from .naming import loaded_names
 from .operations import unknown_call
+from .proportional import fold_proportional
 from .registry import require_template
-from .reverse import assign, call, origin_comment
+from .reverse import assign, call, comment, origin_comment
 
 
 class Forward:
@@ -39,6 +48,7 @@ class Forward:
         self.wrt = wrt
         self.kind = kind
         self.shapes = shapes or {}  # from the shape probe, when specialized (shapes.py)
+        self.kinds = kinds or {}  # name -> "scalar", "array" or "other", from the same probe
         self.has_tangent = set(wrt)
         self.dependencies = Dependencies(namer)
         # names assigned in blocks always carry a tangent (a zero one where it folds away), so
@@ -205,17 +215,46 @@ class Forward:
         # zero tangent
         head = [assign(self.namer.tangent(p), call(["np", "zeros_like"], name(p)))
                 for p in params if p in self.always and p not in self.wrt]
-        body = head + self.block(fdef.body[:-1])
+        seed = self.seed() if self.kind == "grad" else []  # f_grad(x, w): dx = 1.0 in the body
+        body = seed + head + self.block(fdef.body[:-1])
         tangents = [name(self.namer.tangent(var), gast.Param()) for var in self.wrt]
         if self.kind == "tangent":  # h_tangent(dx, dw, x, w): what generated call sites use
             target = fdef.args.posonlyargs or fdef.args.args
             target[:0] = tangents
-        else:  # f_jvp(x, w, *, dx, dw)
+        elif self.kind != "grad":  # f_jvp(x, w, *, dx, dw)
             fdef.args.kwonlyargs.extend(tangents)
             fdef.args.kw_defaults.extend([None] * len(tangents))
-        body.append(gast.Return(value=self.output_tangent(ret.value)))
+        out = self.output_tangent(ret.value)
+        if self.kind == "grad" and not self.scalar_output(ret.value):
+            if not isinstance(out, gast.Name):
+                result = self.namer.fresh_name("dout")
+                body.append(assign(result, out))
+                out = name(result)
+            body.append(scalar_check(out.id))
+        body.append(gast.Return(value=out))
+        if seed and not any(seed[-1].targets[0].id in loaded_names(s) for s in body):
+            body = body[len(seed):]  # the output does not depend on x
         fdef.body = body
-        return fdef
+        return fold_proportional(fdef, self.namer.tangents.values())
+
+    def seed(self):
+        """The gradient with respect to one float: its tangent is 1."""
+        if len(self.wrt) != 1 or self.kinds.get(self.wrt[0], "scalar") != "scalar":
+            raise SrcadError(f"the forward-mode gradient is for a function of one number; "
+                             f"{', '.join(self.wrt)} is not one here",
+                             hint="use srcad.grad, which picks the mode, or srcad.jvp")
+        var = self.wrt[0]
+        return [comment(f"forward mode: the tangent of {var} starts at 1, so the tangent of the "
+                        f"output is the gradient"),
+                assign(self.namer.tangent(var), gast.Constant(value=1.0, kind=None))]
+
+    def scalar_output(self, value):
+        """Whether the shape probe showed that the returned value is a scalar (or of size 1)."""
+        if not isinstance(value, gast.Name):
+            return False
+        shape = self.shapes.get(value.id)
+        return self.kinds.get(value.id) == "scalar" or (
+            shape is not None and math.prod(shape) == 1)
 
     def output_tangent(self, value):
         if isinstance(value, (gast.Tuple, gast.List)):
@@ -228,3 +267,10 @@ class Forward:
         return call(["np", "zeros_like"], value)
 
 
+def scalar_check(var):
+    """What srcad.grad says when the output is not a scalar (forward mode has no seed to check
+    it, as reverse mode's grad_seed does)."""
+    return gast.parse(
+        f"if type({var}) is not float and np.size({var}) != 1:\n"
+        f"    raise ValueError(f'srcad.grad needs a function with a scalar output, this one "
+        f"returned shape {{np.shape({var})}}; use srcad.vjp or srcad.jacobian')\n").body[0]

@@ -67,8 +67,21 @@ class FoldConstants(gast.NodeTransformer):
     OPS = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
            gast.Mult: lambda a, b: a * b}
 
-    def __init__(self, inexact=()):
+    def __init__(self, inexact=(), arrays=()):
         self.inexact = inexact  # names surely bound to floats (see surely_inexact)
+        self.arrays = arrays  # names surely bound to numpy arrays
+
+    def surely_array(self, node):
+        """Whether an expression's value is surely a numpy array (so / by 0 is inf, not
+        ZeroDivisionError): an array name, or arithmetic with one."""
+        if isinstance(node, gast.Name):
+            return node.id in self.arrays
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return self.surely_array(node.operand)
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult,
+                                                                 gast.Div)):
+            return self.surely_array(node.left) or self.surely_array(node.right)
+        return False
 
     def surely_inexact(self, node):
         """Whether an expression's value is surely a float (or complex) number or array, so
@@ -121,14 +134,24 @@ class FoldConstants(gast.NodeTransformer):
 
     def visit_Call(self, node):
         """safe_div(2.0, x) -> 2.0 / x, safe_mul(x, 2.0) -> x * 2.0: with a nonzero finite
-        number the strong zero (0 * inf = 0) has nothing to guard."""
+        number the strong zero (0 * inf = 0) has nothing to guard. (2.0 * x).sum(...) ->
+        2.0 * x.sum(...): the number multiplies the (smaller) sum."""
         node = self.generic_visit(node)
         func = node.func
+        if (isinstance(func, gast.Attribute) and func.attr == "sum"
+                and isinstance(func.value, gast.BinOp) and isinstance(func.value.op, gast.Mult)):
+            product = func.value
+            for number, rest in ((product.left, product.right), (product.right, product.left)):
+                if _number(number):
+                    func.value = rest
+                    return gast.BinOp(left=number, op=gast.Mult(), right=node)
         if not (isinstance(func, gast.Name) and func.id in ("safe_mul", "safe_div")
                 and len(node.args) == 2 and not node.keywords):
             return node
         left, right = node.args
         guards = [left] if func.id == "safe_div" else [left, right]
+        if func.id == "safe_div" and not self.surely_array(right):
+            return node  # a Python float 0.0 divisor: ZeroDivisionError where safe_div gives inf
         if any(_number(a) and a.value != 0 and a.value - a.value == 0 for a in guards):
             op = gast.Div() if func.id == "safe_div" else gast.Mult()
             return gast.BinOp(left=left, op=op, right=right)
@@ -243,12 +266,12 @@ def _replace_after(stmts, i, a, b, total):
     return True
 
 
-def optimize(fdef, constants=(), inexact=()):
+def optimize(fdef, constants=(), inexact=(), arrays=()):
     """constants: names whose bindings to a number may be propagated (propagate_constants);
-    inexact: names surely bound to floats (FoldConstants)."""
+    inexact: names surely bound to floats, arrays: to numpy arrays (FoldConstants)."""
     if constants:
         fdef = propagate_constants(fdef, constants)
-    fold = FoldConstants(inexact)
+    fold = FoldConstants(inexact, arrays)
     fdef.body = [fold.visit(stmt) for stmt in fdef.body]
     fdef = propagate_copies(fdef)
     while True:

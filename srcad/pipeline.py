@@ -35,8 +35,10 @@ from .shapes import probe
 
 STAGES = ("parse", "resolve", "check", "desugar", "anf", "activity", "derivative", "optimize",
           "emit")
-KINDS = {"reverse": ("grad", "value_and_grad", "vjp", "adjoint"), "forward": ("jvp", "tangent")}
+KINDS = {"reverse": ("grad", "value_and_grad", "vjp", "adjoint"),
+         "forward": ("jvp", "tangent", "grad")}
 # adjoint / tangent: the derivatives of callees, called from other generated code (see calls.py)
+# forward grad: the gradient of a function of one float, its tangent seeded with 1.0 (forward.py)
 
 
 class Built:
@@ -138,16 +140,20 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     derivative = builder.build()
     if stage == "derivative":
         return function_source(derivative)
-    adjoints = set(namer.adjoints.values())
-    if kind in ("grad", "value_and_grad"):  # seeded with 1.0: every adjoint is a float
-        inexact |= adjoints
-    derivative = optimize(derivative, adjoints, inexact)
+    # derivative names bound once to a number (a seed: bout = 1.0, dx = 1.0) are propagated
+    derived = set(namer.adjoints.values()) | set(namer.tangents.values())
+    seeded = mode == "reverse" and kind in ("grad", "value_and_grad")
+    if seeded:  # seeded with 1.0: every adjoint is a float (a vjp's seed may be an int)
+        inexact |= set(namer.adjoints.values())
+    arrays = {v for v, k in kinds.items() if k == "array"}
+    if mode == "reverse":  # an adjoint is shaped like its value (one of an array is an array)
+        arrays |= {namer.adjoints[v] for v in arrays if v in namer.adjoints}
+    derivative = optimize(derivative, derived, inexact, arrays)
     if mode == "reverse" and shapes:
-        derivative = optimize(sink_broadcasts(derivative, builder.shape_of_name), adjoints,
-                              inexact)
-    if mode == "reverse":  # shapes: a gradient's adjoints are floats (vjp seeds may be ints)
-        derivative = in_place(derivative, builder.shape_of_name if shapes and kind in (
-            "grad", "value_and_grad") else None)
+        derivative = optimize(sink_broadcasts(derivative, builder.shape_of_name), derived,
+                              inexact, arrays)
+    if mode == "reverse":
+        derivative = in_place(derivative, builder.shape_of_name if shapes and seeded else None)
     if mode == "reverse" and shapes:
         derivative = batch_outer_products(derivative, builder.shape_of_name, namer.fresh_name)
     if stage == "optimize":

@@ -103,6 +103,19 @@ def test_a_broadcast_stays_where_the_other_operand_is_smaller(rng):
     check(spread_then_reduced, (x, 2.0), (0, 1))
 
 
+def softmax_total(z):
+    e = np.exp(z)
+    p = e / np.sum(e * e, axis=1, keepdims=True)  # (not normalized: sum(p) is not constant)
+    return np.sum(p) / 3.0
+
+
+def test_a_broadcast_divided_by_a_column_stays_a_broadcast_of_the_column(rng):
+    z = rng.normal(size=(5, 3))
+    text = body(softmax_total, 0, (z,))
+    assert "np.full" not in text  # (1/3) / column, spread only where it meets exp(z)
+    check(softmax_total, (z,), 0)
+
+
 def in_a_loop(x, n):
     total = 0.0
     for i in range(n):
@@ -134,14 +147,16 @@ def test_generic_builds_are_not_rewritten():
 
 # --- constants -------------------------------------------------------------------------------
 
-def _fold(source, inexact=("f",)):
+def _fold(source, inexact=("f",), arrays=("x",)):
     tree = gast.parse(source)
-    return FoldConstants(set(inexact)).visit(tree)
+    return FoldConstants(set(inexact), set(arrays)).visit(tree)
 
 
 @pytest.mark.parametrize("before, after", [
     ("y = safe_div(2.0, x)", "y = 2.0 / x"),
     ("y = safe_mul(x, -3.0)", "y = x * -3.0"),
+    ("y = safe_div(2.0, f)", "y = safe_div(2.0, f)"),  # f may be a Python 0.0: kept
+    ("y = safe_div(2.0, f * x)", "y = 2.0 / (f * x)"),
     ("y = safe_div(x, 2.0)", "y = safe_div(x, 2.0)"),  # a zero x over 2.0 is 0 anyway: kept
     ("y = safe_div(0.0, x)", "y = safe_div(0.0, x)"),  # 0 / 0 = 0: the guard matters
     ("y = safe_mul(float('inf'), x)", "y = safe_mul(float('inf'), x)"),
@@ -156,6 +171,8 @@ def _fold(source, inexact=("f",)):
     ("y = 1.0 * (k / 2)", "y = k / 2"),  # a true division is a float
     ("y = 1.0 * (k + 2.5)", "y = k + 2.5"),
     ("y = 1.0 * (k + 2)", "y = 1.0 * (k + 2)"),
+    ("y = (0.5 * x).sum(axis=(1,))", "y = 0.5 * x.sum(axis=(1,))"),
+    ("y = -(x * 2).sum()", "y = -(2 * x.sum())"),
 ])
 def test_fold_constants(before, after):
     from srcad.emit import function_source  # noqa: F401  (astor through srcad's emitter)

@@ -18,11 +18,10 @@ def running_sum_loop_jvp(x, n, *, dx):
         t2 = x[i]
         dt2 = dx[i]
         t3 = np.sin(t2)
-        dt3 = dt2 * np.cos(t2)
         t4 = x[i]
         dt4 = dx[i]
         t5 = t3 * t4
-        dt5 = dt3 * t4 + t3 * dt4
+        dt5 = dt2 * np.cos(t2) * t4 + dt4 * t3
         t6 = s + t5
         dt6 = ds + dt5
         s = t6

@@ -49,6 +49,6 @@ def softmax_like_jvp(x, *, dx):
     p = e / t2
     dp = (de - safe_mul(dt2, p)) / t2
     # tangent of: return np.sum(p * p)  (golden_functions.py:17)
-    dt3 = dp * p + p * dp
+    dt3 = 2 * dp * p
     dout = np.sum(dt3, axis=None, keepdims=False)
     return dout

@@ -31,6 +31,5 @@ def worked_example_jvp(x1, x2, *, dx1, dx2):
     dt1 = safe_div(dx1, x1)
     dt2 = dx1 * x2 + x1 * dx2
     dt3 = dt1 + dt2
-    dt4 = dx2 * np.cos(x2)
-    dout = dt3 - dt4
+    dout = dt3 - dx2 * np.cos(x2)
     return dout
