@@ -297,3 +297,13 @@ def test_a_vjp_keeps_the_helper(rng):
 
 def lambda_free_slice(a):
     return np.sin(a[1:, :2])
+
+
+def log_of_first(x1, x2):
+    return np.log(x1) + x1 * x2
+
+
+def test_a_constant_over_a_python_float_zero_is_inf_not_zero_division():
+    """safe_div(1.0, x1) may not become 1.0 / x1 when x1 is a Python float: 1.0 / 0.0 raises."""
+    dx1, dx2 = srcad.grad(log_of_first, wrt=(0, 1))(0.0, 5.0)
+    assert dx1 == np.inf and dx2 == 0.0
