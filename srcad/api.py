@@ -7,7 +7,6 @@ f, a tuple of results whenever `wrt` is a tuple, cotangents and tangents after t
 """
 import functools
 import inspect
-import operator
 import os
 import weakref
 
@@ -148,7 +147,6 @@ class Derivative:
 
 
 _BY_VALUE = (int, bool, str, type(None))
-_SHAPE_AND_DTYPE = operator.attrgetter("shape", "dtype.char")
 
 
 def _types(args):
@@ -167,22 +165,17 @@ def _key_of(types):
     """For positional arguments of these types: a function of them that, with the types, decides
     their signature (shapes.signature_of): the values of ints, bools, strings and None, the shapes
     and dtypes of arrays. Floats, numpy scalars and values that are not specialized count by type
-    alone. (It may tell apart arguments of one signature, never the reverse.) Built from C
-    functions (itemgetter, attrgetter, map) where it can: it runs on every call."""
-    values = [i for i, t in enumerate(types) if t in _BY_VALUE]
-    arrays = [i for i, t in enumerate(types) if t is np.ndarray]
-    of_values = operator.itemgetter(*values) if values else None
-    if len(arrays) == 1:
-        (position,) = arrays
-        of_arrays = lambda args: _SHAPE_AND_DTYPE(args[position])  # noqa: E731
-    elif arrays:
-        items = operator.itemgetter(*arrays)
-        of_arrays = lambda args: tuple(map(_SHAPE_AND_DTYPE, items(args)))  # noqa: E731
-    else:
-        return of_values or _nothing
-    if of_values is None:
-        return of_arrays
-    return lambda args: (of_values(args), of_arrays(args))
+    alone. (It may tell apart arguments of one signature, never the reverse.) It runs on every
+    call, so it is a lambda written for these types: lambda a: (a[1], a[0].shape, a[0].dtype)."""
+    parts = []
+    for i, kind in enumerate(types):
+        if kind in _BY_VALUE:
+            parts.append(f"a[{i}]")
+        elif kind is np.ndarray:
+            parts += [f"a[{i}].shape", f"a[{i}].dtype"]
+    if not parts:
+        return _nothing
+    return eval(f"lambda a: ({', '.join(parts)},)", {})  # noqa: S307 - text built above
 
 
 def _nothing(args):
