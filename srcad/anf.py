@@ -12,7 +12,7 @@ np.stack((a, b))) and the slices of an index (x[1:n, ::2]) stay inline; computed
 import gast
 
 from .resolve import LIBRARY_MODULES
-from .naming import loaded_names
+from .naming import clone, loaded_names
 
 _ALIASES = {alias.split(".")[0] for alias in LIBRARY_MODULES.values()}
 
@@ -168,8 +168,7 @@ def _anf_block(stmts, fresh, carried, fresh_name=None):
         elif isinstance(stmt, gast.While):
             # while <cond>: body  ->  c = <cond>; while c: body; c = <cond>
             if not isinstance(stmt.test, gast.Name):
-                import copy
-                again = copy.deepcopy(stmt.test)
+                again = clone(stmt.test)
                 temp = fresh("t")
                 lin.emit(temp, lin.operation(stmt.test))
                 carried.add(temp)

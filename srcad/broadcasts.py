@@ -18,11 +18,11 @@ dead code:
     by = np.full((4,), 1.0)           ->    by = 1.0 + bs * x
     by = by + bs * x
 """
-import copy
 
 import gast
 
 from .instantiate import constant_node, name
+from .naming import clone
 from .shapes import expression_shape
 
 _ELEMENTWISE = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
@@ -150,10 +150,10 @@ class SinkBroadcasts:
     def operands(self, left, right):
         spread = self.broadcast(left)
         if spread and self.shape(right) == spread[0]:
-            return copy.deepcopy(spread[1]), right
+            return clone(spread[1]), right
         spread = self.broadcast(right)
         if spread and self.shape(left) == spread[0]:
-            return left, copy.deepcopy(spread[1])
+            return left, clone(spread[1])
         return left, right
 
     def block(self, stmts, top):

@@ -8,10 +8,10 @@
     x.reshape(3, 4)        ->  np.reshape(x, (3, 4))
     "docstring"            ->  (dropped)
 """
-import copy
 
 import gast
 
+from .naming import clone
 from .resolve import attribute_chain
 
 # array method -> numpy function taking the array first (same remaining arguments)
@@ -45,7 +45,7 @@ class Desugar(gast.NodeTransformer):
 
     def visit_AugAssign(self, node):
         target = node.target
-        load = copy.deepcopy(target)
+        load = clone(target)
         load.ctx = gast.Load()
         assign = gast.Assign(targets=[target], value=gast.BinOp(left=load, op=node.op,
                                                                  right=node.value),
@@ -61,7 +61,7 @@ class Desugar(gast.NodeTransformer):
             out = [first]
             source = node.targets[-1]
             for target in node.targets[:-1]:
-                value = copy.deepcopy(source)
+                value = clone(source)
                 value.ctx = gast.Load()
                 out.extend(self._assign(target, value, node))
             return out

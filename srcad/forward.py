@@ -17,7 +17,6 @@ kind "grad" is the gradient of a function of one float, by forward mode: the sam
 tangent of that parameter seeded in the body (dx = 1.0) instead of passed in, so it is called
 with f's own arguments; it checks that the output is a scalar unless the shape probe showed it.
 """
-import copy
 import math
 
 import gast
@@ -30,7 +29,7 @@ from .errors import SrcadError
 from .inplace import is_fresh
 from .instantiate import (Zero, instantiate, materialize_zeros, name, operand_id,
                           simplify_zeros)
-from .naming import loaded_names
+from .naming import clone, loaded_names
 from .operations import unknown_call
 from .proportional import fold_proportional
 from .registry import require_template
@@ -130,8 +129,8 @@ class Forward:
         if not wrt:
             return self.zero_tangent(target)
         callee = self.dependencies.name_for(func, "tangent", tuple(wrt))
-        value = gast.Call(func=name(callee), args=tangents + copy.deepcopy(args),
-                          keywords=[gast.keyword(arg=k, value=copy.deepcopy(v))
+        value = gast.Call(func=name(callee), args=tangents + clone(args),
+                          keywords=[gast.keyword(arg=k, value=clone(v))
                                     for k, v in keywords.items()])
         self.has_tangent.add(target)
         return [assign(self.namer.tangent(target), value)]
@@ -152,7 +151,7 @@ class Forward:
             isinstance(value, gast.Name) and self.active(value.id)) else gast.Constant(
             value=0.0, kind=None)
         store = gast.Subscript(value=name(self.namer.tangent(var)),
-                               slice=copy.deepcopy(target.slice), ctx=gast.Store())
+                               slice=clone(target.slice), ctx=gast.Store())
         return [gast.Assign(targets=[store], value=tangent, type_comment=None)]
 
     def tangent_of_list_op(self, stmt):

@@ -9,12 +9,12 @@ derivative's name, template-local names by fresh temporaries. In forward mode th
 constant is a symbolic zero that is simplified away (d[y] = d[a] * b + a * d[b] with b constant
 becomes dy = da * b); only a zero that cannot be simplified becomes np.zeros_like(v).
 """
-import copy
 import inspect
 import textwrap
 
 import gast
 
+from .naming import clone
 from .operations import Index, index_value
 from .registry import Default
 
@@ -75,7 +75,7 @@ class _Substitute(gast.NodeTransformer):
         index = node.slice
         if isinstance(index, gast.Name) and isinstance(self.bound.get(index.id), Index):
             node.value = self.visit(node.value)
-            node.slice = copy.deepcopy(self.bound[index.id].node)
+            node.slice = clone(self.bound[index.id].node)
             return node
         return self.generic_visit(node)
 
@@ -96,10 +96,10 @@ class _Substitute(gast.NodeTransformer):
             if isinstance(value, Default):
                 return constant_node(value.value)
             if isinstance(value, Index):
-                return index_value(copy.deepcopy(value.node))
+                return index_value(clone(value.node))
             if isinstance(value, list):
-                return gast.List(elts=[copy.deepcopy(v) for v in value], ctx=gast.Load())
-            return copy.deepcopy(value)
+                return gast.List(elts=[clone(v) for v in value], ctx=gast.Load())
+            return clone(value)
         if node.id in self.fresh_names:
             return name(self.fresh_names[node.id], node.ctx)
         return node
@@ -149,7 +149,7 @@ def instantiate(template, result, args, keywords, derivative_name, is_active, fr
     def emit(stmts):
         for stmt in stmts:
             if isinstance(stmt, gast.If):
-                test = static_value(facts.visit(substitute.visit(copy.deepcopy(stmt.test))))
+                test = static_value(facts.visit(substitute.visit(clone(stmt.test))))
                 if test is SHAPE_UNKNOWN:
                     test = False  # the general branch: it works for every shape
                 if test is UNKNOWN:
@@ -159,10 +159,10 @@ def instantiate(template, result, args, keywords, derivative_name, is_active, fr
             elif isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and _is_d(
                     stmt.targets[0]):
                 target = substitute._operand(stmt.targets[0].slice)
-                value = facts.visit(substitute.visit(copy.deepcopy(stmt.value)))
+                value = facts.visit(substitute.visit(clone(stmt.value)))
                 out.append(Accumulate(target, value, template.broadcasts))
             else:
-                out.append(facts.visit(substitute.visit(copy.deepcopy(stmt))))
+                out.append(facts.visit(substitute.visit(clone(stmt))))
 
     emit(fdef.body)
     return out

@@ -13,13 +13,12 @@ their own, so calls of them are differentiated like calls of any helper (calls.p
 The names the nested function reads from f become keyword arguments passed at each call, so it
 sees their values at the time of the call, as a closure would.
 """
-import copy
 import types
 
 import gast
 
 from .emit import function_source
-from .naming import loaded_names
+from .naming import clone, loaded_names
 from .parse import _lambda_as_def
 
 
@@ -72,7 +71,7 @@ def lift(fdef, func, info, local_names, write_module):
                                        f"srcad lifts one level of nesting",
                                  hint=f"define {other} at module level")
         extras = sorted((free & (local_names | cells)) - set(nested))
-        lifted_def = copy.deepcopy(node)
+        lifted_def = clone(node)
         lifted_def.decorator_list = []
         for extra in extras:
             lifted_def.args.kwonlyargs.append(gast.Name(id=extra, ctx=gast.Param(),

@@ -2,8 +2,23 @@
 
 Every name is checked against the names the user's function, its globals and the generated
 module already use, so a user variable called `bx` never collides with the adjoint of `x`.
+(Also two small AST utilities the passes share: loaded_names and clone.)
 """
 import gast
+
+
+def clone(node):
+    """A deep copy of an AST (lists of nodes too), several times faster than copy.deepcopy: only
+    nodes and lists are copied; the other attributes (names, numbers, line numbers, the
+    markers passes attach) are immutable or shared on purpose."""
+    if type(node) is list:
+        return [clone(n) for n in node]
+    if not isinstance(node, gast.AST):
+        return node
+    new = type(node).__new__(type(node))
+    new.__dict__.update({k: clone(v) if isinstance(v, (list, gast.AST)) else v
+                         for k, v in node.__dict__.items()})
+    return new
 
 
 def loaded_names(node):

@@ -31,11 +31,10 @@ multiplied out (3.7 * 1 -> 3.7, -1 * t2 -> -t2), like terms added (dx * x + x * 
 a tangent statement is also rewritten on its own when that saves operations). Regrouping can
 change the last bits of a result (dx * (a + b) is not rounded like dx * a + dx * b).
 """
-import copy
 
 import gast
 
-from .naming import loaded_names
+from .naming import clone, loaded_names
 from .resolve import LIBRARY_MODULES
 from .runtime import HELPERS
 
@@ -202,7 +201,7 @@ def _binop(left, op, right):
 def _render_factor(factor):
     if isinstance(factor, tuple):
         return _render_sum(factor)
-    return False, copy.deepcopy(factor)
+    return False, clone(factor)
 
 
 def _render_term(term, base=None):

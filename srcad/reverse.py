@@ -17,7 +17,6 @@ Adjoints are created by their first contribution (bx = e) and accumulated after 
 an adjoint that no contribution reaches is never created. Contributions of broadcasting ops go
 through unbroadcast, the one place that sums over broadcast axes.
 """
-import copy
 
 import gast
 
@@ -27,6 +26,7 @@ from .activity import SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES
 from .activity import assigned_name, flatten, list_op, operand_names
 from .calls import Dependencies, bind, is_user_function, positional_params, returns_tuple
 from .instantiate import Accumulate, constant_node, instantiate, name, operand_id
+from .naming import clone
 from .registry import REGISTRY, require_template
 from .shapes import expression_shape
 
@@ -363,8 +363,8 @@ class Reverse:
             return
         callee = self.dependencies.name_for(func, "adjoint", tuple(i for i, _ in active))
         value = gast.Call(func=name(callee),
-                          args=[name(self.namer.adjoint(target))] + copy.deepcopy(args),
-                          keywords=[gast.keyword(arg=k, value=copy.deepcopy(v))
+                          args=[name(self.namer.adjoint(target))] + clone(args),
+                          keywords=[gast.keyword(arg=k, value=clone(v))
                                     for k, v in keywords.items()])
         if len(active) == 1:
             self.accumulate(active[0][1], value, False, out)
@@ -384,11 +384,11 @@ class Reverse:
             return []
         out = []
         adjoint = self.namer.adjoint(var)
-        part = gast.Subscript(value=name(adjoint), slice=copy.deepcopy(target.slice),
+        part = gast.Subscript(value=name(adjoint), slice=clone(target.slice),
                               ctx=gast.Load())
         self.accumulate_operand(stmt.value, part, True, out)
         out.append(assign(adjoint, call(["zero_at"], name(adjoint),
-                                        operations.index_value(copy.deepcopy(target.slice)))))
+                                        operations.index_value(clone(target.slice)))))
         return out
 
     def adjoint_of_append(self, stmt):
@@ -463,7 +463,7 @@ class Reverse:
         self.initialized = union
         if not body and not orelse:
             return []
-        return [gast.If(test=copy.deepcopy(stmt.test), body=body or [gast.Pass()],
+        return [gast.If(test=clone(stmt.test), body=body or [gast.Pass()],
                         orelse=orelse)]
 
     def adjoint_loop(self, stmt):
@@ -788,7 +788,7 @@ def resolve_saves(sweep, adjoint, stack):
                 if not names:
                     continue
                 if getattr(stmt, "recompute", None) is not None:
-                    out.append(copy.deepcopy(stmt.recompute))
+                    out.append(clone(stmt.recompute))
                     continue
                 pushes.append(stmt)
                 if isinstance(stmt.var, tuple):
@@ -867,7 +867,7 @@ def _scan(stmts, later, later_values, after, kept):
 
 def _save(holder, stack):
     if holder.slice_:
-        value = call(["np", "copy"], copy.deepcopy(holder.var))
+        value = call(["np", "copy"], clone(holder.var))
         value.args[0].ctx = gast.Load()
     else:
         value = name(holder.var)
@@ -895,7 +895,7 @@ def _restore(holder, stack):
     pop = gast.Call(func=gast.Attribute(value=name(stack), attr="pop", ctx=gast.Load()),
                     args=[], keywords=[])
     if holder.slice_:
-        target = copy.deepcopy(holder.var)
+        target = clone(holder.var)
         target.ctx = gast.Store()
         return gast.Assign(targets=[target], value=pop, type_comment=None)
     return assign(holder.var, pop)

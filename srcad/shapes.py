@@ -17,6 +17,7 @@ import gast
 import numpy as np
 
 from .emit import function_source
+from .naming import clone
 
 
 _ARRAY, _FLOAT = np.ndarray, float
@@ -91,7 +92,7 @@ def probe(fdef, func, scope, args, kwargs):
     """(name -> shape, name -> kind, names always inexact) for the names whose shape the example
     arguments determine; kind is "array", "scalar" or "other" (a dict, list, object); inexact:
     float or complex every time. ({}, {}, set()) if the probe fails."""
-    fdef = copy.deepcopy(fdef)
+    fdef = clone(fdef)
     recorder = _Recorder()
     params = [a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
     entry = [recorder._record(p, fdef) for p in params]
