@@ -11,18 +11,20 @@ matrix product, sum_t outer(u_t, v_t) = U^T V:
                                                   h_rows.append(h)
                                                   ...
                                                   if len(bt8_rows) == 16:  # add up 16 steps
-                                                      bW += np.dot(np.transpose(bt8_rows), h_rows)
+                                                      bt8_rows = np.array(bt8_rows)
+                                                      h_rows = np.array(h_rows)
+                                                      bW += np.dot(bt8_rows.T, h_rows)
                                                       bt8_rows = []
                                                       h_rows = []
                                               if bt8_rows:
-                                                  bW += np.dot(np.transpose(bt8_rows), h_rows)
+                                                  (the same, for the last steps)
 
 One matrix product for 16 steps costs about what two outer products do, and the vectors kept
 weigh less than the outer product each step allocated: memory does not grow with the loop.
 Applies to `A += np.outer(u, v)` at the top level of a loop body when the probe knows A is an
 (n, m) matrix and u, v vectors of lengths n and m, and nothing else in the loop reads or binds A.
 In such a loop, `c += u` for vectors c and u (the bias gradient) is summed the same way
-(`c += np.sum(u_rows, axis=0)`).
+(`c += u_rows.sum(axis=0)`).
 """
 import gast
 
@@ -142,13 +144,20 @@ class BatchOuter:
             pending = {vec: lst for vec, lst in pending.items() if not _binds(s, vec)}
         first = order[0]
 
-        def flush():
-            return [gast.AugAssign(target=name(target, gast.Store()), op=gast.Add(), value=(
-                _np("dot", _np("transpose", name(lists[0])), name(lists[1])) if len(lists) == 2
-                else gast.Call(func=gast.Attribute(value=name("np"), attr="sum", ctx=gast.Load()),
-                               args=[name(lists[0])],
-                               keywords=[gast.keyword(arg="axis", value=constant_node(0))])))
-                for target, *lists in products]
+        def flush():  # each list of rows as one array, then the sums and matrix products
+            stmts = [assign(rows_name, _np("array", name(rows_name))) for rows_name in order]
+            for target, *lists in products:
+                if len(lists) == 2:  # sum_t outer(u_t, v_t) = U^T V
+                    value = _np("dot", gast.Attribute(value=name(lists[0]), attr="T",
+                                                      ctx=gast.Load()), name(lists[1]))
+                else:  # sum_t u_t
+                    value = gast.Call(func=gast.Attribute(value=name(lists[0]), attr="sum",
+                                                          ctx=gast.Load()), args=[],
+                                      keywords=[gast.keyword(arg="axis",
+                                                             value=constant_node(0))])
+                stmts.append(gast.AugAssign(target=name(target, gast.Store()), op=gast.Add(),
+                                            value=value))
+            return stmts
 
         def restart():
             return [assign(rows_name, gast.List(elts=[], ctx=gast.Load())) for rows_name in order]

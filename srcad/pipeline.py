@@ -136,7 +136,8 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
         kind in ("adjoint", "tangent")) else f"{primal_name}_{kind}"
     fdef.name = namer.fresh(wanted) if wanted in taken else wanted
     builder = (Reverse if mode == "reverse" else Forward)(fdef, scope, info, namer, activity,
-                                                          names, kind, shapes, kinds)
+                                                          names, kind, shapes, kinds,
+                                                          inexact)
     derivative = builder.build()
     if stage == "derivative":
         return function_source(derivative)

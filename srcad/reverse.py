@@ -59,7 +59,8 @@ def origin_comment(info, stmt, prefix):
 
 
 class Reverse:
-    def __init__(self, fdef, scope, info, namer, activity, wrt, kind, shapes=None, kinds=None):
+    def __init__(self, fdef, scope, info, namer, activity, wrt, kind, shapes=None, kinds=None,
+                 inexact=()):
         self.fdef = fdef
         self.scope = scope
         self.info = info
@@ -69,6 +70,7 @@ class Reverse:
         self.kind = kind
         self.shapes = shapes or {}  # from the shape probe, when specialized (shapes.py)
         self._adjoint_of = {}  # adjoint name -> its primal name (see shape_of_name)
+        self.inexact = inexact  # names the probe saw bound to floats only
         self.kinds = kinds or {}
         self.initialized = set()
         self.tuple_vars = self.find_tuple_vars(fdef.body)
@@ -410,6 +412,10 @@ class Reverse:
         """A zero adjoint for var: shaped like var where var surely has a value here."""
         if var in self.containers or var in self.tuple_vars:
             value = gast.Constant(value=None, kind=None)  # add_adjoint's zero
+        elif var in self.safe and var in self.shapes and var in self.inexact and (
+                self.kinds.get(var) == "array"):  # a float array of a known shape
+            value = call(["np", "zeros"], constant_node(self.shapes[var]),
+                         gast.Attribute(value=name(var), attr="dtype", ctx=gast.Load()))
         elif var in self.safe:
             value = call(["zero_gradient"], name(var))
         elif var in self.shapes and self.kinds.get(var) == "array":  # shape known: allocate it

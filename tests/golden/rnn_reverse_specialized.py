@@ -7,16 +7,6 @@ Source: golden_functions.py:77. Regenerate it rather than edit it.
 import numpy as np
 
 
-def float_type(x):
-    """The float dtype of x's gradient: x's own if it is a float, float64 for integers."""
-    return np.result_type(np.asarray(x).dtype, np.float32)
-
-
-def zero_gradient(x):
-    """The gradient of an argument the output does not depend on: float zeros shaped like it."""
-    return np.zeros(np.shape(x), dtype=float_type(x))
-
-
 def rnn_grad(W, U, b, xs, h0):
     """Gradient of rnn (golden_functions.py:77) with respect to W, U, b."""
     stack = []
@@ -34,9 +24,9 @@ def rnn_grad(W, U, b, xs, h0):
         h = np.tanh(t8)
     # grad of: return np.sum(h ** 2)  (golden_functions.py:81)
     bh = 2.0 * h
-    bU = zero_gradient(U)
-    bW = zero_gradient(W)
-    bb = zero_gradient(b)
+    bU = np.zeros((5, 3), U.dtype)
+    bW = np.zeros((5, 5), W.dtype)
+    bb = np.zeros((5,), b.dtype)
     bt8_rows = []
     t5_rows = []
     h_rows = []
@@ -51,15 +41,21 @@ def rnn_grad(W, U, b, xs, h0):
         bh = np.dot(bt8, W)
         # add up 16 steps at once (outer products: one matrix product)
         if len(bt8_rows) == 16:
-            bb += np.sum(bt8_rows, axis=0)
-            bU += np.dot(np.transpose(bt8_rows), t5_rows)
-            bW += np.dot(np.transpose(bt8_rows), h_rows)
+            bt8_rows = np.array(bt8_rows)
+            t5_rows = np.array(t5_rows)
+            h_rows = np.array(h_rows)
+            bb += bt8_rows.sum(axis=0)
+            bU += np.dot(bt8_rows.T, t5_rows)
+            bW += np.dot(bt8_rows.T, h_rows)
             bt8_rows = []
             t5_rows = []
             h_rows = []
     # add up the last steps
     if bt8_rows:
-        bb += np.sum(bt8_rows, axis=0)
-        bU += np.dot(np.transpose(bt8_rows), t5_rows)
-        bW += np.dot(np.transpose(bt8_rows), h_rows)
+        bt8_rows = np.array(bt8_rows)
+        t5_rows = np.array(t5_rows)
+        h_rows = np.array(h_rows)
+        bb += bt8_rows.sum(axis=0)
+        bU += np.dot(bt8_rows.T, t5_rows)
+        bW += np.dot(bt8_rows.T, h_rows)
     return bW, bU, bb
