@@ -23,7 +23,7 @@ import gast
 
 from .instantiate import constant_node, name
 from .naming import clone
-from .shapes import expression_shape
+from .shapes import expression_shape, outside_factors
 
 _ELEMENTWISE = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 _HELPERS = {"safe_mul", "safe_div"}
@@ -145,7 +145,42 @@ class SinkBroadcasts:
         elif (isinstance(node, gast.Call) and _dotted(node.func) in _HELPERS
               and len(node.args) == 2 and not node.keywords):
             node.args = list(self.operands(*node.args))
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and (
+                node.func.attr == "sum"):
+            return self.factored_sum(node)
         return node
+
+    def factored_sum(self, node):
+        """x.sum(...) with factors that broadcasting left constant along the summed axes taken
+        out (what the reverse pass did before the broadcasts were sunk):
+        (0.5 / c * t2).sum(axis=(0,))  ->  t2.sum(axis=(0,)) * (0.5 / c)."""
+        keywords = {k.arg: k.value for k in node.keywords}
+        known = [_constant(v) for v in keywords.values()]
+        full = self.shape(node.func.value)
+        if node.args or set(keywords) - {"axis", "keepdims"} or not all(k for k, _ in known) or (
+                full is None):
+            return node
+        axis = _constant(keywords["axis"])[1] if "axis" in keywords else None
+        keep = _constant(keywords["keepdims"])[1] if "keepdims" in keywords else False
+        items = tuple(range(len(full))) if axis is None else (
+            axis if isinstance(axis, tuple) else (axis,))
+        if not all(type(a) is int and -len(full) <= a < len(full) for a in items):
+            return node
+        axes = sorted(a % len(full) for a in items)
+        if keep:
+            mine = tuple(1 if i in axes else n for i, n in enumerate(full))
+        elif axes == list(range(len(axes))):  # leading axes: the rest stays right-aligned
+            mine = full[len(axes):]
+        else:
+            return node
+        negate, factors, rest = outside_factors(node.func.value, full, mine, self.shape_of_name)
+        if not negate and not factors:
+            return node
+        node.func.value = rest
+        out = gast.UnaryOp(op=gast.USub(), operand=node) if negate else node
+        for op, factor in factors:
+            out = gast.BinOp(left=out, op=op, right=factor)
+        return out
 
     def operands(self, left, right):
         spread = self.broadcast(left)

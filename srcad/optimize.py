@@ -238,9 +238,56 @@ def propagate_copies(fdef):
                     loads[b] = loads.get(b, 0) + loads.pop(a, 0) - 1
                     del stmts[i]
                     continue
+                if counts.get(b) == 1 and _rename_into_copy(stmts, i, a, b, loads.get(b, 0)):
+                    i -= 1  # the copy is gone
             i += 1
     block(fdef.body)
     return fdef
+
+
+def _rename_into_copy(stmts, i, a, b, total):
+    """a = b, where b is a temporary bound once earlier in this block, and a a name bound
+    several times (an adjoint): b = e becomes a = e and later reads of b read a, if a is
+    neither read nor bound between the two and not bound again before the last read of b.
+
+        share_1 = w / D                     bA = w / D
+        bA = share_1                ->      bD = -(bA * y).sum(axis=(0,))
+        bD = -(share_1 * y).sum(...)        bA = bA + ...
+        bA = bA + ...
+    (bA then owns a new array: the in-place pass can update it.)"""
+    j = next((k for k in range(i) if isinstance(stmts[k], gast.Assign)
+              and isinstance(stmts[k].targets[0], gast.Name) and stmts[k].targets[0].id == b),
+             None)
+    if j is None or any(a in _names_in(s) for s in stmts[j + 1:i]) or a in loaded_names(
+            stmts[j].value):
+        return False
+    seen, last = sum(1 for s in stmts[:i + 1] for n in gast.walk(s) if isinstance(n, gast.Name)
+                     and n.id == b and isinstance(n.ctx, gast.Load)), i
+    for k in range(i + 1, len(stmts)):
+        if seen == total:
+            break
+        seen += sum(1 for n in gast.walk(stmts[k]) if isinstance(n, gast.Name) and n.id == b
+                    and isinstance(n.ctx, gast.Load))
+        last = k
+    if seen != total or any(_binds(s, a) for s in stmts[i + 1:last]) or (
+            last > i and _binds(stmts[last], a) and b in loaded_names(stmts[last])
+            and not _reads_before_binding(stmts[last], b, a)):
+        return False
+    stmts[j].targets[0].id = a
+    for s in stmts[j + 1:last + 1]:
+        _Replace(b, a).visit(s)
+    del stmts[i]
+    return True
+
+
+def _names_in(stmt):
+    return {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)}
+
+
+def _reads_before_binding(stmt, b, a):
+    """In `a = <reads b>` the read happens before a is bound: fine to rename b to a there."""
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
+        stmt.targets[0], gast.Name) and stmt.targets[0].id == a
 
 
 def _binds(stmt, var):

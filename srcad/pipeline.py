@@ -142,7 +142,8 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     if stage == "derivative":
         return function_source(derivative)
     # derivative names bound once to a number (a seed: bout = 1.0, dx = 1.0) are propagated
-    derived = set(namer.adjoints.values()) | set(namer.tangents.values())
+    derived = set(namer.adjoints.values()) | set(namer.tangents.values()) | getattr(
+        builder, "temporaries", set())
     seeded = mode == "reverse" and kind in ("grad", "value_and_grad")
     if seeded:  # seeded with 1.0: every adjoint is a float (a vjp's seed may be an int)
         inexact |= set(namer.adjoints.values())

@@ -28,7 +28,7 @@ from .calls import Dependencies, bind, is_user_function, positional_params, retu
 from .instantiate import Accumulate, constant_node, instantiate, name, operand_id
 from .naming import clone
 from .registry import REGISTRY, require_template
-from .shapes import expression_shape
+from .shapes import expression_shape, outside_factors
 
 
 def assign(target, value, origin=None):
@@ -70,6 +70,8 @@ class Reverse:
         self.kind = kind
         self.shapes = shapes or {}  # from the shape probe, when specialized (shapes.py)
         self._adjoint_of = {}  # adjoint name -> its primal name (see shape_of_name)
+        self.local_shapes = {}  # shapes of templates' own temporaries (share = d[z] / y)
+        self.temporaries = set()  # the names of those temporaries
         self.inexact = inexact  # names the probe saw bound to floats only
         self.kinds = kinds or {}
         self.initialized = set()
@@ -162,6 +164,8 @@ class Reverse:
         (an adjoint has its value's shape), or None."""
         if ident in self.shapes:
             return self.shapes[ident]
+        if ident in self.local_shapes:
+            return self.local_shapes[ident]
         if len(self._adjoint_of) != len(self.namer.adjoints):
             self._adjoint_of = {adj: var for var, adj in self.namer.adjoints.items()}
         var = self._adjoint_of.get(ident)
@@ -179,7 +183,7 @@ class Reverse:
         lead = len(full) - len(mine)
         axes = list(range(lead)) + [lead + i for i, n in enumerate(mine)
                                     if n == 1 and full[lead + i] != 1]
-        negate, factors, value = self.outside_factors(value, full, mine)
+        negate, factors, value = outside_factors(value, full, mine, self.shape_of_name)
         if len(axes) == len(full):  # the sum of everything
             summed = self.total_sum(value, full)
         elif lead == 0:  # summed over axes var has with length 1: keep them
@@ -211,42 +215,6 @@ class Reverse:
 
     def expr_shape(self, node):
         return expression_shape(node, self.shape_of_name)
-
-    def outside_factors(self, value, full, mine):
-        """(negate, [(op, factor)], rest): value == +-rest op factor op factor ..., rest still
-        shaped full, each factor a name or number whose shape broadcasts into the summed
-        shape `mine` (so it is constant along the summed axes and the product stays shaped
-        like mine). Peels from the top of the expression: unary minus, * or / by a factor."""
-        def constant_along(node):
-            shape = self.expr_shape(node) if isinstance(node, (gast.Name, gast.Constant)) \
-                else None
-            return shape is not None and len(shape) <= len(mine) and all(
-                f in (1, m) for f, m in zip(reversed(shape), reversed(mine)))
-
-        negate, factors = False, []
-        while True:
-            if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
-                negate, value = not negate, value.operand
-                continue
-            if not isinstance(value, gast.BinOp):
-                break
-            left, right = value.left, value.right
-            if isinstance(value.op, gast.Mult) and isinstance(left, gast.UnaryOp) and isinstance(
-                    left.op, gast.USub):  # -a * b: the sign first
-                negate, value.left = not negate, left.operand
-                continue
-            if isinstance(value.op, (gast.Mult, gast.Div)) and constant_along(right) and (
-                    self.expr_shape(left) == full):
-                factors.append((value.op, right))
-                value = left
-            elif isinstance(value.op, gast.Mult) and constant_along(left) and (
-                    self.expr_shape(right) == full):
-                factors.append((value.op, left))
-                value = right
-            else:
-                break
-        factors.reverse()  # innermost first, as the original expression applied them
-        return negate, factors, value
 
     def accumulate(self, var, value, broadcasts, out):
         """Add value to var's adjoint. broadcasts: False, or the name of the broadcasting op's
@@ -350,6 +318,11 @@ class Reverse:
                                             piece.broadcasts and self.broadcast_result(
                                                 target, args), out)
                 else:
+                    if isinstance(piece, gast.Assign) and isinstance(piece.targets[0], gast.Name):
+                        self.temporaries.add(piece.targets[0].id)
+                        shape = self.expr_shape(piece.value)  # a fresh name, bound once
+                        if shape is not None:
+                            self.local_shapes[piece.targets[0].id] = shape
                     out.append(piece)
         # the value is dead before this statement: its adjoint is spent
         self.initialized.discard(target)

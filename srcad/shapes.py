@@ -217,6 +217,48 @@ def expression_shape(node, shape_of_name):
     return None
 
 
+def outside_factors(value, full, mine, shape_of_name):
+    """For a sum of `value` (shaped `full`) down to the shape `mine`: (negate, [(op, factor)],
+    rest) with value == +-rest op factor op factor ..., rest still shaped full and each factor's
+    shape broadcasting into mine, right-aligned (so it is constant along the summed axes, and
+    multiplying the sum by it keeps mine). `mine` must be right-aligned with `full` (summed
+    leading axes dropped, other summed axes kept as 1). Peels from the top of the expression:
+    unary minus, * or / by a factor.
+
+        -bz * z / y   (y shaped like mine)   ->   (True, [(Div, y)], bz * z)"""
+    def shape(node):
+        return expression_shape(node, shape_of_name)
+
+    def constant_along(node):
+        mine_of = shape(node)
+        return mine_of is not None and len(mine_of) <= len(mine) and all(
+            f in (1, m) for f, m in zip(reversed(mine_of), reversed(mine)))
+
+    negate, factors = False, []
+    while True:
+        if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
+            negate, value = not negate, value.operand
+            continue
+        if not isinstance(value, gast.BinOp):
+            break
+        left, right = value.left, value.right
+        if isinstance(value.op, gast.Mult) and isinstance(left, gast.UnaryOp) and isinstance(
+                left.op, gast.USub):  # -a * b: the sign first
+            negate, value.left = not negate, left.operand
+            continue
+        if isinstance(value.op, (gast.Mult, gast.Div)) and constant_along(right) and (
+                shape(left) == full):
+            factors.append((value.op, right))
+            value = left
+        elif isinstance(value.op, gast.Mult) and constant_along(left) and shape(right) == full:
+            factors.append((value.op, left))
+            value = right
+        else:
+            break
+    factors.reverse()  # innermost first, as the original expression applied them
+    return negate, factors, value
+
+
 def _broadcast(shapes):
     if any(s is None for s in shapes):
         return None

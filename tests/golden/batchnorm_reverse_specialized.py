@@ -36,7 +36,7 @@ def batchnorm_grad(x, w, eps=1e-05):
     y = A / D
     # grad of: y = A / D  (golden_functions.py:32)
     bA = w / D
-    bD = -(w * y).sum(axis=(0,)) / D
+    bD = -(bA * y).sum(axis=(0,))
     # grad of: D = np.sqrt(C)  (golden_functions.py:31)
     bC = safe_div(bD, 2.0 * D)
     # grad of: B = A ** 2  (golden_functions.py:28)

@@ -84,8 +84,9 @@ def softmax_like_grad(x):
     bp = unbroadcast(bt3 * p, p)
     bp = bp + unbroadcast(bt3 * p, p)
     # grad of: p = e / np.sum(e, axis=1, keepdims=True)  (golden_functions.py:16)
-    be = unbroadcast(bp / t2, e)
-    bt2 = unbroadcast(-bp * p / t2, t2)
+    share_1 = bp / t2
+    be = unbroadcast(share_1, e)
+    bt2 = unbroadcast(-share_1 * p, t2)
     be = be + unreduce(bt2, e, 1, True)
     # grad of: e = np.exp(z)  (golden_functions.py:15)
     bz = safe_mul(be, e)
