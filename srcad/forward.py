@@ -38,7 +38,7 @@ from .reverse import assign, call, comment, origin_comment
 
 class Forward:
     def __init__(self, fdef, scope, info, namer, activity, wrt, kind="jvp", shapes=None,
-                 kinds=None, inexact=()):
+                 kinds=None, floats=None):
         self.fdef = fdef
         self.scope = scope
         self.info = info

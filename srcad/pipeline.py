@@ -32,6 +32,7 @@ from .resolve import LIBRARY_MODULES, assigned_names, resolve
 from .reverse import Reverse
 from .runtime import HELPERS
 from .shapes import probe
+from .strength import reduce_strength
 
 STAGES = ("parse", "resolve", "check", "desugar", "anf", "activity", "derivative", "optimize",
           "emit")
@@ -126,8 +127,9 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     scope.local_names |= {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
                           and isinstance(n.ctx, gast.Store)}
     activity = analyze(fdef.body, names, scope)
-    shapes, kinds, inexact = probe(fdef, func, scope, *example) if example is not None else (
-        {}, {}, set())
+    shapes, kinds, floats = probe(fdef, func, scope, *example) if example is not None else (
+        {}, {}, {})
+    inexact = set(floats)
     if stage == "activity":
         active = sorted(v for v in activity.varied if activity(v))
         return function_source(fdef) + f"# active: {', '.join(active)}\n"
@@ -137,7 +139,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     fdef.name = namer.fresh(wanted) if wanted in taken else wanted
     builder = (Reverse if mode == "reverse" else Forward)(fdef, scope, info, namer, activity,
                                                           names, kind, shapes, kinds,
-                                                          inexact)
+                                                          floats)
     derivative = builder.build()
     if stage == "derivative":
         return function_source(derivative)
@@ -158,6 +160,8 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
         derivative = in_place(derivative, builder.shape_of_name if shapes and seeded else None)
     if mode == "reverse" and shapes:
         derivative = batch_outer_products(derivative, builder.shape_of_name, namer.fresh_name)
+    if shapes:
+        derivative = reduce_strength(derivative, inexact & arrays, shapes)
     if stage == "optimize":
         return function_source(derivative)
     shortname = info.filename.replace("\\", "/").rsplit("/", 1)[-1]

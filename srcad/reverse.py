@@ -60,7 +60,7 @@ def origin_comment(info, stmt, prefix):
 
 class Reverse:
     def __init__(self, fdef, scope, info, namer, activity, wrt, kind, shapes=None, kinds=None,
-                 inexact=()):
+                 floats=None):
         self.fdef = fdef
         self.scope = scope
         self.info = info
@@ -72,7 +72,7 @@ class Reverse:
         self._adjoint_of = {}  # adjoint name -> its primal name (see shape_of_name)
         self.local_shapes = {}  # shapes of templates' own temporaries (share = d[z] / y)
         self.temporaries = set()  # the names of those temporaries
-        self.inexact = inexact  # names the probe saw bound to floats only
+        self.floats = floats or {}  # name -> float dtype character, from the probe
         self.kinds = kinds or {}
         self.initialized = set()
         self.tuple_vars = self.find_tuple_vars(fdef.body)
@@ -385,7 +385,7 @@ class Reverse:
         """A zero adjoint for var: shaped like var where var surely has a value here."""
         if var in self.containers or var in self.tuple_vars:
             value = gast.Constant(value=None, kind=None)  # add_adjoint's zero
-        elif var in self.safe and var in self.shapes and var in self.inexact and (
+        elif var in self.safe and var in self.shapes and var in self.floats and (
                 self.kinds.get(var) == "array"):  # a float array of a known shape
             value = call(["np", "zeros"], constant_node(self.shapes[var]),
                          gast.Attribute(value=name(var), attr="dtype", ctx=gast.Load()))
@@ -641,8 +641,9 @@ class Reverse:
         if var is None or not self.active(var):
             return []
         self.initialized.add(var)
-        if self.kinds.get(var) == "scalar" and self.shapes.get(var) == ():
-            seed = gast.Constant(value=1.0, kind=None)  # the probe saw a scalar output
+        if self.kinds.get(var) == "scalar" and self.shapes.get(var) == () and (
+                self.floats.get(var) == "d"):
+            seed = gast.Constant(value=1.0, kind=None)  # the probe saw a float64 scalar output
         else:
             seed = call(["grad_seed"], name(var))
         return [assign(self.namer.adjoint(var), seed)]

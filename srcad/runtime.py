@@ -87,7 +87,8 @@ def unreduce_extremum(g, x, y, axis=None, keepdims=False):
         g = np.expand_dims(g, axes)
         y = np.expand_dims(y, axes)
     mask = np.equal(x, y)  # an array or numpy bool: its .sum skips np.sum's dispatch
-    return g * mask / mask.sum(axis=axis, keepdims=True)
+    out = np.multiply(g, mask)
+    return out / mask.sum(axis=axis, keepdims=True).astype(out.dtype)  # (float32 stays)
 
 
 @helper(tangent="linear")
@@ -98,8 +99,8 @@ def extremum_tangent(dx, x, y, axis=None, keepdims=False):
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         yk = np.expand_dims(y, tuple(a % np.ndim(x) for a in axes))
     mask = np.equal(x, yk)
-    return (np.multiply(dx, mask).sum(axis=axis, keepdims=keepdims)
-            / mask.sum(axis=axis, keepdims=keepdims))
+    total = np.multiply(dx, mask).sum(axis=axis, keepdims=keepdims)
+    return total / mask.sum(axis=axis, keepdims=keepdims).astype(total.dtype)
 
 
 @helper(tangent="linear")

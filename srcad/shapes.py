@@ -89,9 +89,11 @@ class _Recorder(gast.NodeTransformer):
 
 
 def probe(fdef, func, scope, args, kwargs):
-    """(name -> shape, name -> kind, names always inexact) for the names whose shape the example
-    arguments determine; kind is "array", "scalar" or "other" (a dict, list, object); inexact:
-    float or complex every time. ({}, {}, set()) if the probe fails."""
+    """(name -> shape, name -> kind, name -> float dtype) for the names whose shape the example
+    arguments determine; kind is "array", "scalar" or "other" (a dict, list, object); floats:
+    the names bound to a float or complex (not float16) every time, with the dtype's character
+    ('d' for float64 and Python floats, 'f' for float32, ...; '' if it varied).
+    ({}, {}, {}) if the probe fails."""
     fdef = clone(fdef)
     recorder = _Recorder()
     params = [a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
@@ -103,13 +105,18 @@ def probe(fdef, func, scope, args, kwargs):
 
     kinds_seen = {}
     exact_sites = set()
+    float_chars = {}
 
     def record(site, value):
         kind = "array" if type(value) is np.ndarray else "scalar" if isinstance(
             value, (int, float, np.generic)) else "other"
         kinds_seen.setdefault(site, set()).add(kind)
-        if kind == "other" or np.result_type(value).kind not in "fc":
-            exact_sites.add(site)  # not a float (or complex): 1.0 * value is not value
+        char = np.result_type(value).char if kind != "other" else None
+        if char not in ("f", "d", "g", "F", "D", "G"):
+            exact_sites.add(site)  # not a float (or complex; float16 left out: numpy
+            # reduces it in float32): 1.0 * value is not value
+        else:
+            float_chars.setdefault(site, set()).add(char)
         if kind != "other":
             seen.setdefault(site, set()).add(np.shape(value))
         counts[site] = counts.get(site, 0) + 1
@@ -127,9 +134,9 @@ def probe(fdef, func, scope, args, kwargs):
         finally:
             np.random.set_state(state)
     except Exception:  # the probe is an optimization: any failure means generic code
-        return {}, {}, set()
+        return {}, {}, {}
     by_name = {}
-    inexact = set()
+    floats = {}
     for site, (target, in_loop) in recorder.sites.items():
         by_name.setdefault(target, []).append((site, in_loop))
     shapes, kinds = {}, {}
@@ -138,7 +145,8 @@ def probe(fdef, func, scope, args, kwargs):
         if all(observed_kinds) and len(set().union(*observed_kinds)) == 1:
             kinds[target] = next(iter(set().union(*observed_kinds)))
             if not any(site in exact_sites for site, _ in sites):
-                inexact.add(target)
+                chars = set().union(*(float_chars.get(site, set()) for site, _ in sites))
+                floats[target] = chars.pop() if len(chars) == 1 else ""
         observed = [seen.get(site) for site, _ in sites]
         if any(o is None for o in observed):
             continue  # an assignment that did not run: its shape is unknown
@@ -148,7 +156,7 @@ def probe(fdef, func, scope, args, kwargs):
         if any(in_loop for _, in_loop in sites) and sum(counts[s] for s, _ in sites) < 2:
             continue  # seen once in a loop: a later iteration might make another shape
         shapes[target] = next(iter(shape_set))
-    return shapes, kinds, inexact
+    return shapes, kinds, floats
 
 
 def _bound(cell):

@@ -307,3 +307,27 @@ def test_a_constant_over_a_python_float_zero_is_inf_not_zero_division():
     """safe_div(1.0, x1) may not become 1.0 / x1 when x1 is a Python float: 1.0 / 0.0 raises."""
     dx1, dx2 = srcad.grad(log_of_first, wrt=(0, 1))(0.0, 5.0)
     assert dx1 == np.inf and dx2 == 0.0
+
+
+# --- strength reduction: reductions on float arrays as array methods -------------------------
+
+def centered(x):
+    mu = np.mean(x, 0)
+    return np.sum(np.max(x - mu, axis=1)) + np.sum(x, axis=(0, 1))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_reductions_of_float_arrays_are_methods_and_a_mean_is_a_sum_over_a_count(dtype, rng):
+    x = rng.normal(size=(6, 3)).astype(dtype)
+    text = body(centered, 0, (x,))
+    code = "\n".join(line for line in text.splitlines() if not line.strip().startswith("#"))
+    assert "x.sum(axis=0) / 6" in code and "np.mean" not in code
+    assert ".max(axis=1)" in text
+    assert srcad.grad(centered)(x).dtype == dtype
+    check(centered, (x.astype(np.float64),), 0)
+
+
+def test_half_precision_and_integer_arrays_keep_numpy_functions(rng):
+    x16 = rng.normal(size=(6, 3)).astype(np.float16)
+    assert "np.mean(x, 0)" in srcad.source(centered, mode="forward", args=(x16,))
+    assert "np.mean(x, 0)" in srcad.source(centered, mode="forward", args=(np.ones((6, 3), int),))

@@ -14,8 +14,8 @@ def extremum_tangent(dx, x, y, axis=None, keepdims=False):
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         yk = np.expand_dims(y, tuple(a % np.ndim(x) for a in axes))
     mask = np.equal(x, yk)
-    return (np.multiply(dx, mask).sum(axis=axis, keepdims=keepdims)
-            / mask.sum(axis=axis, keepdims=keepdims))
+    total = np.multiply(dx, mask).sum(axis=axis, keepdims=keepdims)
+    return total / mask.sum(axis=axis, keepdims=keepdims).astype(total.dtype)
 
 
 def safe_mul(a, b):

@@ -36,7 +36,8 @@ def unreduce_extremum(g, x, y, axis=None, keepdims=False):
         g = np.expand_dims(g, axes)
         y = np.expand_dims(y, axes)
     mask = np.equal(x, y)  # an array or numpy bool: its .sum skips np.sum's dispatch
-    return g * mask / mask.sum(axis=axis, keepdims=True)
+    out = np.multiply(g, mask)
+    return out / mask.sum(axis=axis, keepdims=True).astype(out.dtype)  # (float32 stays)
 
 
 def grad_seed(y):
