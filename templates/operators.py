@@ -52,8 +52,9 @@ def mul(z, x, y):
 # z = x / y ------------------------------------------------------------------------------------
 @adjoint(operator.truediv, np.true_divide, broadcasts=True)
 def truediv(z, x, y):
-    d[x] = d[z] / y
-    d[y] = -d[z] * z / y
+    share = d[z] / y  # (one division serves both: -d[z] * z / y == -share * z)
+    d[x] = share
+    d[y] = -share * z
 
 
 @tangent(operator.truediv, np.true_divide, broadcasts=True)
