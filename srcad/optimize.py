@@ -261,14 +261,7 @@ def _rename_into_copy(stmts, i, a, b, total):
     if j is None or any(a in _names_in(s) for s in stmts[j + 1:i]) or a in loaded_names(
             stmts[j].value):
         return False
-    seen, last = sum(1 for s in stmts[:i + 1] for n in gast.walk(s) if isinstance(n, gast.Name)
-                     and n.id == b and isinstance(n.ctx, gast.Load)), i
-    for k in range(i + 1, len(stmts)):
-        if seen == total:
-            break
-        seen += sum(1 for n in gast.walk(stmts[k]) if isinstance(n, gast.Name) and n.id == b
-                    and isinstance(n.ctx, gast.Load))
-        last = k
+    seen, last = _last_read(stmts, i, b, sum(_reads(s, b) for s in stmts[:i + 1]), total)
     if seen != total or any(_binds(s, a) for s in stmts[i + 1:last]) or (
             last > i and _binds(stmts[last], a) and b in loaded_names(stmts[last])
             and not _reads_before_binding(stmts[last], b, a)):
@@ -296,16 +289,27 @@ def _binds(stmt, var):
                    and n.target.id == var) for n in gast.walk(stmt))
 
 
+def _reads(stmt, var):
+    return sum(1 for n in gast.walk(stmt) if isinstance(n, gast.Name) and n.id == var
+               and isinstance(n.ctx, gast.Load))
+
+
+def _last_read(stmts, i, var, seen, total):
+    """(reads of var counted, index of the statement holding the last one) after stmts[i],
+    scanning until `total` reads are seen (`seen` of them counted already); i if none."""
+    last = i
+    for k in range(i + 1, len(stmts)):
+        if seen == total:
+            break
+        seen += _reads(stmts[k], var)
+        last = k
+    return seen, last
+
+
 def _replace_after(stmts, i, a, b, total):
     """Rewrite a -> b in the statements after stmts[i] if all `total` reads of a are there and
     b is not bound before the last of them; returns whether it did."""
-    seen, last = 0, i
-    for j in range(i + 1, len(stmts)):
-        if seen == total:
-            break
-        seen += sum(1 for n in gast.walk(stmts[j]) if isinstance(n, gast.Name) and n.id == a
-                    and isinstance(n.ctx, gast.Load))
-        last = j
+    seen, last = _last_read(stmts, i, a, 0, total)
     if seen != total or any(_binds(s, b) for s in stmts[i + 1:last + 1]):
         return False
     for s in stmts[i + 1:last + 1]:
