@@ -60,10 +60,10 @@ SPECIALIZED = {
                                            (np.ones((6, 4)), np.ones((4, 3)), np.ones(3))),
     "batchnorm_reverse_specialized": (gf.batchnorm, dict(mode="reverse", wrt=0),
                                       (np.ones((64, 3)), np.ones((64, 3)))),
-    # the outer products of the loop: 16 steps at a time as one matrix product (outer.py)
+    # the outer products of the loop: 32 steps at a time as one matrix product (outer.py)
     "rnn_reverse_specialized": (gf.rnn, dict(mode="reverse", wrt=(0, 1, 2)),
                                 (np.ones((5, 5)) * 0.1, np.ones((5, 3)) * 0.1, np.ones(5) * 0.1,
-                                 np.ones((20, 3)), np.ones(5))),
+                                 np.ones((40, 3)), np.ones(5))),
 }
 def _like(example):
     """Random arguments of the example's shapes (the specialized code assumes those shapes)."""

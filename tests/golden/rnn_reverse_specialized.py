@@ -39,8 +39,8 @@ def rnn_grad(W, U, b, xs, h0):
         t5_rows.append(t5)
         h_rows.append(h)
         bh = np.dot(bt8, W)
-        # add up 16 steps at once (outer products: one matrix product)
-        if len(bt8_rows) == 16:
+        # add up 32 steps at once (outer products: one matrix product)
+        if len(bt8_rows) == 32:
             bt8_rows = np.array(bt8_rows)
             t5_rows = np.array(t5_rows)
             h_rows = np.array(h_rows)
