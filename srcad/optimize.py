@@ -240,9 +240,47 @@ def propagate_copies(fdef):
                     continue
                 if counts.get(b) == 1 and _rename_into_copy(stmts, i, a, b, loads.get(b, 0)):
                     i -= 1  # the copy is gone
+                elif b not in params and _continue_as(stmts, i, a, b, counts.get(a, 0),
+                                                      loads.get(a, 0)):
+                    i -= 1
             i += 1
+    params = {arg.id for arg in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
     block(fdef.body)
     return fdef
+
+
+def _continue_as(stmts, i, a, b, stores, total):
+    """a = b, where a is first bound here and b, not read after a is next bound, is bound no
+    more: b goes on as a (later reads and bindings of a are b's), and the copy goes.
+
+        bx = bA                             bmu = -bA.sum(axis=(0,))
+        bmu = -bA.sum(axis=(0,))     ->     bA = bA + bmu * 0.015625
+        bx = bx + bmu * 0.015625            return bA
+        return bx
+    (the in-place pass can then add into bA, which it owns, instead of making a new array)."""
+    after = stmts[i + 1:]
+    if (sum(_reads(s, a) for s in after) != total or sum(_stored_count(s, a) for s in after)
+            != stores - 1 or any(_binds(s, b) for s in after)):
+        return False  # a is read or bound elsewhere (before, or in another block), or b is bound
+    first = next((k for k, s in enumerate(after) if _binds(s, a)), len(after))
+    if any(_reads(s, b) for s in after[first + 1:]) or (
+            first < len(after) and _reads(after[first], b)
+            and not _reads_before_binding(after[first], b, a)):
+        return False  # b's value is read after a took another one
+    for s in after:
+        _Replace(a, b).visit(s)
+        for n in gast.walk(s):
+            if isinstance(n, gast.Name) and n.id == a:
+                n.id = b
+    del stmts[i]
+    return True
+
+
+def _stored_count(stmt, var):
+    return sum(1 for n in gast.walk(stmt) if (isinstance(n, gast.Name) and n.id == var
+                                                and isinstance(n.ctx, gast.Store))
+               or (isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)
+                   and n.target.id == var))
 
 
 def _rename_into_copy(stmts, i, a, b, total):

@@ -331,3 +331,34 @@ def test_half_precision_and_integer_arrays_keep_numpy_functions(rng):
     x16 = rng.normal(size=(6, 3)).astype(np.float16)
     assert "np.mean(x, 0)" in srcad.source(centered, mode="forward", args=(x16,))
     assert "np.mean(x, 0)" in srcad.source(centered, mode="forward", args=(np.ones((6, 3), int),))
+
+
+# --- copies: an adjoint handed on goes on under its new name ---------------------------------
+
+def normalized(x, w):
+    mu = np.mean(x, 0)
+    a = x - mu
+    return np.sum(w * a / np.sqrt(np.mean(a ** 2, 0) + 1e-5))
+
+
+def test_an_adjoint_copied_into_another_goes_on_as_it(rng):
+    x, w = rng.normal(size=(8, 3)), rng.normal(size=(8, 3))
+    text = body(normalized, 0, (x, w))
+    assert "bx = ba" not in text and "return ba" in text  # ba's array takes x's contributions
+    check(normalized, (x, w), (0, 1))
+
+
+@pytest.mark.parametrize("source, expected", [
+    # the copy's source is read after the copy takes a new value: kept
+    ("def f(b):\n    b = b * 2\n    a = b\n    a = a + 1\n    c = b * 3\n    return a, c\n",
+     "a = b"),
+    # a parameter is never renamed (in place updates would reach the caller's array)
+    ("def f(b):\n    a = b\n    a = a + 1\n    return a\n", "a = b"),
+])
+def test_copies_that_must_stay(source, expected):
+    import astor
+    from srcad.optimize import propagate_copies
+    fdef = gast.parse(source).body[0]
+    text = astor.to_source(gast.gast_to_ast(gast.Module(body=[propagate_copies(fdef)],
+                                                        type_ignores=[])))
+    assert expected in text

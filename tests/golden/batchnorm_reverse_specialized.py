@@ -42,8 +42,7 @@ def batchnorm_grad(x, w, eps=1e-05):
     # grad of: B = A ** 2  (golden_functions.py:28)
     bA += bC * 0.015625 * 2 * A
     # grad of: A = x - mu  (golden_functions.py:27)
-    bx = bA
     bmu = -bA.sum(axis=(0,))
     # grad of: mu = np.mean(x, 0)  (golden_functions.py:26)
-    bx = bx + bmu * 0.015625
-    return bx
+    bA += bmu * 0.015625
+    return bA
