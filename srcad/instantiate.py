@@ -130,8 +130,10 @@ def instantiate(template, result, args, keywords, derivative_name, is_active, fr
     bound[params[0]] = result
     if fdef.args.vararg is not None and fdef.args.vararg.id not in bound:
         bound[fdef.args.vararg.id] = []
-    locals_ = sorted({n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
-                      and isinstance(n.ctx, gast.Store)})
+    locals_ = getattr(template, "stored_names", None)
+    if locals_ is None:  # the names a template binds, found once per template
+        locals_ = template.stored_names = sorted({n.id for n in gast.walk(fdef) if isinstance(
+            n, gast.Name) and isinstance(n.ctx, gast.Store)})
     fresh_names = {local: fresh(local) for local in locals_}
 
     def derivative(operand):

@@ -162,14 +162,15 @@ def _number(node):
     return isinstance(node, gast.Constant) and type(node.value) in (int, float)
 
 
-def propagate_constants(fdef, names):
+def propagate_constants(fdef, names, counts=None):
     """A name in `names` bound once, at the top level, to a number: its reads read the number.
 
         bout = 1.0                      bt2 = safe_div(1.0, t2)   ->   bt2 = 1.0 / t2
         bt2 = safe_div(bout, t2)  ->
 
-    (the reverse pass gives it the names of adjoints: the seed of a scalar output is 1.0)."""
-    counts = _stores(fdef)
+    (the reverse pass gives it the names of adjoints: the seed of a scalar output is 1.0).
+    counts: _stores(fdef), when the caller has it."""
+    counts = counts if counts is not None else _stores(fdef)
     constants = {}
     for stmt in fdef.body:
         if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
@@ -209,15 +210,16 @@ class _Replace(gast.NodeTransformer):
         return node
 
 
-def propagate_copies(fdef):
+def propagate_copies(fdef, counts=None):
     """a = b (names bound once each) -> uses of a read b, and the copy goes.
 
         bt3 = bout                      bx1 = bout * x2
         bx1 = bt3 * x2          ->
 
     Only where every use of a follows the copy in the same block (so no loop can carry an
-    older a past a newer b) and b is not bound again before the last of them."""
-    counts = _stores(fdef)
+    older a past a newer b) and b is not bound again before the last of them. counts:
+    _stores(fdef), when the caller has it."""
+    counts = counts if counts is not None else _stores(fdef)
     loads = {}
     for n in gast.walk(fdef):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
@@ -358,11 +360,12 @@ def _replace_after(stmts, i, a, b, total):
 def optimize(fdef, constants=(), inexact=(), arrays=()):
     """constants: names whose bindings to a number may be propagated (propagate_constants);
     inexact: names surely bound to floats, arrays: to numpy arrays (FoldConstants)."""
+    counts = _stores(fdef)  # (neither constant propagation nor folding binds names)
     if constants:
-        fdef = propagate_constants(fdef, constants)
+        fdef = propagate_constants(fdef, constants, counts)
     fold = FoldConstants(inexact, arrays)
     fdef.body = [fold.visit(stmt) for stmt in fdef.body]
-    fdef = propagate_copies(fdef)
+    fdef = propagate_copies(fdef, counts)
     while True:
         before = len(fdef.body)
         fdef.body = eliminate_dead_code(fdef.body)
