@@ -1,6 +1,8 @@
 """The compiler, pass by pass. Each pass is one module with one job:
 
-    parse -> resolve -> check -> desugar -> anf -> activity -> forward | reverse -> optimize -> emit
+    parse -> lift -> resolve -> check -> desugar -> control -> anf -> activity -> (shape probe)
+      -> forward | reverse -> optimize -> [sink broadcasts] -> in place -> [batch outer
+      products] -> [strength reduction] -> emit          ([...]: shape-specialized builds only)
 
 `build(func, mode, wrt, kind)` runs them all and returns a Built (the generated module source
 and what the runtime needs to know about it); `build(..., stage="anf")` stops after that stage
@@ -89,6 +91,35 @@ def wrt_names(fdef, wrt, info, kind=None):
     return out
 
 
+def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats):
+    """The passes after the derivative is written: optimize (constants, copies, dead code); in
+    reverse mode in place; and where the probe knows shapes, sink broadcasts, batch outer
+    products and reduce strength. What they may assume comes from the probe (floats: names
+    bound to floats; kinds: which are arrays) and from the seed: a gradient's adjoints are all
+    floats (a vjp's seed may be an int)."""
+    inexact = set(floats)
+    # derivative names bound once to a number (a seed: bout = 1.0, dx = 1.0) are propagated
+    derived = set(namer.adjoints.values()) | set(namer.tangents.values()) | getattr(
+        builder, "temporaries", set())
+    seeded = mode == "reverse" and kind in ("grad", "value_and_grad")
+    if seeded:
+        inexact |= set(namer.adjoints.values())
+    arrays = {v for v, k in kinds.items() if k == "array"}
+    if mode == "reverse":  # an adjoint is shaped like its value (one of an array is an array)
+        arrays |= {namer.adjoints[v] for v in arrays if v in namer.adjoints}
+    derivative = optimize(derivative, derived, inexact, arrays)
+    if mode == "reverse" and shapes:
+        derivative = optimize(sink_broadcasts(derivative, builder.shape_of_name), derived,
+                              inexact, arrays)
+    if mode == "reverse":
+        derivative = in_place(derivative, builder.shape_of_name if shapes and seeded else None)
+    if mode == "reverse" and shapes:
+        derivative = batch_outer_products(derivative, builder.shape_of_name, namer.fresh_name)
+    if shapes:
+        derivative = reduce_strength(derivative, inexact & arrays, shapes)
+    return derivative
+
+
 def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     """Generate the derivative module. example=(args, kwargs): specialize it to the shapes these
     arguments give every value (see shapes.py); None: code for any shapes."""
@@ -129,7 +160,6 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     activity = analyze(fdef.body, names, scope)
     shapes, kinds, floats = probe(fdef, func, scope, *example) if example is not None else (
         {}, {}, {})
-    inexact = set(floats)
     if stage == "activity":
         active = sorted(v for v in activity.varied if activity(v))
         return function_source(fdef) + f"# active: {', '.join(active)}\n"
@@ -143,25 +173,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     derivative = builder.build()
     if stage == "derivative":
         return function_source(derivative)
-    # derivative names bound once to a number (a seed: bout = 1.0, dx = 1.0) are propagated
-    derived = set(namer.adjoints.values()) | set(namer.tangents.values()) | getattr(
-        builder, "temporaries", set())
-    seeded = mode == "reverse" and kind in ("grad", "value_and_grad")
-    if seeded:  # seeded with 1.0: every adjoint is a float (a vjp's seed may be an int)
-        inexact |= set(namer.adjoints.values())
-    arrays = {v for v, k in kinds.items() if k == "array"}
-    if mode == "reverse":  # an adjoint is shaped like its value (one of an array is an array)
-        arrays |= {namer.adjoints[v] for v in arrays if v in namer.adjoints}
-    derivative = optimize(derivative, derived, inexact, arrays)
-    if mode == "reverse" and shapes:
-        derivative = optimize(sink_broadcasts(derivative, builder.shape_of_name), derived,
-                              inexact, arrays)
-    if mode == "reverse":
-        derivative = in_place(derivative, builder.shape_of_name if shapes and seeded else None)
-    if mode == "reverse" and shapes:
-        derivative = batch_outer_products(derivative, builder.shape_of_name, namer.fresh_name)
-    if shapes:
-        derivative = reduce_strength(derivative, inexact & arrays, shapes)
+    derivative = improve(derivative, mode, kind, builder, namer, shapes, kinds, floats)
     if stage == "optimize":
         return function_source(derivative)
     shortname = info.filename.replace("\\", "/").rsplit("/", 1)[-1]
