@@ -1,14 +1,20 @@
 """The optimizations of generated gradients, pass by pass: what each does to the generated source
 (read through srcad.source, shape-specialized like the calls run) and that the numbers stay
 right (central differences and the dot-product test, through srcad.check_grads)."""
+import astor
+import gast
 import numpy as np
 import pytest
 
 import srcad
-from srcad.optimize import FoldConstants, propagate_constants
+from srcad.optimize import FoldConstants, propagate_constants, propagate_copies
 from srcad.pipeline import build
 
-import gast
+
+def as_text(node):
+    if isinstance(node, gast.FunctionDef):
+        node = gast.Module(body=[node], type_ignores=[])
+    return astor.to_source(gast.gast_to_ast(node))
 
 
 def body(func, wrt, args):
@@ -175,17 +181,14 @@ def _fold(source, inexact=("f",), arrays=("x",)):
     ("y = -(x * 2).sum()", "y = -(2 * x.sum())"),
 ])
 def test_fold_constants(before, after):
-    from srcad.emit import function_source  # noqa: F401  (astor through srcad's emitter)
-    import astor
-    got = astor.to_source(gast.gast_to_ast(_fold(before))).strip()
+    got = as_text(_fold(before)).strip()
     assert got == after
 
 
 def test_a_seed_of_one_is_propagated_into_the_adjoint_sweep():
     fdef = gast.parse("def f(x):\n    bout = 1.0\n    bx = bout * x\n    return bx\n").body[0]
     propagate_constants(fdef, {"bout", "bx"})
-    import astor
-    text = astor.to_source(gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[])))
+    text = as_text(fdef)
     assert "bx = 1.0 * x" in text
 
 
@@ -356,9 +359,5 @@ def test_an_adjoint_copied_into_another_goes_on_as_it(rng):
     ("def f(b):\n    a = b\n    a = a + 1\n    return a\n", "a = b"),
 ])
 def test_copies_that_must_stay(source, expected):
-    import astor
-    from srcad.optimize import propagate_copies
     fdef = gast.parse(source).body[0]
-    text = astor.to_source(gast.gast_to_ast(gast.Module(body=[propagate_copies(fdef)],
-                                                        type_ignores=[])))
-    assert expected in text
+    assert expected in as_text(propagate_copies(fdef))
