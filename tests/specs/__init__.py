@@ -88,7 +88,32 @@ def run_spec(spec, seed=0):
     func = make_function(spec)
     values = tuple(arg.draw(rng) for arg in spec.args.values())
     wrt = tuple(i for i, arg in enumerate(spec.args.values()) if not arg.const)
-    return srcad.check_grads(func, values, wrt=wrt, order=spec.order, modes=spec.modes)
+    report = srcad.check_grads(func, values, wrt=wrt, order=spec.order, modes=spec.modes)
+    if "reverse" in spec.modes:
+        check_gradient_of_weighted_sum(spec, func, values, wrt, rng)
+    return report
+
+
+def check_gradient_of_weighted_sum(spec, func, values, wrt, rng):
+    """srcad.grad of sum(f(...) * w) against srcad.vjp of f with cotangent w (which check_grads
+    has just checked): a gradient's code is its own (seeded with 1.0, shape-specialized, its
+    adjoints known to be floats), and this runs it for every op."""
+    import srcad
+    out = func(*values)
+    if not isinstance(out, (np.ndarray, float, np.floating)) or np.iscomplexobj(out):
+        return  # tuples, ints, complex outputs: check_grads alone
+    weight = rng.normal(size=np.shape(out))
+    expr, newline, rest = spec.expr.partition("\n")  # (rows may append module code)
+    weighted = make_function(Spec(spec.ops, f"np.sum(({expr}) * weight__){newline}{rest}",
+                                  **spec.args, weight__=Arr(values=weight, const=True)))
+    got = srcad.grad(weighted, wrt=wrt)(*values, weight)
+    want = srcad.vjp(func, wrt=wrt)(*values, weight)
+    for position, g, v in zip(wrt, got, want):
+        g, v = np.asarray(g, dtype=float), np.asarray(v, dtype=float)
+        scale = max(float(np.max(np.abs(v), initial=0.0)), 1.0)
+        assert g.shape == v.shape and np.allclose(g, v, rtol=1e-9, atol=1e-12 * scale), (
+            f"srcad.grad of sum(f * w) and srcad.vjp(f)(w) differ for argument {position}:\n"
+            f"{g}\n{v}")
 
 
 def all_specs():
