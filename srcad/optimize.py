@@ -225,13 +225,13 @@ def propagate_copies(fdef, counts=None):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
             loads[n.id] = loads.get(n.id, 0) + 1
 
-    def block(stmts):
+    def block(stmts, top):
         i = 0
         while i < len(stmts):
             stmt = stmts[i]
             for child in (getattr(stmt, "body", None), getattr(stmt, "orelse", None)):
                 if isinstance(child, list):
-                    block(child)
+                    block(child, False)
             if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
                     and isinstance(stmt.value, gast.Name) and stmt.targets[0].id != stmt.value.id):
                 a, b = stmt.targets[0].id, stmt.value.id
@@ -242,12 +242,13 @@ def propagate_copies(fdef, counts=None):
                     continue
                 if counts.get(b) == 1 and _rename_into_copy(stmts, i, a, b, loads.get(b, 0)):
                     i -= 1  # the copy is gone
-                elif b not in params and _continue_as(stmts, i, a, b, counts.get(a, 0),
-                                                      loads.get(a, 0)):
+                elif top and b not in params and _continue_as(stmts, i, a, b, counts.get(a, 0),
+                                                              loads.get(a, 0)):
+                    # (top level only: in a loop, b would carry a's values into the next turn)
                     i -= 1
             i += 1
     params = {arg.id for arg in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
-    block(fdef.body)
+    block(fdef.body, True)
     return fdef
 
 
@@ -299,8 +300,8 @@ def _rename_into_copy(stmts, i, a, b, total):
               and isinstance(stmts[k].targets[0], gast.Name) and stmts[k].targets[0].id == b),
              None)
     if j is None or any(a in _names_in(s) for s in stmts[j + 1:i]) or a in loaded_names(
-            stmts[j].value):
-        return False
+            stmts[j].value) or any(_reads(s, b) for s in stmts[:j + 1]):
+        return False  # (a read of b before its definition: a loop carries it)
     seen, last = _last_read(stmts, i, b, sum(_reads(s, b) for s in stmts[:i + 1]), total)
     if seen != total or any(_binds(s, a) for s in stmts[i + 1:last]) or (
             last > i and _binds(stmts[last], a) and b in loaded_names(stmts[last])

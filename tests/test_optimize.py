@@ -361,3 +361,27 @@ def test_an_adjoint_copied_into_another_goes_on_as_it(rng):
 def test_copies_that_must_stay(source, expected):
     fdef = gast.parse(source).body[0]
     assert expected in as_text(propagate_copies(fdef))
+
+
+def test_a_copy_in_a_loop_is_not_continued_under_its_source():
+    """Continued as b, a's new values would reach b's reads in the next turn of the loop."""
+    source = ("def f(x, n):\n    b = x * 2\n    c = 0.0\n    for i in range(n):\n"
+              "        a = b\n        a = a + 1\n        c = c + a\n    return c\n")
+    fdef = propagate_copies(gast.parse(source).body[0])
+    namespace = {}
+    exec(as_text(fdef), namespace)
+    exec(source.replace("def f", "def g"), namespace)
+    assert namespace["f"](1.5, 4) == namespace["g"](1.5, 4)
+
+
+def test_a_temporary_read_before_its_definition_in_a_loop_keeps_its_name():
+    """t is bound once, in the loop, and read at the top of the next turn: renaming its
+    definition into the copy a = t would leave that read without a value."""
+    source = ("def f(x, n):\n    a = 0.0\n    y = 0.0\n    for i in range(n):\n"
+              "        if i > 0:\n            y = y + t\n        t = x + i\n        a = t\n"
+              "        a = a + y\n    return a\n")
+    fdef = propagate_copies(gast.parse(source).body[0])
+    namespace = {}
+    exec(as_text(fdef), namespace)
+    exec(source.replace("def f", "def g"), namespace)
+    assert namespace["f"](1.5, 4) == namespace["g"](1.5, 4)
