@@ -62,3 +62,23 @@ def test_examples_agree_with_their_independent_checks():
 
 def test_the_documented_examples_exist():
     assert set(EXPECTED) <= set(EXAMPLES)
+
+
+def test_the_readme_shows_the_code_srcad_generates_today():
+    """README's generated-code sample is srcad.source of the quickstart's f, byte for byte."""
+    sys.path.insert(0, os.path.join(ROOT, "examples"))
+    try:
+        import quickstart
+    finally:
+        sys.path.pop(0)
+    import srcad
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
+        readme = handle.read()
+    assert "```python\n" + srcad.source(quickstart.f, wrt=(0, 1)) + "```\n" in readme
+
+
+def test_the_coverage_page_counts_what_srcad_covers_today():
+    import srcad
+    with open(os.path.join(ROOT, "docs", "coverage.md"), encoding="utf-8") as handle:
+        page = handle.read()
+    assert f"**{len(srcad.coverage())} differentiable callables" in page, "run `make docs`"
