@@ -1,0 +1,38 @@
+"""The benchmark workloads (benchmarks/workloads.py) as correctness tests: srcad's gradient of
+each agrees with its hand-written gradient to 1e-10 relative, as `make bench` checks before it
+times anything. No timing here (speed is measured by the benchmark, not asserted in tests)."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import srcad
+
+BENCHMARKS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "benchmarks")
+sys.path.insert(0, BENCHMARKS)
+from workloads import fresh_functions, make_workloads  # noqa: E402
+
+sys.path.remove(BENCHMARKS)
+WORKLOADS = make_workloads()
+
+
+@pytest.fixture(scope="module")
+def functions():
+    return fresh_functions()
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=[w.name for w in WORKLOADS])
+def test_srcad_gradient_matches_the_hand_written_one(workload, functions):
+    grad = srcad.grad(functions[workload.func_name], wrt=workload.wrt)
+    many = isinstance(workload.wrt, tuple)
+    for _ in range(2):  # the first call builds the specialized code, the second reuses it
+        got = grad(*workload.args)
+        want = workload.hand(*workload.args)
+        got, want = (got, want) if many else ((got,), (want,))
+        assert len(got) == len(want)
+        for g, h in zip(got, want):
+            scale = max(float(np.max(np.abs(h))), workload.grad_floor)
+            assert np.shape(g) == np.shape(h)
+            assert float(np.max(np.abs(np.asarray(g) - h))) <= 1e-10 * scale, workload.name
