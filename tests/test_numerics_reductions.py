@@ -499,3 +499,16 @@ def test_tuple_variable_used_by_two_joins():
     ga, gb = srcad.grad(tuple_used_twice, wrt=(0, 1))(a, b)
     np.testing.assert_allclose(ga, 1.0 + 2.0 * a)
     np.testing.assert_allclose(gb, 1.0 + 2.0 * b)
+
+
+def test_extremum_adjoint_without_ties_and_with_a_nan_lane_beside_a_tie():
+    """unreduce_extremum skips the tie count when every lane has one extremum; a NaN lane (no
+    entry equals NaN) next to a lane with a tie must not pass for that."""
+    from srcad.runtime import unreduce_extremum
+    x = np.array([[1.0, 3.0, 0.0], [5.0, 4.0, 2.0]])
+    got = unreduce_extremum(np.array([[2.0], [3.0]]), x, x.max(axis=1, keepdims=True), 1, True)
+    assert np.array_equal(got, [[0.0, 2.0, 0.0], [3.0, 0.0, 0.0]])
+    x = np.array([[np.nan, 1.0, 0.0], [4.0, 4.0, 2.0]])
+    with np.errstate(invalid="ignore"):
+        got = unreduce_extremum(np.ones((2, 1)), x, np.max(x, axis=1, keepdims=True), 1, True)
+    assert np.isnan(got[0]).all() and np.array_equal(got[1], [0.5, 0.5, 0.0])

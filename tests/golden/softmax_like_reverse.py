@@ -37,6 +37,9 @@ def unreduce_extremum(g, x, y, axis=None, keepdims=False):
         y = np.expand_dims(y, axes)
     mask = np.equal(x, y)  # an array or numpy bool: its .sum skips np.sum's dispatch
     out = np.multiply(g, mask)
+    lanes = np.size(y)
+    if np.count_nonzero(mask) == lanes and np.count_nonzero(np.equal(y, y)) == lanes:
+        return out  # one entry attains each extremum (and none is NaN): no ties to share
     return out / mask.sum(axis=axis, keepdims=True).astype(out.dtype)  # (float32 stays)
 
 
