@@ -22,7 +22,7 @@ dead code:
 import gast
 
 from .instantiate import constant_node, name
-from .naming import clone
+from .naming import bound_counts, clone, names_in
 from .shapes import expression_shape, outside_factors
 
 _ELEMENTWISE = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
@@ -44,15 +44,6 @@ def _constant(node):
     if isinstance(node, gast.Tuple) and all(isinstance(e, gast.Constant) for e in node.elts):
         return True, tuple(e.value for e in node.elts)
     return False, None
-
-
-def _stored(node):
-    """Names a statement binds."""
-    out = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-           and isinstance(n.ctx, (gast.Store, gast.Param))}
-    out |= {n.target.id for n in gast.walk(node) if isinstance(n, gast.AugAssign)
-            and isinstance(n.target, gast.Name)}
-    return out
 
 
 class SinkBroadcasts:
@@ -201,24 +192,20 @@ class SinkBroadcasts:
                 self.block(stmt.body, False)
                 self.block(stmt.orelse, False)
                 self.defs = saved
-                bound = _stored(stmt)
+                bound = set(bound_counts(stmt))
             else:
                 self.sink(stmt)
-                bound = _stored(stmt)
+                bound = set(bound_counts(stmt))
             spread = None  # (what the statement binds, as the definitions before it read it)
             if top and isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
                 spread = self.broadcast(stmt.value)
             # a name bound here, or a broadcast whose value reads one, stands for another value
             self.defs = {v: d for v, d in self.defs.items()
-                         if v not in bound and not bound & _names(d[1])}
+                         if v not in bound and not bound & names_in(d[1])}
             if spread and self.shape_of_name(stmt.targets[0].id) == spread[0] and not (
-                    bound & _names(spread[1])):
+                    bound & names_in(spread[1])):
                 self.defs[stmt.targets[0].id] = spread
         return stmts
-
-
-def _names(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
 
 
 def sink_broadcasts(fdef, shape_of_name):

@@ -18,14 +18,9 @@ import types
 import gast
 
 from .emit import function_source
-from .naming import clone, loaded_names
+from .naming import bound_counts, clone, loaded_names
 from .parse import _lambda_as_def
 
-
-
-def _stores(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, (gast.Store, gast.Param))}
 
 
 def _nested(stmt):
@@ -63,7 +58,7 @@ def lift(fdef, func, info, local_names, write_module):
                 d for d in args.kw_defaults if d is not None]):
             raise info.error(node, f"the defaults of nested function {name} must be constants",
                              hint="pass the value as an argument")
-        own = _stores(node)
+        own = set(bound_counts(node))
         free = loaded_names(node) - own
         for other in nested:
             if other != name and other in free:

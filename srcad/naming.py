@@ -2,7 +2,8 @@
 
 Every name is checked against the names the user's function, its globals and the generated
 module already use, so a user variable called `bx` never collides with the adjoint of `x`.
-(Also two small AST utilities the passes share: loaded_names and clone.)
+(Also the small AST utilities the passes share: clone, loaded_names, names_in, bound_counts,
+binds.)
 """
 import gast
 
@@ -25,6 +26,27 @@ def loaded_names(node):
     """The names an AST node reads."""
     return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Load)}
+
+
+def names_in(node):
+    """The names an AST node mentions (reads or binds)."""
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+
+
+def bound_counts(node):
+    """How many times an AST node binds each name (assignment and loop targets, parameters;
+    an augmented assignment's target is a stored name too)."""
+    counts = {}
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
+
+
+def binds(node, var):
+    """Whether an AST node binds var."""
+    return any(isinstance(n, gast.Name) and n.id == var and isinstance(n.ctx, gast.Store)
+               for n in gast.walk(node))
 
 
 class Namer:

@@ -10,7 +10,7 @@ a comment left heading no code goes with it. Run to a fixed point.
 import gast
 
 from .resolve import LIBRARY_MODULES
-from .naming import loaded_names
+from .naming import binds, bound_counts, loaded_names, names_in
 from .runtime import HELPERS
 
 _PURE_ROOTS = {alias.split(".")[0] for alias in LIBRARY_MODULES.values()} | {
@@ -169,8 +169,8 @@ def propagate_constants(fdef, names, counts=None):
         bt2 = safe_div(bout, t2)  ->
 
     (the reverse pass gives it the names of adjoints: the seed of a scalar output is 1.0).
-    counts: _stores(fdef), when the caller has it."""
-    counts = counts if counts is not None else _stores(fdef)
+    counts: bound_counts(fdef), when the caller has it."""
+    counts = counts if counts is not None else bound_counts(fdef)
     constants = {}
     for stmt in fdef.body:
         if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
@@ -187,17 +187,6 @@ def propagate_constants(fdef, names, counts=None):
             return node
     fdef.body = [Substitute().visit(stmt) for stmt in fdef.body]
     return fdef
-
-
-def _stores(node):
-    """How many times each name is bound (assignments, augmented assignments, loop targets)."""
-    counts = {}
-    for n in gast.walk(node):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
-            counts[n.id] = counts.get(n.id, 0) + 1
-        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
-            counts[n.target.id] = counts.get(n.target.id, 0) + 1
-    return counts
 
 
 class _Replace(gast.NodeTransformer):
@@ -218,8 +207,8 @@ def propagate_copies(fdef, counts=None):
 
     Only where every use of a follows the copy in the same block (so no loop can carry an
     older a past a newer b) and b is not bound again before the last of them. counts:
-    _stores(fdef), when the caller has it."""
-    counts = counts if counts is not None else _stores(fdef)
+    bound_counts(fdef), when the caller has it."""
+    counts = counts if counts is not None else bound_counts(fdef)
     loads = {}
     for n in gast.walk(fdef):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
@@ -262,10 +251,10 @@ def _continue_as(stmts, i, a, b, stores, total):
         return bx
     (the in-place pass can then add into bA, which it owns, instead of making a new array)."""
     after = stmts[i + 1:]
-    if (sum(_reads(s, a) for s in after) != total or sum(_stored_count(s, a) for s in after)
-            != stores - 1 or any(_binds(s, b) for s in after)):
+    if (sum(_reads(s, a) for s in after) != total or sum(bound_counts(s).get(a, 0) for s in after)
+            != stores - 1 or any(binds(s, b) for s in after)):
         return False  # a is read or bound elsewhere (before, or in another block), or b is bound
-    first = next((k for k, s in enumerate(after) if _binds(s, a)), len(after))
+    first = next((k for k, s in enumerate(after) if binds(s, a)), len(after))
     if any(_reads(s, b) for s in after[first + 1:]) or (
             first < len(after) and _reads(after[first], b)
             and not _reads_before_binding(after[first], b, a)):
@@ -277,13 +266,6 @@ def _continue_as(stmts, i, a, b, stores, total):
                 n.id = b
     del stmts[i]
     return True
-
-
-def _stored_count(stmt, var):
-    return sum(1 for n in gast.walk(stmt) if (isinstance(n, gast.Name) and n.id == var
-                                                and isinstance(n.ctx, gast.Store))
-               or (isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)
-                   and n.target.id == var))
 
 
 def _rename_into_copy(stmts, i, a, b, total):
@@ -299,12 +281,12 @@ def _rename_into_copy(stmts, i, a, b, total):
     j = next((k for k in range(i) if isinstance(stmts[k], gast.Assign)
               and isinstance(stmts[k].targets[0], gast.Name) and stmts[k].targets[0].id == b),
              None)
-    if j is None or any(a in _names_in(s) for s in stmts[j + 1:i]) or a in loaded_names(
+    if j is None or any(a in names_in(s) for s in stmts[j + 1:i]) or a in loaded_names(
             stmts[j].value) or any(_reads(s, b) for s in stmts[:j + 1]):
         return False  # (a read of b before its definition: a loop carries it)
     seen, last = _last_read(stmts, i, b, sum(_reads(s, b) for s in stmts[:i + 1]), total)
-    if seen != total or any(_binds(s, a) for s in stmts[i + 1:last]) or (
-            last > i and _binds(stmts[last], a) and b in loaded_names(stmts[last])
+    if seen != total or any(binds(s, a) for s in stmts[i + 1:last]) or (
+            last > i and binds(stmts[last], a) and b in loaded_names(stmts[last])
             and not _reads_before_binding(stmts[last], b, a)):
         return False
     stmts[j].targets[0].id = a
@@ -314,20 +296,10 @@ def _rename_into_copy(stmts, i, a, b, total):
     return True
 
 
-def _names_in(stmt):
-    return {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)}
-
-
 def _reads_before_binding(stmt, b, a):
     """In `a = <reads b>` the read happens before a is bound: fine to rename b to a there."""
     return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
         stmt.targets[0], gast.Name) and stmt.targets[0].id == a
-
-
-def _binds(stmt, var):
-    return any((isinstance(n, gast.Name) and n.id == var and isinstance(n.ctx, gast.Store))
-               or (isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)
-                   and n.target.id == var) for n in gast.walk(stmt))
 
 
 def _reads(stmt, var):
@@ -351,7 +323,7 @@ def _replace_after(stmts, i, a, b, total):
     """Rewrite a -> b in the statements after stmts[i] if all `total` reads of a are there and
     b is not bound before the last of them; returns whether it did."""
     seen, last = _last_read(stmts, i, a, 0, total)
-    if seen != total or any(_binds(s, b) for s in stmts[i + 1:last + 1]):
+    if seen != total or any(binds(s, b) for s in stmts[i + 1:last + 1]):
         return False
     for s in stmts[i + 1:last + 1]:
         _Replace(a, b).visit(s)
@@ -361,7 +333,7 @@ def _replace_after(stmts, i, a, b, total):
 def optimize(fdef, constants=(), inexact=(), arrays=()):
     """constants: names whose bindings to a number may be propagated (propagate_constants);
     inexact: names surely bound to floats, arrays: to numpy arrays (FoldConstants)."""
-    counts = _stores(fdef)  # (neither constant propagation nor folding binds names)
+    counts = bound_counts(fdef)  # (neither constant propagation nor folding binds names)
     if constants:
         fdef = propagate_constants(fdef, constants, counts)
     fold = FoldConstants(inexact, arrays)

@@ -31,6 +31,7 @@ In such a loop, `c += u` for vectors c and u (the bias gradient) is summed the s
 import gast
 
 from .instantiate import constant_node, name
+from .naming import binds, names_in
 from .reverse import assign, comment
 from .shapes import expression_shape
 
@@ -47,24 +48,6 @@ def _is_outer_accumulation(stmt):
             and stmt.value.func.value.id == "np" and stmt.value.func.attr == "outer"
             and len(stmt.value.args) == 2 and not stmt.value.keywords
             and all(isinstance(a, gast.Name) for a in stmt.value.args))
-
-
-def _mentions(stmts, var, skip=None):
-    """Whether any statement but `skip` reads or binds var."""
-    for stmt in stmts:
-        if stmt is skip:
-            continue
-        for n in gast.walk(stmt):
-            if isinstance(n, gast.Name) and n.id == var:
-                return True
-    return False
-
-
-def _binds(stmt, var):
-    return any(isinstance(n, gast.Name) and n.id == var and isinstance(n.ctx, gast.Store)
-               for n in gast.walk(stmt)) or (
-        isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name)
-        and stmt.target.id == var)
 
 
 def _method(obj, attr, *args):
@@ -92,7 +75,7 @@ class BatchOuter:
         u, v = (a.id for a in stmt.value.args)
         shape, su, sv = self.shape(target), self.shape(u), self.shape(v)
         return (shape is not None and len(shape) == 2 and su == shape[:1] and sv == shape[1:]
-                and target not in (u, v) and not _mentions(body, target, skip=stmt))
+                and target not in (u, v) and not any(target in names_in(s) for s in body if s is not stmt))
 
     def vector_sum(self, stmt, body):
         """A += u with A and u vectors of one length (and nothing else in the loop using A):
@@ -103,7 +86,7 @@ class BatchOuter:
         target, u = stmt.target.id, stmt.value.id
         shape = self.shape(target)
         return (shape is not None and len(shape) == 1 and self.shape(u) == shape
-                and target != u and not _mentions(body, target, skip=stmt))
+                and target != u and not any(target in names_in(s) for s in body if s is not stmt))
 
     def block(self, stmts):
         out = []
@@ -145,7 +128,7 @@ class BatchOuter:
                 products.append((s.target.id, *lists))
                 continue
             new_body.append(s)
-            pending = {vec: lst for vec, lst in pending.items() if not _binds(s, vec)}
+            pending = {vec: lst for vec, lst in pending.items() if not binds(s, vec)}
         first = order[0]
 
         def flush():  # each list of rows as one array, then the sums and matrix products
