@@ -21,8 +21,9 @@ dead code:
 
 import gast
 
-from .instantiate import constant_node, name
+from .instantiate import constant_node
 from .naming import bound_counts, clone, names_in
+from .reverse import call
 from .shapes import expression_shape, outside_factors
 
 _ELEMENTWISE = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
@@ -117,9 +118,7 @@ class SinkBroadcasts:
         if axes == list(range(len(axes))):  # leading axes: numpy aligns g at the end anyway
             return shape, g
         kept = tuple(1 if i in axes else n for i, n in enumerate(shape))
-        return shape, gast.Call(func=gast.Attribute(value=name("np"), attr="reshape",
-                                                    ctx=gast.Load()),
-                                args=[g, constant_node(kept)], keywords=[])
+        return shape, call(["np", "reshape"], g, constant_node(kept))
 
     # the rewrite -------------------------------------------------------------------------
     def sink(self, node):

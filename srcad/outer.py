@@ -32,7 +32,7 @@ import gast
 
 from .instantiate import constant_node, name
 from .naming import binds, names_in
-from .reverse import assign, comment
+from .reverse import assign, call, comment
 from .shapes import expression_shape
 
 # steps per matrix product. RNN T=50, hidden 32, against the hand-written gradient: 16 steps
@@ -50,16 +50,6 @@ def _is_outer_accumulation(stmt):
             and all(isinstance(a, gast.Name) for a in stmt.value.args))
 
 
-def _method(obj, attr, *args):
-    return gast.Call(func=gast.Attribute(value=name(obj), attr=attr, ctx=gast.Load()),
-                     args=list(args), keywords=[])
-
-
-def _np(attr, *args):
-    return gast.Call(func=gast.Attribute(value=name("np"), attr=attr, ctx=gast.Load()),
-                     args=list(args), keywords=[])
-
-
 class BatchOuter:
     def __init__(self, shape_of_name, fresh):
         self.shape_of_name = shape_of_name
@@ -75,7 +65,12 @@ class BatchOuter:
         u, v = (a.id for a in stmt.value.args)
         shape, su, sv = self.shape(target), self.shape(u), self.shape(v)
         return (shape is not None and len(shape) == 2 and su == shape[:1] and sv == shape[1:]
-                and target not in (u, v) and not any(target in names_in(s) for s in body if s is not stmt))
+                and target not in (u, v) and not self.used_elsewhere(target, stmt, body))
+
+    @staticmethod
+    def used_elsewhere(var, stmt, body):
+        """Whether a statement of the loop body other than stmt reads or binds var."""
+        return any(var in names_in(s) for s in body if s is not stmt)
 
     def vector_sum(self, stmt, body):
         """A += u with A and u vectors of one length (and nothing else in the loop using A):
@@ -86,7 +81,7 @@ class BatchOuter:
         target, u = stmt.target.id, stmt.value.id
         shape = self.shape(target)
         return (shape is not None and len(shape) == 1 and self.shape(u) == shape
-                and target != u and not any(target in names_in(s) for s in body if s is not stmt))
+                and target != u and not self.used_elsewhere(target, stmt, body))
 
     def block(self, stmts):
         out = []
@@ -122,8 +117,8 @@ class BatchOuter:
                         rows_name = self.fresh(f"{vector}_rows")
                         order.append(rows_name)
                         pending[vector] = rows_name
-                        new_body.append(gast.Expr(value=_method(rows_name, "append",
-                                                                name(vector))))
+                        new_body.append(gast.Expr(value=call([rows_name, "append"],
+                                                             name(vector))))
                     lists.append(pending[vector])
                 products.append((s.target.id, *lists))
                 continue
@@ -132,11 +127,12 @@ class BatchOuter:
         first = order[0]
 
         def flush():  # each list of rows as one array, then the sums and matrix products
-            stmts = [assign(rows_name, _np("array", name(rows_name))) for rows_name in order]
+            stmts = [assign(rows_name, call(["np", "array"], name(rows_name)))
+                     for rows_name in order]
             for target, *lists in products:
                 if len(lists) == 2:  # sum_t outer(u_t, v_t) = U^T V
-                    value = _np("dot", gast.Attribute(value=name(lists[0]), attr="T",
-                                                      ctx=gast.Load()), name(lists[1]))
+                    value = call(["np", "dot"], gast.Attribute(value=name(lists[0]), attr="T",
+                                                               ctx=gast.Load()), name(lists[1]))
                 else:  # sum_t u_t
                     value = gast.Call(func=gast.Attribute(value=name(lists[0]), attr="sum",
                                                           ctx=gast.Load()), args=[],
@@ -150,7 +146,8 @@ class BatchOuter:
             return [assign(rows_name, gast.List(elts=[], ctx=gast.Load())) for rows_name in order]
         full = gast.Compare(left=gast.Call(func=name("len"), args=[name(first)], keywords=[]),
                             ops=[gast.Eq()], comparators=[constant_node(BLOCK)])
-        new_body.append(comment(f"add up {BLOCK} steps at once (outer products: one matrix product)"))
+        new_body.append(comment(f"add up {BLOCK} steps at once (outer products: one matrix "
+                                f"product)"))
         new_body.append(gast.If(test=full, body=flush() + restart(), orelse=[]))
         stmt.body = new_body
         last = gast.If(test=name(first), body=flush(), orelse=[])
