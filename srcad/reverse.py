@@ -204,14 +204,13 @@ class Reverse:
         return summed
 
     def total_sum(self, value, full):
-        """The sum of all of value's entries: np.dot for a product of two vectors."""
+        """The sum of all of value's entries (an array: unbroadcast is called only where the
+        shapes differ): np.dot for a product of two vectors, else its .sum method."""
         if (len(full) == 1 and isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult)
                 and all(self.expr_shape(side) == full for side in (value.left, value.right))):
             return call(["np", "dot"], value.left, value.right)
-        if full:  # an array: its .sum method skips np.sum's Python-level dispatch
-            return gast.Call(func=gast.Attribute(value=value, attr="sum", ctx=gast.Load()),
-                             args=[], keywords=[])
-        return call(["np", "sum"], value)
+        return gast.Call(func=gast.Attribute(value=value, attr="sum", ctx=gast.Load()),
+                         args=[], keywords=[])
 
     def expr_shape(self, node):
         return expression_shape(node, self.shape_of_name)
