@@ -184,7 +184,7 @@ class Reverse:
         axes = list(range(lead)) + [lead + i for i, n in enumerate(mine)
                                     if n == 1 and full[lead + i] != 1]
         negate, factors, value = outside_factors(value, full, mine, self.shape_of_name)
-        if len(axes) == len(full):  # the sum of everything
+        if not mine:  # the sum of everything (to a (1,) shape: below, keeping the axis)
             summed = self.total_sum(value, full)
         elif lead == 0:  # summed over axes var has with length 1: keep them
             summed = gast.Call(func=gast.Attribute(value=value, attr="sum", ctx=gast.Load()),

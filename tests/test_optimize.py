@@ -385,3 +385,17 @@ def test_a_temporary_read_before_its_definition_in_a_loop_keeps_its_name():
     exec(as_text(fdef), namespace)
     exec(source.replace("def f", "def g"), namespace)
     assert namespace["f"](1.5, 4) == namespace["g"](1.5, 4)
+
+
+def scaled_sum(x, w):
+    return np.sum(np.sin(x) * w)
+
+
+def test_a_length_one_argument_keeps_its_axis_when_everything_is_summed(rng):
+    """The sum of a (5,) product down to w of shape (1,) is shaped (1,), not a number (it was a
+    np.dot, shaped ())."""
+    x, w = rng.normal(size=5), np.array([1.3])
+    gx, gw = srcad.grad(scaled_sum, wrt=(0, 1))(x, w)
+    assert np.shape(gw) == (1,)
+    np.testing.assert_allclose(gw, [np.sum(np.sin(x))], rtol=1e-14)
+    check(scaled_sum, (x, w), (0, 1))
