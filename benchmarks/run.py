@@ -504,6 +504,12 @@ def main(argv=None):
             failures.append(f"{w.name}: srcad's gradient differs from the hand-written one "
                             f"(max relative error {err:.3e} > {VERIFY_RTOL:g})")
         extra = {}
+        for name, variant in w.variants.items():
+            var_err = relative_error(variant(*w.args), want, many, w.grad_floor)
+            if not var_err <= VERIFY_RTOL:
+                failures.append(f"{w.name}: hand-written variant {name} differs from the "
+                                f"reference (max relative error {var_err:.3e})")
+            extra[name] = variant
         for fw in frameworks:
             try:
                 other = fw.make(w)
@@ -532,8 +538,9 @@ def main(argv=None):
               f"  ({time.perf_counter() - t0:.1f} s)")
 
     checks = evaluate_targets(results)
-    extra_names = [fw.name for fw in frameworks
-                   if any(fw.name in r["times"] for r in results)]
+    variant_names = list(dict.fromkeys(name for w in workloads for name in w.variants))
+    extra_names = variant_names + [fw.name for fw in frameworks
+                                   if any(fw.name in r["times"] for r in results)]
     print()
     print(render(results, checks, extra_names, status, config.clock))
     elapsed = time.perf_counter() - started
