@@ -6,13 +6,15 @@ numpy's broadcasting in that arithmetic does it for free.
     b_x = bt7 * t6                    ->       bt6 = bt8 * x
     bt6 = bt7 * x
     bz = bz + unreduce(bt5, z, 1, True)  ->    bz = bz + bt5
+    np.dot(bt7, t5)                      ->    bt8 * t5.sum()
 
 A broadcast is np.full(S, v), np.broadcast_to(v, S) or unreduce(g, x, axis, keepdims) (the
 adjoint of a reduction, with x's shape known), negated, or combined elementwise with values that
 broadcast into S themselves (scalars, a column of S), or a name bound to one. One of its uses
 drops the broadcast when it is an operand of + - * / ** (or the strong-zero helpers safe_mul,
 safe_div) whose other operand is known to have the broadcast's shape: the result has that shape
-either way, so every name keeps the shape the probe saw. A definition whose uses all went is
+either way, so every name keeps the shape the probe saw; or it is the dot product of a spread
+number with a vector of its shape (the number times the vector's sum). A definition whose uses all went is
 dead code:
 
     by = np.full((4,), 1.0)           ->    by = 1.0 + bs * x
@@ -138,6 +140,20 @@ class SinkBroadcasts:
         elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and (
                 node.func.attr == "sum"):
             return self.factored_sum(node)
+        elif (isinstance(node, gast.Call) and _dotted(node.func) in ("np.dot", "np.vdot")
+              and len(node.args) == 2 and not node.keywords):
+            return self.spread_dot(node)
+        return node
+
+    def spread_dot(self, node):
+        """np.dot(np.full((n,), v), w) -> v * w.sum(), for a number v and a vector w."""
+        for mine, other in (node.args, reversed(node.args)):
+            spread = self.broadcast(mine)
+            if spread and len(spread[0]) == 1 and self.shape(other) == spread[0] and (
+                    self.shape(spread[1]) == ()):
+                total = gast.Call(func=gast.Attribute(value=other, attr="sum", ctx=gast.Load()),
+                                  args=[], keywords=[])
+                return gast.BinOp(left=clone(spread[1]), op=gast.Mult(), right=total)
         return node
 
     def factored_sum(self, node):

@@ -1,7 +1,7 @@
 """The compiler, pass by pass. Each pass is one module with one job:
 
     parse -> lift -> resolve -> check -> desugar -> control -> anf -> activity -> (shape probe)
-      -> forward | reverse -> optimize -> [sink broadcasts] -> in place -> [batch outer
+      -> forward | reverse -> optimize -> [cancel factors -> sink broadcasts] -> in place -> [batch outer
       products] -> [strength reduction] -> emit          ([...]: shape-specialized builds only)
 
 `build(func, mode, wrt, kind)` runs them all and returns a Built (the generated module source
@@ -15,6 +15,7 @@ import gast
 from . import __version__
 from .activity import analyze
 from .broadcasts import sink_broadcasts
+from .cancel import cancel_factors
 from .anf import anf, version
 from .check import check
 from .calls import derivative_name
@@ -109,6 +110,7 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats):
         arrays |= {namer.adjoints[v] for v in arrays if v in namer.adjoints}
     derivative = optimize(derivative, derived, inexact, arrays)
     if mode == "reverse" and shapes:
+        derivative = cancel_factors(derivative, derived, builder.shape_of_name)
         derivative = optimize(sink_broadcasts(derivative, builder.shape_of_name), derived,
                               inexact, arrays)
     if mode == "reverse":
