@@ -11,12 +11,12 @@ The derivative built from a probe is keyed by the arguments' signature: the shap
 arrays, the types of other values, and the values of ints, bools and strings (sizes and flags
 that shapes may depend on). Intermediate shapes must be functions of that signature.
 """
+import ast
 import copy
 
 import gast
 import numpy as np
 
-from .emit import function_source
 from .naming import clone
 
 
@@ -125,8 +125,10 @@ def probe(fdef, func, scope, args, kwargs):
                       if _bound(cell)})
     namespace.update({alias: module for alias, module in scope.canonical.items()})
     namespace["__record__"] = record
+    namespace["__srcad_comment__"] = None  # comment markers, compiled as they are
     try:
-        code = compile(function_source(fdef), "<srcad shape probe>", "exec")
+        module = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
+        code = compile(ast.fix_missing_locations(module), "<srcad shape probe>", "exec")
         exec(code, namespace)
         state = np.random.get_state()
         try:
