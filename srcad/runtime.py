@@ -81,16 +81,17 @@ def unreduce(g, x, axis=None, keepdims=False):
 @helper(tangent="linear")
 def unreduce_extremum(g, x, y, axis=None, keepdims=False):
     """Adjoint of max/min: g goes to the entries equal to the extremum, shared evenly on ties."""
-    if axis is not None and not keepdims:
-        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-        axes = tuple(a % np.ndim(x) for a in axes)
-        g = np.expand_dims(g, axes)
-        y = np.expand_dims(y, axes)
+    if axis is not None and not keepdims:  # g and y with the reduced axes back, of length 1
+        shape = list(np.shape(x))
+        for a in (axis if type(axis) is tuple else (axis,)):
+            shape[a % len(shape)] = 1
+        g = g.reshape(shape) if type(g) is np.ndarray else np.reshape(g, shape)
+        y = y.reshape(shape) if type(y) is np.ndarray else np.reshape(y, shape)
     mask = np.equal(x, y)  # an array or numpy bool: its .sum skips np.sum's dispatch
     out = np.multiply(g, mask)
-    lanes = np.size(y)
-    if np.count_nonzero(mask) == lanes and np.count_nonzero(np.equal(y, y)) == lanes:
-        return out  # one entry attains each extremum (and none is NaN): no ties to share
+    lanes = y.size if type(y) is np.ndarray else np.size(y)
+    if np.count_nonzero(mask) == lanes and np.vdot(y, y).real < np.inf:
+        return out  # one entry attains each extremum and no lane is NaN (nor inf): no ties
     return out / mask.sum(axis=axis, keepdims=True).astype(out.dtype)  # (float32 stays)
 
 
@@ -104,6 +105,28 @@ def extremum_tangent(dx, x, y, axis=None, keepdims=False):
     mask = np.equal(x, yk)
     total = np.multiply(dx, mask).sum(axis=axis, keepdims=keepdims)
     return total / mask.sum(axis=axis, keepdims=keepdims).astype(total.dtype)
+
+
+@helper(tangent="linear")
+def selection_share(g, wins, tied, loser=False):
+    """One operand's share of the adjoint g of np.maximum, np.minimum, np.fmax or np.fmin:
+    np.where(tied, 0.5 * g, np.where(wins, g, 0.0)), or for the other operand (loser=True)
+    np.where(tied, 0.5 * g, np.where(wins, 0.0, g)). The untaken side gets an exact 0 even
+    where g is inf or nan. The same numbers, cheaper: no tie pass when nothing ties, and on
+    large float arrays a bit mask instead of np.where, whose branch per entry mispredicts on
+    a random mask (~3x slower at 1e6 entries)."""
+    if (type(g) is np.ndarray and g.size >= 512 and type(wins) is np.ndarray
+            and wins.shape == g.shape and wins.dtype == np.bool_
+            and (g.dtype == np.float64 or g.dtype == np.float32)):
+        ints = np.int64 if g.itemsize == 8 else np.int32
+        flags = wins.view(np.int8)  # 0 or 1
+        bits = np.subtract(flags, 1, dtype=ints) if loser else np.negative(flags, dtype=ints)
+        out = np.bitwise_and(g.view(ints), bits, out=bits).view(g.dtype)  # g or +0.0
+    else:
+        out = np.where(wins, 0.0, g) if loser else np.where(wins, g, 0.0)
+    if np.count_nonzero(tied):
+        out = np.where(tied, 0.5 * g, out)
+    return out
 
 
 @helper(tangent="linear")

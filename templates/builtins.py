@@ -7,30 +7,48 @@ import builtins
 
 import numpy as np
 
-from srcad.registry import adjoint, d, tangent
+from srcad.registry import adjoint, d, non_differentiable, tangent
 from srcad.runtime import helper
+
+
+@helper(linear=False)
+def above_weight(a, b):
+    """(a > b) + 0.5 * (a == b): a's share of the derivative of max(a, b) (b's of min(a, b)):
+    1.0 above, 0.5 on a tie, 0.0 below or with a nan. The same value and type, without the
+    bool arithmetic, which costs ~2 us on numpy scalars."""
+    above = a > b
+    if above is True:  # Python numbers
+        return 1.0
+    if above is False:
+        return 0.5 if a == b else 0.0
+    if type(above) is np.bool_:  # numpy scalars: a float64 weight, as the formula gives
+        return np.float64(1.0 if above else 0.5 if a == b else 0.0)
+    return above + 0.5 * (a == b)
+
+
+non_differentiable(above_weight)
 
 
 @adjoint(builtins.max, name="builtins.max")
 def max_(z, a, b):
-    d[a] = d[z] * ((a > b) + 0.5 * (a == b))
-    d[b] = d[z] * ((b > a) + 0.5 * (a == b))
+    d[a] = d[z] * above_weight(a, b)
+    d[b] = d[z] * above_weight(b, a)
 
 
 @tangent(builtins.max, name="builtins.max")
 def max_tangent(z, a, b):
-    d[z] = d[a] * ((a > b) + 0.5 * (a == b)) + d[b] * ((b > a) + 0.5 * (a == b))
+    d[z] = d[a] * above_weight(a, b) + d[b] * above_weight(b, a)
 
 
 @adjoint(builtins.min, name="builtins.min")
 def min_(z, a, b):
-    d[a] = d[z] * ((a < b) + 0.5 * (a == b))
-    d[b] = d[z] * ((b < a) + 0.5 * (a == b))
+    d[a] = d[z] * above_weight(b, a)
+    d[b] = d[z] * above_weight(a, b)
 
 
 @tangent(builtins.min, name="builtins.min")
 def min_tangent(z, a, b):
-    d[z] = d[a] * ((a < b) + 0.5 * (a == b)) + d[b] * ((b < a) + 0.5 * (a == b))
+    d[z] = d[a] * above_weight(b, a) + d[b] * above_weight(a, b)
 
 
 # |x|: subgradient 0 at the kink, as np.abs

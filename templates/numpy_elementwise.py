@@ -16,7 +16,7 @@ Conventions (docs/numerics.md has the details and the tests that pin them down):
 import numpy as np
 
 from srcad.registry import adjoint, d, non_differentiable, tangent
-from srcad.runtime import helper
+from srcad.runtime import helper, selection_share
 
 
 # --- runtime helpers -----------------------------------------------------------------------------
@@ -507,12 +507,17 @@ def conj(y, x):
 
 
 # --- selections ----------------------------------------------------------------------------------
-# maximum/minimum: ties share the derivative evenly (each operand gets half)
+# maximum/minimum: ties share the derivative evenly (each operand gets half). x's share of the
+# adjoint is d[z] where x wins, half of it on a tie, an exact 0 elsewhere; y gets the rest (all of
+# it where an operand is nan): selection_share computes np.where(tied, 0.5 * d[z], np.where(wins,
+# d[z], 0.0)) without the tie pass when nothing ties.
 
 @adjoint(np.maximum, broadcasts=True)
 def maximum(z, x, y):
-    d[x] = np.where(x == y, 0.5 * d[z], np.where(x > y, d[z], 0.0))
-    d[y] = np.where(x == y, 0.5 * d[z], np.where(x > y, 0.0, d[z]))
+    wins = x > y
+    tied = x == y
+    d[x] = selection_share(d[z], wins, tied)
+    d[y] = selection_share(d[z], wins, tied, True)
 
 
 @tangent(np.maximum, broadcasts=True)
@@ -522,8 +527,10 @@ def maximum(z, x, y):
 
 @adjoint(np.minimum, broadcasts=True)
 def minimum(z, x, y):
-    d[x] = np.where(x == y, 0.5 * d[z], np.where(x < y, d[z], 0.0))
-    d[y] = np.where(x == y, 0.5 * d[z], np.where(x < y, 0.0, d[z]))
+    wins = x < y
+    tied = x == y
+    d[x] = selection_share(d[z], wins, tied)
+    d[y] = selection_share(d[z], wins, tied, True)
 
 
 @tangent(np.minimum, broadcasts=True)
@@ -534,8 +541,10 @@ def minimum(z, x, y):
 # fmax/fmin: as maximum/minimum, except that a nan operand loses to a number
 @adjoint(np.fmax, broadcasts=True)
 def fmax(z, x, y):
-    d[x] = np.where(x == y, 0.5 * d[z], np.where((x > y) | np.isnan(y), d[z], 0.0))
-    d[y] = np.where(x == y, 0.5 * d[z], np.where((x > y) | np.isnan(y), 0.0, d[z]))
+    wins = (x > y) | np.isnan(y)
+    tied = x == y
+    d[x] = selection_share(d[z], wins, tied)
+    d[y] = selection_share(d[z], wins, tied, True)
 
 
 @tangent(np.fmax, broadcasts=True)
@@ -545,8 +554,10 @@ def fmax(z, x, y):
 
 @adjoint(np.fmin, broadcasts=True)
 def fmin(z, x, y):
-    d[x] = np.where(x == y, 0.5 * d[z], np.where((x < y) | np.isnan(y), d[z], 0.0))
-    d[y] = np.where(x == y, 0.5 * d[z], np.where((x < y) | np.isnan(y), 0.0, d[z]))
+    wins = (x < y) | np.isnan(y)
+    tied = x == y
+    d[x] = selection_share(d[z], wins, tied)
+    d[y] = selection_share(d[z], wins, tied, True)
 
 
 @tangent(np.fmin, broadcasts=True)
