@@ -7,6 +7,8 @@ a comment left heading no code goes with it. Run to a fixed point.
     t4 = np.sin(x2)      # the primal value only the output needed
     y = t3 - t4          ->   (both gone from a gradient that never reads y or t4)
 """
+import math
+
 import gast
 
 from .resolve import LIBRARY_MODULES
@@ -111,6 +113,9 @@ class FoldConstants(gast.NodeTransformer):
                     and self.surely_inexact(other)):
                 return other if one.value == 1.0 else gast.UnaryOp(op=gast.USub(),
                                                                    operand=other)
+        merged = self.merge_numbers(node)
+        if merged is not None:
+            return merged
         if (isinstance(left, gast.Constant) and isinstance(right, gast.Constant)
                 and type(left.value) in numbers and type(right.value) in numbers):
             if type(node.op) in self.OPS:
@@ -125,6 +130,34 @@ class FoldConstants(gast.NodeTransformer):
                 isinstance(node.op, gast.Mult)):
             return right
         return node
+
+    @staticmethod
+    def merge_numbers(node):
+        """x * 0.015625 * 2 -> x * 0.03125, (2 * x) / 4 -> 0.5 * x: two numbers around one
+        operand become one when one of them is a power of two, so the result is the same to
+        the last bit (scaling by a power of two is exact)."""
+        if not (isinstance(node.op, gast.Mult) or (isinstance(node.op, gast.Div)
+                                                   and _number(node.right))):
+            return None
+        for outer, inner in ((node.right, node.left), (node.left, node.right)):
+            if not (_number(outer) and isinstance(inner, gast.BinOp)
+                    and isinstance(inner.op, gast.Mult)) or (outer is node.left and isinstance(
+                        node.op, gast.Div)):
+                continue
+            for side in ("left", "right"):
+                number = getattr(inner, side)
+                if not _number(number):
+                    continue
+                a, b = number.value, outer.value
+                if not (_power_of_two(a) or _power_of_two(b)):
+                    continue
+                value = a * b if isinstance(node.op, gast.Mult) else a / b
+                if not (isinstance(value, (int, float)) and math.isfinite(value)
+                        and abs(value) >= 2.0 ** -1000):
+                    continue
+                setattr(inner, side, gast.Constant(value=value, kind=None))
+                return inner
+        return None
 
     def visit_UnaryOp(self, node):
         node = self.generic_visit(node)
@@ -160,6 +193,10 @@ class FoldConstants(gast.NodeTransformer):
 
 def _number(node):
     return isinstance(node, gast.Constant) and type(node.value) in (int, float)
+
+
+def _power_of_two(value):
+    return value != 0 and math.isfinite(value) and math.frexp(value)[0] in (0.5, -0.5)
 
 
 def propagate_constants(fdef, names, counts=None):

@@ -179,6 +179,14 @@ def _fold(source, inexact=("f",), arrays=("x",)):
     ("y = 1.0 * (k + 2)", "y = 1.0 * (k + 2)"),
     ("y = (0.5 * x).sum(axis=(1,))", "y = 0.5 * x.sum(axis=(1,))"),
     ("y = -(x * 2).sum()", "y = -(2 * x.sum())"),
+    ("y = x * 0.015625 * 2 * f", "y = x * 0.03125 * f"),  # a power of two: exact
+    ("y = 2 * (3.0 * x)", "y = 6.0 * x"),
+    ("y = 0.1 * x * 3.0", "y = 0.1 * x * 3.0"),  # 0.3 * x may round differently: kept
+    ("y = 3.0 * x / 4", "y = 0.75 * x"),
+    ("y = 3.0 * x / 0.1", "y = 3.0 * x / 0.1"),
+    ("y = 4 / (3.0 * x)", "y = 4 / (3.0 * x)"),
+    ("y = 1.0715086071862673e+301 * x * 1.0715086071862673e+301",
+     "y = 1.0715086071862673e+301 * x * 1.0715086071862673e+301"),  # the product overflows
 ])
 def test_fold_constants(before, after):
     got = as_text(_fold(before)).strip()
