@@ -1,8 +1,9 @@
 """The compiler, pass by pass. Each pass is one module with one job:
 
     parse -> lift -> resolve -> check -> desugar -> control -> anf -> activity -> (shape probe)
-      -> forward | reverse -> optimize -> [cancel factors -> sink broadcasts] -> in place -> [batch outer
-      products] -> [strength reduction] -> emit          ([...]: shape-specialized builds only)
+      -> forward | reverse -> optimize -> [cancel factors -> sink broadcasts] -> sink signs
+      -> in place -> [batch outer products] -> [strength reduction] -> emit
+                                                          ([...]: shape-specialized builds only)
 
 `build(func, mode, wrt, kind)` runs them all and returns a Built (the generated module source
 and what the runtime needs to know about it); `build(..., stage="anf")` stops after that stage
@@ -35,6 +36,7 @@ from .resolve import LIBRARY_MODULES, assigned_names, resolve
 from .reverse import Reverse
 from .runtime import HELPERS
 from .shapes import probe
+from .signs import sink_signs
 from .strength import reduce_strength
 
 STAGES = ("parse", "resolve", "check", "desugar", "anf", "activity", "derivative", "optimize",
@@ -114,6 +116,7 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats):
         derivative = optimize(sink_broadcasts(derivative, builder.shape_of_name), derived,
                               inexact, arrays)
     if mode == "reverse":
+        derivative = sink_signs(derivative, derived)
         derivative = in_place(derivative, builder.shape_of_name if shapes and seeded else None)
     if mode == "reverse" and shapes:
         derivative = batch_outer_products(derivative, builder.shape_of_name, namer.fresh_name)

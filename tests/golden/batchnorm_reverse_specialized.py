@@ -36,13 +36,13 @@ def batchnorm_grad(x, w, eps=1e-05):
     y = A / D
     # grad of: y = A / D  (golden_functions.py:32)
     bA = w / D
-    bD = -(bA * y).sum(axis=(0,))
+    bD = (bA * y).sum(axis=(0,))
     # grad of: D = np.sqrt(C)  (golden_functions.py:31)
     bC = safe_div(bD, 2.0 * D)
     # grad of: B = A ** 2  (golden_functions.py:28)
-    bA += bC * 0.015625 * 2 * A
+    bA -= bC * 0.03125 * A
     # grad of: A = x - mu  (golden_functions.py:27)
-    bmu = -bA.sum(axis=(0,))
+    bmu = bA.sum(axis=(0,))
     # grad of: mu = np.mean(x, 0)  (golden_functions.py:26)
-    bA += bmu * 0.015625
+    bA -= bmu * 0.015625
     return bA
