@@ -30,16 +30,17 @@ def unreduce(g, x, axis=None, keepdims=False):
 
 def unreduce_extremum(g, x, y, axis=None, keepdims=False):
     """Adjoint of max/min: g goes to the entries equal to the extremum, shared evenly on ties."""
-    if axis is not None and not keepdims:
-        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-        axes = tuple(a % np.ndim(x) for a in axes)
-        g = np.expand_dims(g, axes)
-        y = np.expand_dims(y, axes)
+    if axis is not None and not keepdims:  # g and y with the reduced axes back, of length 1
+        shape = list(np.shape(x))
+        for a in (axis if type(axis) is tuple else (axis,)):
+            shape[a % len(shape)] = 1
+        g = g.reshape(shape) if type(g) is np.ndarray else np.reshape(g, shape)
+        y = y.reshape(shape) if type(y) is np.ndarray else np.reshape(y, shape)
     mask = np.equal(x, y)  # an array or numpy bool: its .sum skips np.sum's dispatch
     out = np.multiply(g, mask)
-    lanes = np.size(y)
-    if np.count_nonzero(mask) == lanes and np.count_nonzero(np.equal(y, y)) == lanes:
-        return out  # one entry attains each extremum (and none is NaN): no ties to share
+    lanes = y.size if type(y) is np.ndarray else np.size(y)
+    if np.count_nonzero(mask) == lanes and np.vdot(y, y).real < np.inf:
+        return out  # one entry attains each extremum and no lane is NaN (nor inf): no ties
     return out / mask.sum(axis=axis, keepdims=True).astype(out.dtype)  # (float32 stays)
 
 
