@@ -23,8 +23,10 @@ def safe_mul(a, b):
     a zero derivative stays zero through an infinite or undefined slope."""
     if isinstance(b, float) and -np.inf < b < np.inf:  # a finite float (Python or np.float64)
         return a * b
-    if type(a) is np.ndarray and type(b) is np.ndarray and a.shape == b.shape:
-        check = np.vdot(a, b).real  # finite only if every product is: nothing to guard
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        # finite only if every product is (same shapes), or if every factor is: nothing to guard
+        check = np.vdot(a, b).real if a.shape == b.shape else (
+            np.vdot(a, a).real + np.vdot(b, b).real)
         if -np.inf < check < np.inf:
             return a * b
     with np.errstate(invalid="ignore"):
