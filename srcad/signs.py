@@ -41,20 +41,30 @@ def _is_factor_of(parent, child):
             and len(parent.args) == 2 and not parent.keywords)
 
 
-class _Parents(gast.NodeVisitor):
-    def __init__(self):
-        self.parent = {}
-        self.reads = {}  # name -> [Name nodes that read it]
-
-    def generic_visit(self, node):
-        for child in gast.iter_child_nodes(node):
-            self.parent.setdefault(id(child), node)
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
-            # x.sum(...): x's parent is the call (the attribute between them is skipped)
-            self.parent[id(node.func.value)] = node
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-            self.reads.setdefault(node.id, []).append(node)
-        super().generic_visit(node)
+def _parents(root):
+    """(id(node) -> parent node, name -> [Name nodes reading it]) over the tree; the receiver of
+    a method call, x in x.sum(...), has the call as its parent (the attribute is skipped)."""
+    parent, reads = {}, {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if type(node) is gast.Name:
+            if type(node.ctx) is gast.Load:
+                reads.setdefault(node.id, []).append(node)
+            continue
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, gast.AST):
+                parent.setdefault(id(value), node)  # (a call before its attribute: below)
+                stack.append(value)
+            elif type(value) is list:
+                for item in value:
+                    if isinstance(item, gast.AST):
+                        parent.setdefault(id(item), node)
+                        stack.append(item)
+        if type(node) is gast.Call and type(node.func) is gast.Attribute:
+            parent[id(node.func.value)] = node
+    return parent, reads
 
 
 class SinkSigns:
@@ -67,10 +77,9 @@ class SinkSigns:
                     and isinstance(stmt.targets[0], gast.Name)
                     and counts.get(stmt.targets[0].id) == 1):
                 self.defs[stmt.targets[0].id] = stmt
-        tree = _Parents()
-        tree.visit(fdef)
-        self.parent = tree.parent
-        self.reads = tree.reads
+        self.negated = [v for v, stmt in self.defs.items() if v in derived and isinstance(
+            stmt.value, gast.UnaryOp) and isinstance(stmt.value.op, gast.USub)]
+        self.parent, self.reads = _parents(fdef) if self.negated else ({}, {})
 
     def top_factor(self, node):
         """The largest product or quotient node is a factor of (node itself if none)."""
@@ -110,11 +119,11 @@ class SinkSigns:
         return steps
 
     def run(self):
-        for var, stmt in self.defs.items():
+        for var in self.negated:
+            stmt = self.defs[var]
             value = stmt.value
-            if var not in self.derived or not (isinstance(value, gast.UnaryOp)
-                                               and isinstance(value.op, gast.USub)):
-                continue
+            if not isinstance(value, gast.UnaryOp):
+                continue  # its minus went with an earlier name's (bz = -(bm * y).sum())
             steps = self.plan(var)
             if steps is None:
                 continue
