@@ -12,7 +12,7 @@ np.stack((a, b))) and the slices of an index (x[1:n, ::2]) stay inline; computed
 import gast
 
 from .resolve import LIBRARY_MODULES
-from .naming import clone, loaded_names
+from .naming import clone, loaded_names, walk
 
 _ALIASES = {alias.split(".")[0] for alias in LIBRARY_MODULES.values()}
 
@@ -113,7 +113,7 @@ def assigned_in_blocks(stmts, inside=False, out=None):
             assigned_in_blocks(stmt.body, True, out)
             assigned_in_blocks(stmt.orelse, True, out)
         elif inside:
-            for node in gast.walk(stmt):
+            for node in walk(stmt):
                 if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                     out.add(node.id)
     return out

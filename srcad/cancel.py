@@ -37,7 +37,7 @@ import math
 import gast
 
 from .instantiate import constant_node
-from .naming import bound_counts
+from .naming import bound_counts, walk
 from .reverse import call
 from .shapes import _broadcast, expression_shape
 
@@ -129,7 +129,7 @@ class Cancel:
         self.known = {}  # stable name -> its value, for names that are numbers at build time
         self.defined = []  # stable names bound to monomials so far (cover candidates)
         self.loads = {}  # name -> how many times the function reads it (kept up to date)
-        for node in gast.walk(fdef):
+        for node in walk(fdef):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
                 self.loads[node.id] = self.loads.get(node.id, 0) + 1
 
@@ -359,7 +359,7 @@ class Cancel:
     def swap(self, old, new):
         """new, in place of old: the read counts follow."""
         for node, step in ((old, -1), (new, 1)):
-            for n in gast.walk(node):
+            for n in walk(node):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                     self.loads[n.id] = self.loads.get(n.id, 0) + step
         return new

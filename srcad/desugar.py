@@ -11,7 +11,7 @@
 
 import gast
 
-from .naming import clone
+from .naming import clone, walk
 from .resolve import attribute_chain
 
 # array method -> numpy function taking the array first (same remaining arguments)
@@ -72,8 +72,8 @@ class Desugar(gast.NodeTransformer):
             return [gast.copy_location(gast.Assign(targets=[target], value=value,
                                                    type_comment=None), origin)]
         if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts):
-            stored = {n.id for t in target.elts for n in gast.walk(t) if isinstance(n, gast.Name)}
-            read = {n.id for e in value.elts for n in gast.walk(e) if isinstance(n, gast.Name)}
+            stored = {n.id for t in target.elts for n in walk(t) if isinstance(n, gast.Name)}
+            read = {n.id for e in value.elts for n in walk(e) if isinstance(n, gast.Name)}
             if not stored & read:
                 out = []
                 for t, v in zip(target.elts, value.elts):

@@ -14,7 +14,7 @@ dataflow fact: a branch keeps what both arms keep, a loop what holds at its entr
 its body (iterated to a fixed point). Only owned values are updated in place.
 """
 import gast
-from .naming import loaded_names
+from .naming import loaded_names, walk
 
 # numpy functions whose result never shares memory with an argument
 FRESH_NUMPY = {
@@ -124,7 +124,7 @@ class InPlace:
             elif isinstance(target, gast.Subscript):
                 owned = _drop(owned, _shared(target.slice))
             else:
-                owned = _drop(owned, {n.id for n in gast.walk(target) if isinstance(n, gast.Name)})
+                owned = _drop(owned, {n.id for n in walk(target) if isinstance(n, gast.Name)})
             return owned
         if isinstance(stmt, gast.AugAssign):
             return _drop(owned, _shared(stmt.value))
@@ -267,12 +267,12 @@ def in_place(fdef, shape_of_name=None):
     """Rewrite accumulations into owned adjoint arrays as in-place updates. shape_of_name: the
     known shapes of a shape-specialized gradient (kind grad: every adjoint is a float)."""
     params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
-    assigned = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+    assigned = {n.id for n in walk(fdef) if isinstance(n, gast.Name)
                 and isinstance(n.ctx, gast.Store)}
     loop_targets = range_loop_names(fdef.body)
     reassigned = {n for n in loop_targets if sum(
-        1 for s in gast.walk(fdef) if isinstance(s, gast.Assign) for t in s.targets
-        for m in gast.walk(t) if isinstance(m, gast.Name) and m.id == n) > 0}
+        1 for s in walk(fdef) if isinstance(s, gast.Assign) for t in s.targets
+        for m in walk(t) if isinstance(m, gast.Name) and m.id == n) > 0}
     indices = loop_targets - params - reassigned
     del assigned
     fdef.body = InPlace(indices, shape_of_name).block(fdef.body, {})

@@ -14,7 +14,7 @@ import textwrap
 
 import gast
 
-from .naming import clone
+from .naming import clone, walk
 from .operations import Index, index_value
 from .registry import Default
 
@@ -132,7 +132,7 @@ def instantiate(template, result, args, keywords, derivative_name, is_active, fr
         bound[fdef.args.vararg.id] = []
     locals_ = getattr(template, "stored_names", None)
     if locals_ is None:  # the names a template binds, found once per template
-        locals_ = template.stored_names = sorted({n.id for n in gast.walk(fdef) if isinstance(
+        locals_ = template.stored_names = sorted({n.id for n in walk(fdef) if isinstance(
             n, gast.Name) and isinstance(n.ctx, gast.Store)})
     fresh_names = {local: fresh(local) for local in locals_}
 

@@ -22,31 +22,53 @@ def clone(node):
     return new
 
 
+def walk(node):
+    """Every node of an AST (node first, then the rest depth-first): gast.walk's nodes, in
+    another order, several times faster (the passes call it on every statement)."""
+    out = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        if type(n) is gast.Name:
+            continue
+        for field in n._fields:
+            value = getattr(n, field, None)
+            if type(value) is list:
+                stack.extend(v for v in value if isinstance(v, gast.AST))
+            elif isinstance(value, gast.AST):
+                stack.append(value)
+    return out
+
+
+def names(node):
+    """The Name nodes in an AST."""
+    return [n for n in walk(node) if type(n) is gast.Name]
+
+
 def loaded_names(node):
     """The names an AST node reads."""
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
-            and isinstance(n.ctx, gast.Load)}
+    return {n.id for n in names(node) if type(n.ctx) is gast.Load}
 
 
 def names_in(node):
     """The names an AST node mentions (reads or binds)."""
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    return {n.id for n in names(node)}
 
 
 def bound_counts(node):
     """How many times an AST node binds each name (assignment and loop targets, parameters;
     an augmented assignment's target is a stored name too)."""
     counts = {}
-    for n in gast.walk(node):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
+    for n in names(node):
+        if type(n.ctx) in (gast.Store, gast.Param):
             counts[n.id] = counts.get(n.id, 0) + 1
     return counts
 
 
 def binds(node, var):
     """Whether an AST node binds var."""
-    return any(isinstance(n, gast.Name) and n.id == var and isinstance(n.ctx, gast.Store)
-               for n in gast.walk(node))
+    return any(n.id == var and type(n.ctx) is gast.Store for n in names(node))
 
 
 class Namer:

@@ -12,7 +12,7 @@ import math
 import gast
 
 from .resolve import LIBRARY_MODULES
-from .naming import binds, bound_counts, loaded_names, names_in
+from .naming import binds, bound_counts, loaded_names, names_in, walk
 from .runtime import HELPERS
 
 _PURE_ROOTS = {alias.split(".")[0] for alias in LIBRARY_MODULES.values()} | {
@@ -21,7 +21,7 @@ _PURE_ROOTS = {alias.split(".")[0] for alias in LIBRARY_MODULES.values()} | {
 
 
 def _is_pure(value):
-    for node in gast.walk(value):
+    for node in walk(value):
         if isinstance(node, gast.Call):
             root = node.func
             while isinstance(root, gast.Attribute):
@@ -247,7 +247,7 @@ def propagate_copies(fdef, counts=None):
     bound_counts(fdef), when the caller has it."""
     counts = counts if counts is not None else bound_counts(fdef)
     loads = {}
-    for n in gast.walk(fdef):
+    for n in walk(fdef):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
             loads[n.id] = loads.get(n.id, 0) + 1
 
@@ -298,7 +298,7 @@ def _continue_as(stmts, i, a, b, stores, total):
         return False  # b's value is read after a took another one
     for s in after:
         _Replace(a, b).visit(s)
-        for n in gast.walk(s):
+        for n in walk(s):
             if isinstance(n, gast.Name) and n.id == a:
                 n.id = b
     del stmts[i]
@@ -340,7 +340,7 @@ def _reads_before_binding(stmt, b, a):
 
 
 def _reads(stmt, var):
-    return sum(1 for n in gast.walk(stmt) if isinstance(n, gast.Name) and n.id == var
+    return sum(1 for n in walk(stmt) if isinstance(n, gast.Name) and n.id == var
                and isinstance(n.ctx, gast.Load))
 
 

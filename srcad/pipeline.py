@@ -25,7 +25,7 @@ from .desugar import desugar
 from .emit import function_source, module_text
 from .errors import SrcadError
 from .forward import Forward
-from .naming import Namer
+from .naming import Namer, walk
 from .optimize import optimize
 from .outer import batch_outer_products
 from .parse import parse_function
@@ -148,7 +148,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     if stage == "check":
         return function_source(fdef)
     names = wrt_names(fdef, wrt, info, kind)
-    taken = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)}
+    taken = {n.id for n in walk(fdef) if isinstance(n, gast.Name)}
     namer = Namer(taken | set(HELPERS) | {a.split(".")[0] for a in LIBRARY_MODULES.values()}
                   | {"__srcad_comment__", "slice"})
     fdef = desugar(fdef, scope.local_names, namer.fresh)
@@ -160,7 +160,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
                    namer.fresh)
     if stage == "anf":
         return function_source(fdef)
-    scope.local_names |= {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+    scope.local_names |= {n.id for n in walk(fdef) if isinstance(n, gast.Name)
                           and isinstance(n.ctx, gast.Store)}
     activity = analyze(fdef.body, names, scope)
     shapes, kinds, floats = probe(fdef, func, scope, *example) if example is not None else (

@@ -34,7 +34,7 @@ change the last bits of a result (dx * (a + b) is not rounded like dx * a + dx *
 
 import gast
 
-from .naming import clone, loaded_names
+from .naming import clone, loaded_names, walk
 from .resolve import LIBRARY_MODULES
 from .runtime import HELPERS
 
@@ -142,7 +142,7 @@ def _linear(node, tangents, subst, used):
     """node as {base tangent: coefficient}, FREE if it reads no tangent, None if it is not a
     linear combination srcad folds. subst: tangents to read through (their own forms); the ones
     read are added to used."""
-    if not any(isinstance(n, gast.Name) and n.id in tangents for n in gast.walk(node)):
+    if not any(isinstance(n, gast.Name) and n.id in tangents for n in walk(node)):
         return FREE
     if isinstance(node, gast.Name):
         if node.id in subst:
@@ -275,7 +275,7 @@ def render(form):
 
 def _calls_only(value, names):
     """Whether every call in value is of a library function or of one of `names`."""
-    for n in gast.walk(value):
+    for n in walk(value):
         if isinstance(n, gast.Call):
             func = n.func
             if isinstance(func, gast.Name):
@@ -308,13 +308,13 @@ def _barrier(stmt):
 
 
 def _written(stmt):
-    return {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)
+    return {n.id for n in walk(stmt) if isinstance(n, gast.Name)
             and isinstance(n.ctx, (gast.Store, gast.Del))}
 
 
 def _counts(fdef):
     loads, stores = {}, {}
-    for n in gast.walk(fdef):
+    for n in walk(fdef):
         if isinstance(n, gast.Name):
             table = loads if isinstance(n.ctx, gast.Load) else stores
             table[n.id] = table.get(n.id, 0) + 1
@@ -371,7 +371,7 @@ def _fold_block(stmts, tangents, loads, stores):
 
 
 def _operations(node):
-    return sum(1 for n in gast.walk(node) if isinstance(n, (gast.BinOp, gast.UnaryOp)))
+    return sum(1 for n in walk(node) if isinstance(n, (gast.BinOp, gast.UnaryOp)))
 
 
 def _drop(stmts, removed, tangents):
@@ -386,7 +386,7 @@ def _drop(stmts, removed, tangents):
         elif current is not None:
             if i in removed:
                 current[1] = True
-            elif any(isinstance(n, gast.Name) and n.id in tangents for n in gast.walk(stmt)):
+            elif any(isinstance(n, gast.Name) and n.id in tangents for n in walk(stmt)):
                 current[2] = True
     orphans = {id(comment) for comment, lost, has in groups if lost and not has}
     return [s for s in kept if id(s) not in orphans]

@@ -17,6 +17,7 @@ import types
 import gast
 
 from . import runtime
+from .naming import walk
 
 # module -> how generated code spells it (and the import line that binds that spelling)
 LIBRARY_MODULES = {
@@ -233,7 +234,7 @@ def assigned_names(fdef):
     for special in (args.vararg, args.kwarg):
         if special is not None:
             names.add(special.id)
-    for node in gast.walk(fdef):
+    for node in walk(fdef):
         if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
             names.add(node.id)
         elif isinstance(node, (gast.FunctionDef, gast.ClassDef)) and node is not fdef:

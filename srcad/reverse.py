@@ -26,7 +26,7 @@ from .activity import SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES
 from .activity import assigned_name, flatten, list_op, operand_names
 from .calls import Dependencies, bind, is_user_function, positional_params, returns_tuple
 from .instantiate import Accumulate, constant_node, instantiate, name, operand_id
-from .naming import clone
+from .naming import clone, walk
 from .registry import REGISTRY, require_template
 from .shapes import expression_shape, outside_factors
 
@@ -534,7 +534,7 @@ class Reverse:
         if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
                 and isinstance(loop, gast.For) and isinstance(loop.target, gast.Name)):
             return False
-        names = {n.id for n in gast.walk(value.slice) if isinstance(n, gast.Name)}
+        names = {n.id for n in walk(value.slice) if isinstance(n, gast.Name)}
         return (value.value.id not in self.overwritten and names <= {loop.target.id}
                 and not any(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)
                             and s.targets[0].value.id == value.value.id
@@ -794,7 +794,7 @@ def _is_kept(holder, kept):
 
 
 def _index_names(holder):
-    return {n.id for n in gast.walk(holder.var.slice) if isinstance(n, gast.Name)}
+    return {n.id for n in walk(holder.var.slice) if isinstance(n, gast.Name)}
 
 
 def _block_reads(stmts, kept):
@@ -922,17 +922,17 @@ def local_names(body):
     local = set()
     for stmt in flatten(body):
         if isinstance(stmt, (gast.If, gast.While)):
-            seen |= {n.id for n in gast.walk(stmt.test) if isinstance(n, gast.Name)}
+            seen |= {n.id for n in walk(stmt.test) if isinstance(n, gast.Name)}
             continue
         if isinstance(stmt, gast.For):
-            seen |= {n.id for n in gast.walk(stmt.iter) if isinstance(n, gast.Name)}
+            seen |= {n.id for n in walk(stmt.iter) if isinstance(n, gast.Name)}
             continue
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
-            seen |= {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name)}
+            seen |= {n.id for n in walk(stmt.value) if isinstance(n, gast.Name)}
             var = stmt.targets[0].id
             if var not in seen:
                 local.add(var)
             seen.add(var)
         else:
-            seen |= {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)}
+            seen |= {n.id for n in walk(stmt) if isinstance(n, gast.Name)}
     return local
