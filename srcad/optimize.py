@@ -367,12 +367,108 @@ def _replace_after(stmts, i, a, b, total):
     return True
 
 
+_ROOTS = {("np", "sqrt"), ("math", "sqrt")}  # correctly rounded: the same bits everywhere
+_SAFE_USES = (gast.Add, gast.Sub, gast.Mult)
+
+
+def _constant_value(node, known):
+    """The value of a number expression (literals, names in known, + - * /, unary -, np.sqrt
+    and math.sqrt of one), computed as numpy would, or None."""
+    if _number(node):
+        return node.value
+    if isinstance(node, gast.Name):
+        return known.get(node.id)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = _constant_value(node.operand, known)
+        return None if inner is None else -inner
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult,
+                                                             gast.Div)):
+        a, b = _constant_value(node.left, known), _constant_value(node.right, known)
+        if a is None or b is None or (isinstance(node.op, gast.Div) and b == 0):
+            return None
+        return FoldConstants.OPS[type(node.op)](a, b) if type(node.op) in FoldConstants.OPS \
+            else a / b
+    if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+            and isinstance(node.func.value, gast.Name)
+            and (node.func.value.id, node.func.attr) in _ROOTS
+            and len(node.args) == 1 and not node.keywords):
+        inner = _constant_value(node.args[0], known)
+        return math.sqrt(inner) if type(inner) in (int, float) and inner >= 0 else None
+    return None
+
+
+def fold_computed_constants(fdef, counts):
+    """s2 = np.sqrt(2.0), t13 = 1.0 + s2: names bound once, at the top level, to a square root of
+    a number or to arithmetic with such names, are replaced by their values (computed now; the
+    same bits numpy computes when the function runs: + - * / and sqrt are correctly rounded).
+
+    Their values become Python floats instead of numpy float64 scalars, which behave the same
+    in + - * (and as a divisor: the value is known nonzero) and as numpy's arguments, so only
+    names read only so are folded (a float64 numerator over a Python 0.0 gives inf, a Python
+    float numerator raises). Numbers the user named (R = 8.314) keep their names."""
+    known = {}
+    for stmt in fdef.body:
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], gast.Name)
+                and counts.get(stmt.targets[0].id) == 1):
+            continue
+        if not any(isinstance(n, gast.Call) or (isinstance(n, gast.Name) and n.id in known)
+                   for n in walk(stmt.value)):
+            continue  # a literal or arithmetic of literals: FoldConstants' job, or the user's
+        value = _constant_value(stmt.value, known)
+        if type(value) is float and math.isfinite(value) and value != 0:
+            known[stmt.targets[0].id] = value
+    if not known:
+        return fdef
+    parents = {}
+    for node in walk(fdef):
+        for child in gast.iter_child_nodes(node):
+            parents[id(child)] = node
+    defining = {}  # a folded name -> the folded names its definition reads
+    for stmt in fdef.body:
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) and (
+                stmt.targets[0].id in known):
+            defining[id(stmt)] = stmt.targets[0].id
+    while True:  # drop names read where a Python float is not a float64 (to a fixed point)
+        unsafe = set()
+        for node in walk(fdef):
+            if not (isinstance(node, gast.Name) and node.id in known
+                    and isinstance(node.ctx, gast.Load)):
+                continue
+            parent = parents.get(id(node))
+            owner = parent
+            while owner is not None and not isinstance(owner, gast.stmt):
+                owner = parents.get(id(owner))
+            if defining.get(id(owner)) in known:
+                continue  # read where another folded value is defined: that goes too
+            if isinstance(parent, gast.BinOp) and (isinstance(parent.op, _SAFE_USES) or (
+                    isinstance(parent.op, gast.Div) and node is parent.right)):
+                continue
+            if isinstance(parent, gast.Call) and isinstance(parent.func, gast.Attribute) and (
+                    isinstance(parent.func.value, gast.Name) and parent.func.value.id == "np"):
+                continue
+            unsafe.add(node.id)
+        if not unsafe:
+            break
+        for var in unsafe:
+            del known[var]
+    if known:
+        class Substitute(gast.NodeTransformer):
+            def visit_Name(self, node):
+                if isinstance(node.ctx, gast.Load) and node.id in known:
+                    return gast.Constant(value=known[node.id], kind=None)
+                return node
+        fdef.body = [Substitute().visit(stmt) for stmt in fdef.body]
+    return fdef
+
+
 def optimize(fdef, constants=(), inexact=(), arrays=()):
     """constants: names whose bindings to a number may be propagated (propagate_constants);
     inexact: names surely bound to floats, arrays: to numpy arrays (FoldConstants)."""
     counts = bound_counts(fdef)  # (neither constant propagation nor folding binds names)
     if constants:
         fdef = propagate_constants(fdef, constants, counts)
+    fdef = fold_computed_constants(fdef, counts)
     fold = FoldConstants(inexact, arrays)
     fdef.body = [fold.visit(stmt) for stmt in fdef.body]
     fdef = propagate_copies(fdef, counts)

@@ -1,6 +1,8 @@
 """The optimizations of generated gradients, pass by pass: what each does to the generated source
 (read through srcad.source, shape-specialized like the calls run) and that the numbers stay
 right (central differences and the dot-product test, through srcad.check_grads)."""
+import math
+
 import astor
 import gast
 import numpy as np
@@ -407,3 +409,34 @@ def test_a_length_one_argument_keeps_its_axis_when_everything_is_summed(rng):
     assert np.shape(gw) == (1,)
     np.testing.assert_allclose(gw, [np.sum(np.sin(x))], rtol=1e-14)
     check(scaled_sum, (x, w), (0, 1))
+
+
+# --- computed constants: square roots of numbers, and arithmetic with them, are numbers ------
+
+def with_roots(x):
+    s2 = np.sqrt(2.0)
+    c = (1.0 + s2) / math.sqrt(8.0)
+    return np.sum(x * c) * s2
+
+
+def test_square_roots_of_numbers_are_folded(rng):
+    x = rng.normal(size=4)
+    code = [line for line in body(with_roots, 0, (x,)).splitlines() if "#" not in line]
+    assert not any("sqrt" in line for line in code)  # (the gradient is one number, spread)
+    np.testing.assert_array_equal(srcad.grad(with_roots)(x),
+                                  np.full(4, (1.0 + np.sqrt(2.0)) / np.sqrt(8.0) * np.sqrt(2.0)))
+    check(with_roots, (x,), 0)
+
+
+def root_over(x, k):
+    s = np.sqrt(2.0)
+    return np.sum(x) * (s / k)
+
+
+def test_a_root_that_may_be_divided_by_a_python_zero_stays_numpy():
+    """np.float64 / 0.0 is inf; a Python float / 0.0 raises: s is not folded."""
+    text = body(root_over, 0, (np.ones(3), 2.0))
+    assert "np.sqrt(2.0)" in text
+    with np.errstate(divide="ignore"):
+        value, grad = srcad.value_and_grad(root_over)(np.ones(3), 0.0)
+    assert value == np.inf and np.all(grad == np.inf)
