@@ -141,9 +141,9 @@ def _build_record(parts):
 def cold_builds(workload, count, clock="wall"):
     """Cold builds of srcad.grad for a freshly created function object, `count` times.
 
-    srcad builds a generic derivative in srcad.grad(f) and, on the first call with arguments of
-    a new shape signature, one specialized to those shapes; both are part of the cost of getting
-    a first gradient. So one cold build is: srcad.grad(f) + the first call - the median of the
+    srcad.grad(f) checks f and the first call with arguments of a new shape signature builds the
+    derivative specialized to those shapes; both are part of the cost of getting a first
+    gradient. So one cold build is: srcad.grad(f) + the first call - the median of the
     following warm calls (the gradient evaluation itself, which is not build work).
     Returns a dict of lists: build (the estimate), construct, first_call, warm_call (seconds),
     on the given clock (wall: perf_counter, cpu: process_time).

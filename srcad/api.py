@@ -57,20 +57,46 @@ class Derivative:
         self.mode = mode
         self.kind = kind
         self.wrt = wrt
-        self.compiled = cache.compiled(func, mode, kind, wrt)
-        self.instance = cache.Instance(self.compiled, func)
-        self.generated = self.instance.function
-        self.sync = self.instance.sync
+        # the generic code (for arguments whose shapes are not specialized on) is built on
+        # first use; the outline raises now what that build would raise
+        self.outline = cache.outline(func, mode, kind, wrt)
+        self._instance = None
         self.many = isinstance(wrt, tuple)
         self.single_tuple = self.many and len(wrt) == 1
         self.specialized = {}  # argument signature -> (function, sync, compiled)
         self.keys = {}  # argument types -> a function of the arguments (_key_of)
         self.by_key = {}  # (types, that function's value) -> an entry of self.specialized
         self.fast_path = _FastPath()  # this object's own __call__, for types seen (keyed)
-        functools.update_wrapper(self, func)
-        self.__name__ = self.compiled.built.function_name
+        for attribute in functools.WRAPPER_ASSIGNMENTS:  # as functools.update_wrapper, but
+            if hasattr(func, attribute):  # __wrapped__ is the generated function (a property)
+                setattr(self, attribute, getattr(func, attribute))
+        self.__dict__.update(func.__dict__)
+        self.__name__ = self.outline.function_name
         self.__qualname__ = self.__name__
-        self.__wrapped__ = self.generated
+
+    @property
+    def instance(self):
+        """The generic derivative, bound to func's globals and closure (built on first use)."""
+        if self._instance is None:
+            self._instance = cache.Instance(
+                cache.compiled(self.func, self.mode, self.kind, self.wrt), self.func)
+        return self._instance
+
+    @property
+    def compiled(self):
+        return self.instance.compiled
+
+    @property
+    def generated(self):
+        return self.instance.function
+
+    @property
+    def sync(self):
+        return self.instance.sync
+
+    @property
+    def __wrapped__(self):
+        return self.generated
 
     @property
     def source(self):
@@ -121,6 +147,8 @@ class Derivative:
         function, sync, comp = entry
         if sync is not None:
             sync()
+        if extra and _COTANGENT in extra:  # a vjp's cotangent: its generated parameter
+            extra = {_last_kwonly(function): extra[_COTANGENT]}
         try:
             if extra:
                 return function(*args, **kwargs, **extra)
@@ -143,9 +171,9 @@ class Derivative:
         if kind == "vjp":
             if not args:
                 raise TypeError("vjp(*args, dy): the cotangent dy comes last")
-            return self._pack(self.run(args[:-1], kwargs, {_last_kwonly(self.generated): args[-1]}))
+            return self._pack(self.run(args[:-1], kwargs, {_COTANGENT: args[-1]}))
         if kind == "jvp":
-            names = self.compiled.built.tangent_names
+            names = self.outline.tangent_names
             if len(args) < len(names):
                 raise TypeError(f"jvp(*args, {', '.join(names)}): one tangent per wrt argument "
                                 f"comes after the arguments")
@@ -158,6 +186,7 @@ class Derivative:
 
 
 _BY_VALUE = (int, bool, str, type(None))
+_COTANGENT = object()  # run()'s key for a vjp's cotangent, named by the function that runs
 
 
 def _types(args):
@@ -260,9 +289,9 @@ class _FastPath:
         """Generate __call__ for what self holds and give it to derivative."""
         kind = derivative.kind
         if kind == "vjp":
-            extra = [_last_kwonly(derivative.generated)]
+            extra = [_last_kwonly(self.inline[next(iter(self.inline))][0][1][0])]
         elif kind == "jvp":
-            extra = list(derivative.compiled.built.tangent_names)
+            extra = list(derivative.outline.tangent_names)
         else:
             extra = []
         if kind == "value_and_grad":
@@ -371,9 +400,15 @@ class BoundDerivative:
     def __init__(self, method, inner):
         self.method = method
         self.inner = inner
-        self.generated = inner.generated
-        self.sync = inner.sync
         self.__name__ = inner.__name__
+
+    @property
+    def generated(self):
+        return self.inner.generated
+
+    @property
+    def sync(self):
+        return self.inner.sync
 
     @property
     def source(self):

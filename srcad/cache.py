@@ -15,7 +15,7 @@ import threading
 from . import diskcache, runtime
 from .registry import REGISTRY
 from .files import cache_dir, write_module  # noqa: F401  (cache_dir: part of the API)
-from .pipeline import build
+from .pipeline import Outline, build
 
 _BUILDS = collections.OrderedDict()
 _MAX_BUILDS = 1024
@@ -48,6 +48,32 @@ def _key(func, mode, kind, wrt, signature):
     cells = tuple(id(c) for c in func.__closure__ or ())
     return (func.__code__, id(func.__globals__), cells, mode, kind, wrt, signature,
             REGISTRY.version)
+
+
+_OUTLINES = {}
+
+
+def outline(func, mode, kind, wrt):
+    """The Outline of the generic derivative (pipeline.Outline), raising what its build would
+    raise, without building it in full when it is not at hand: most calls run code specialized
+    to their arguments, so the generic build is often never needed (it is built on first use)."""
+    key = _key(func, mode, kind, wrt, None)
+    with _LOCK:
+        entry = _BUILDS.get(key)
+        if entry is None:
+            entry = _OUTLINES.get(key)
+            if entry is not None:
+                return entry[1]
+        else:
+            return Outline.of(entry[1].built)
+    if diskcache.enabled():  # a warm disk cache has it for the price of reading it
+        return Outline.of(compiled(func, mode, kind, wrt).built)
+    result = build(func, mode, wrt, kind, stage="outline")
+    with _LOCK:
+        _OUTLINES[key] = (func, result)
+        while len(_OUTLINES) > _MAX_BUILDS:
+            _OUTLINES.pop(next(iter(_OUTLINES)))
+    return result
 
 
 def compiled(func, mode, kind, wrt, example=None, signature=None):

@@ -71,6 +71,20 @@ class Built:
         self.lineno = lineno
 
 
+class Outline:
+    """What callers of a derivative need to know before it is built in full: its function's
+    name and the names of its tangent parameters (forward mode). build(..., stage="outline")
+    returns it after the passes that can refuse a function (the rest only rewrites code)."""
+
+    def __init__(self, function_name, tangent_names):
+        self.function_name = function_name
+        self.tangent_names = list(tangent_names)
+
+    @classmethod
+    def of(cls, built):
+        return cls(built.function_name, built.tangent_names)
+
+
 def parameter_names(fdef):
     args = fdef.args
     return [a.id for a in args.posonlyargs + args.args]
@@ -134,7 +148,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     if kind not in KINDS[mode]:
         raise SrcadError(f"kind {kind!r} does not exist in {mode} mode; {mode} mode makes "
                          f"{', '.join(repr(k) for k in KINDS[mode])}")
-    if stage is not None and stage not in STAGES:
+    if stage is not None and stage not in STAGES and stage != "outline":  # (outline: internal)
         raise SrcadError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
     func = inspect.unwrap(func)
     fdef, info = parse_function(func)
@@ -178,6 +192,9 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     derivative = builder.build()
     if stage == "derivative":
         return function_source(derivative)
+    if stage == "outline":  # what a caller needs before the rest (and every error is raised)
+        return Outline(derivative.name, [namer.tangent(n) for n in names] if (
+            mode == "forward") else [])
     derivative = improve(derivative, mode, kind, builder, namer, shapes, kinds, floats)
     if stage == "optimize":
         return function_source(derivative)

@@ -447,10 +447,12 @@ def count_builds(monkeypatch):
     """Count compiler runs (the cache calls pipeline.build; it may hold its own reference)."""
     calls = _Calls()
     calls.specialized = []  # builds specialized to the shapes of a call's arguments
+    calls.outlines = []  # partial builds: up to the passes that can refuse a function
     original = srcad.pipeline.build
 
     def counting(*args, **kwargs):
-        (calls if kwargs.get("example") is None else calls.specialized).append(args)
+        (calls.outlines if kwargs.get("stage") == "outline" else calls
+         if kwargs.get("example") is None else calls.specialized).append(args)
         return original(*args, **kwargs)
     monkeypatch.setattr(srcad.pipeline, "build", counting)
     if getattr(srcad.cache, "build", None) is original:
@@ -466,7 +468,8 @@ def test_building_twice_costs_one_build(make_module, count_builds):
     """)
     x = np.array([0.1, 0.2])
     first = srcad.grad(module.f)
-    assert len(count_builds) == 1
+    # checked (what cannot be differentiated is refused now), not built: calls specialize
+    assert (len(count_builds.outlines), len(count_builds)) == (1, 0)
     assert srcad.grad(module.f) is first
     srcad.grad(module.f)(x)
     assert len(count_builds.specialized) == 1  # the first call specializes to x's shape
@@ -474,14 +477,17 @@ def test_building_twice_costs_one_build(make_module, count_builds):
     assert len(count_builds.specialized) == 1  # same shapes: no new build
     srcad.grad(module.f)(np.ones(5))
     assert len(count_builds.specialized) == 2  # new shapes: one more
-    srcad.source(module.f)
+    assert len(count_builds) == 0
+    srcad.source(module.f)  # the generic code, built on first use, once
+    first.source
+    assert (len(count_builds.outlines), len(count_builds)) == (1, 1)
     srcad.value_and_grad(module.f)  # another kind: a separate derivative
-    assert len(count_builds) == 2
+    assert len(count_builds.outlines) == 2
     srcad.value_and_grad(module.f)
     srcad.grad(module.f, wrt=0)
-    assert len(count_builds) == 2
+    assert len(count_builds.outlines) == 2
     srcad.grad(module.f, wrt=(0,))  # a different wrt is a different derivative
-    assert len(count_builds) == 3
+    assert (len(count_builds.outlines), len(count_builds)) == (3, 1)
 
 
 def test_redefining_a_function_rebuilds(make_module, count_builds):
@@ -500,7 +506,8 @@ def test_redefining_a_function_rebuilds(make_module, count_builds):
     importlib.reload(module)
     assert_close(srcad.grad(module.f)(x), 10.0 * np.cos(x), tol=1e-12)
     assert "np.cos" in srcad.source(module.f)
-    assert len(count_builds) == 2
+    assert len(count_builds.outlines) == 2 and len(count_builds.specialized) == 2
+    assert len(count_builds) == 1  # the generic code, for the source of the second f
 
 
 def test_generated_code_is_compiled_from_a_file_in_the_cache_dir(make_module, tmp_path,
