@@ -1,6 +1,7 @@
 """The compiler, pass by pass. Each pass is one module with one job:
 
     parse -> lift -> resolve -> check -> desugar -> control -> anf -> activity -> (shape probe)
+      -> [invariance]
       -> forward | reverse -> optimize -> [cancel factors -> sink broadcasts] -> sink signs
       -> in place -> [batch outer products] -> [strength reduction] -> emit
                                                           ([...]: shape-specialized builds only)
@@ -31,6 +32,7 @@ from .outer import batch_outer_products
 from .parse import parse_function
 from .files import write_module
 from .inplace import in_place
+from .invariance import inert_names
 from .lift import lift
 from .resolve import LIBRARY_MODULES, assigned_names, resolve
 from .reverse import Reverse
@@ -179,6 +181,8 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     activity = analyze(fdef.body, names, scope)
     shapes, kinds, floats = probe(fdef, func, scope, *example) if example is not None else (
         {}, {}, {})
+    if mode == "reverse" and shapes:  # values the output does not depend on: constants
+        activity.useful -= inert_names(fdef, shapes)
     if stage == "activity":
         active = sorted(v for v in activity.varied if activity(v))
         return function_source(fdef) + f"# active: {', '.join(active)}\n"

@@ -60,6 +60,9 @@ SPECIALIZED = {
                                            (np.ones((6, 4)), np.ones((4, 3)), np.ones(3))),
     "batchnorm_reverse_specialized": (gf.batchnorm, dict(mode="reverse", wrt=0),
                                       (np.ones((64, 3)), np.ones((64, 3)))),
+    # the row maximum's adjoint is zero: the softmax does not depend on it (invariance.py)
+    "softmax_like_reverse_specialized": (gf.softmax_like, dict(mode="reverse", wrt=0),
+                                         (np.ones((4, 3)),)),
     # the outer products of the loop: 32 steps at a time as one matrix product (outer.py)
     "rnn_reverse_specialized": (gf.rnn, dict(mode="reverse", wrt=(0, 1, 2)),
                                 (np.ones((5, 5)) * 0.1, np.ones((5, 3)) * 0.1, np.ones(5) * 0.1,
@@ -75,6 +78,10 @@ def _like(example):
 
 for _name, (_func, _options, _example) in SPECIALIZED.items():
     CASES[_name] = (_func, dict(_options, args=_example), _like(_example))
+# d/dt log(t c) = 1 / t; the column sums of 1 / c are 3 / c (cancel.py); positive arguments
+CASES["log_product_reverse_specialized"] = (
+    gf.log_product, dict(mode="reverse", wrt=(0, 1), args=(np.ones((3, 4)), np.ones((1, 3)))),
+    lambda rng: (rng.uniform(0.5, 1.5, (3, 4)), rng.uniform(0.5, 1.5, (1, 3))))
 
 
 def golden_path(name):
