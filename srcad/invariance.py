@@ -56,9 +56,10 @@ def _scale(axes, m):
 
 
 class Invariance:
-    def __init__(self, fdef, shapes):
+    def __init__(self, fdef, shapes, floats):
         self.fdef = fdef
         self.shapes = shapes
+        self.real = {v for v, char in floats.items() if char and char in "efdg"}
 
     def shape(self, node):
         if isinstance(node, gast.Name):
@@ -183,8 +184,9 @@ class Invariance:
                     return True
                 if moved is not None:
                     shape = self.shapes.get(stmt.targets[0].id)
-                    if shape is None or len(shape) != ndim:
-                        return True
+                    if shape is None or len(shape) != ndim or (
+                            stmt.targets[0].id not in self.real):
+                        return True  # (complex: a logarithm's branch cut breaks the rules)
                     env[stmt.targets[0].id] = moved
                 continue
             return True  # a return, a loop, a branch, a store into an item: not followed
@@ -208,6 +210,8 @@ class Invariance:
                 uses.setdefault(var, []).append((index, moved))
         out = set()
         for var, found in uses.items():
+            if var not in self.real or any(self.name_of(i) not in self.real for i, _ in found):
+                continue
             if len(found) == reads.get(var) and self.counts.get(var) == 1 and not any(
                     self.reaches_output(index, moved) for index, moved in found):
                 out.add(var)
@@ -238,8 +242,9 @@ class Invariance:
         return None
 
 
-def inert_names(fdef, shapes):
-    """The names of fdef (after ANF) whose adjoint is exactly zero (see the module docstring)."""
+def inert_names(fdef, shapes, floats):
+    """The names of fdef (after ANF) whose adjoint is exactly zero (see the module docstring).
+    shapes, floats: what the shape probe saw (shapes.probe); only real floats are followed."""
     if not shapes:
         return set()
-    return Invariance(fdef, shapes).inert()
+    return Invariance(fdef, shapes, floats).inert()

@@ -182,7 +182,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     shapes, kinds, floats = probe(fdef, func, scope, *example) if example is not None else (
         {}, {}, {})
     if mode == "reverse" and shapes:  # values the output does not depend on: constants
-        activity.useful -= inert_names(fdef, shapes)
+        activity.useful -= inert_names(fdef, shapes, floats)
     if stage == "activity":
         active = sorted(v for v in activity.varied if activity(v))
         return function_source(fdef) + f"# active: {', '.join(active)}\n"

@@ -93,3 +93,16 @@ def test_the_value_is_the_function_value(rng):
     z, w = rng.normal(size=(5, 4)), rng.normal(size=(5, 4))
     value, _ = srcad.value_and_grad(softmax_loss)(z, w)
     assert value == softmax_loss(z, w)
+
+
+def complex_softmax(z, w):
+    z = z - np.max(z.real, axis=1, keepdims=True)
+    ez = np.exp(z)
+    return np.sum(np.abs(ez / np.sum(ez, axis=1, keepdims=True)) * w)
+
+
+def test_complex_values_are_not_followed(rng):
+    """Only real floats: for complex values the logarithm's branch cut breaks the rules."""
+    z = rng.normal(size=(3, 4)) + 1j * rng.normal(size=(3, 4))
+    w = rng.normal(size=(3, 4))
+    assert "unreduce_extremum" in code(complex_softmax, (z, w), 0)
