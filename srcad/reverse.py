@@ -149,8 +149,13 @@ class Reverse:
         """target, if the probe shows it has the broadcast shape of the operands (so a
         broadcasting template's contributions are shaped like it), else True (shape unknown)."""
         import numpy as np
+
+        def number(node):  # 2.0, or -0.5 (a minus and a number)
+            if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+                node = node.operand
+            return isinstance(node, gast.Constant) and type(node.value) in (int, float)
         shapes = [self.shapes.get(a.id) if isinstance(a, gast.Name) else
-                  (() if isinstance(a, gast.Constant) else None) for a in args
+                  (() if number(a) else None) for a in args
                   if not isinstance(a, gast.Constant) or isinstance(a.value, (int, float))]
         if target not in self.shapes or any(s is None for s in shapes):
             return True

@@ -440,3 +440,14 @@ def test_a_root_that_may_be_divided_by_a_python_zero_stays_numpy():
     with np.errstate(divide="ignore"):
         value, grad = srcad.value_and_grad(root_over)(np.ones(3), 0.0)
     assert value == np.inf and np.all(grad == np.inf)
+
+
+def negated_number_times_scalar(x):
+    return -0.5 * np.dot(x, x)
+
+
+def test_a_negative_number_times_a_scalar_needs_no_unbroadcast(rng):
+    """-0.5 * t is a minus and a number: shaped (), like 2.0 (it called unbroadcast)."""
+    x = rng.normal(size=3)
+    assert "unbroadcast" not in body(negated_number_times_scalar, 0, (x,))
+    check(negated_number_times_scalar, (x,), 0)
