@@ -2,7 +2,8 @@
 
     parse -> lift -> resolve -> check -> desugar -> control -> anf -> activity -> (shape probe)
       -> [invariance]
-      -> forward | reverse -> optimize -> [cancel factors -> sink broadcasts] -> sink signs
+      -> forward | reverse -> optimize -> [cancel factors -> sink broadcasts -> common factors
+      -> optimize] -> sink signs
       -> in place -> [batch outer products] -> [strength reduction] -> emit
                                                           ([...]: shape-specialized builds only)
 
@@ -30,6 +31,7 @@ from .naming import Namer, walk
 from .optimize import optimize
 from .outer import batch_outer_products
 from .parse import parse_function
+from .factor import factor_contributions
 from .files import write_module
 from .inplace import in_place
 from .invariance import inert_names
@@ -129,8 +131,9 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats):
     derivative = optimize(derivative, derived, inexact, arrays)
     if mode == "reverse" and shapes:
         derivative = cancel_factors(derivative, derived, builder.shape_of_name)
-        derivative = optimize(sink_broadcasts(derivative, builder.shape_of_name), derived,
-                              inexact, arrays)
+        derivative = sink_broadcasts(derivative, builder.shape_of_name)
+        derivative = factor_contributions(derivative, derived, builder.shape_of_name)
+        derivative = optimize(derivative, derived, inexact, arrays)
     if mode == "reverse":
         derivative = sink_signs(derivative, derived)
         derivative = in_place(derivative, builder.shape_of_name if shapes and seeded else None)
