@@ -3,9 +3,8 @@
     parse -> lift -> resolve -> check -> desugar -> control -> anf -> activity -> (shape probe)
       -> [invariance]
       -> forward | reverse -> optimize -> [cancel factors -> sink broadcasts -> common factors
-      -> optimize] -> sink signs
-      -> in place -> [batch outer products] -> [strength reduction] -> emit
-                                                          ([...]: shape-specialized builds only)
+      -> optimize] -> sink signs -> in place -> [batch outer products] -> [strength reduction]
+      -> emit                                             ([...]: shape-specialized builds only)
 
 `build(func, mode, wrt, kind)` runs them all and returns a Built (the generated module source
 and what the runtime needs to know about it); `build(..., stage="anf")` stops after that stage
@@ -114,10 +113,11 @@ def wrt_names(fdef, wrt, info, kind=None):
 
 def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats):
     """The passes after the derivative is written: optimize (constants, copies, dead code); in
-    reverse mode in place; and where the probe knows shapes, sink broadcasts, batch outer
-    products and reduce strength. What they may assume comes from the probe (floats: names
-    bound to floats; kinds: which are arrays) and from the seed: a gradient's adjoints are all
-    floats (a vjp's seed may be an int)."""
+    reverse mode sink signs and in place; and where the probe knows shapes, cancel factors,
+    sink broadcasts, common factors (then optimize again), batch outer products and reduce
+    strength. What they may assume comes from the probe (floats: names bound to floats; kinds:
+    which are arrays) and from the seed: a gradient's adjoints are all floats (a vjp's seed may
+    be an int)."""
     inexact = set(floats)
     # derivative names bound once to a number (a seed: bout = 1.0, dx = 1.0) are propagated
     derived = set(namer.adjoints.values()) | set(namer.tangents.values()) | getattr(
@@ -135,7 +135,7 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats):
         derivative = factor_contributions(derivative, derived, builder.shape_of_name)
         derivative = optimize(derivative, derived, inexact, arrays)
     if mode == "reverse":
-        derivative = sink_signs(derivative, derived)
+        derivative = sink_signs(derivative, derived)  # (after optimize: copies gone)
         derivative = in_place(derivative, builder.shape_of_name if shapes and seeded else None)
     if mode == "reverse" and shapes:
         derivative = batch_outer_products(derivative, builder.shape_of_name, namer.fresh_name)
