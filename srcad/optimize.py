@@ -214,13 +214,18 @@ def propagate_constants(fdef, names, counts=None):
                 and stmt.targets[0].id in names and counts.get(stmt.targets[0].id) == 1
                 and _number(stmt.value)):
             constants[stmt.targets[0].id] = stmt.value.value
-    if not constants:
+    return _substitute_numbers(fdef, constants)
+
+
+def _substitute_numbers(fdef, values):
+    """fdef with every read of a name in values (name -> number) replaced by the number."""
+    if not values:
         return fdef
 
     class Substitute(gast.NodeTransformer):
         def visit_Name(self, node):
-            if isinstance(node.ctx, gast.Load) and node.id in constants:
-                return gast.Constant(value=constants[node.id], kind=None)
+            if isinstance(node.ctx, gast.Load) and node.id in values:
+                return gast.Constant(value=values[node.id], kind=None)
             return node
     fdef.body = [Substitute().visit(stmt) for stmt in fdef.body]
     return fdef
@@ -452,14 +457,7 @@ def fold_computed_constants(fdef, counts):
             break
         for var in unsafe:
             del known[var]
-    if known:
-        class Substitute(gast.NodeTransformer):
-            def visit_Name(self, node):
-                if isinstance(node.ctx, gast.Load) and node.id in known:
-                    return gast.Constant(value=known[node.id], kind=None)
-                return node
-        fdef.body = [Substitute().visit(stmt) for stmt in fdef.body]
-    return fdef
+    return _substitute_numbers(fdef, known)
 
 
 def optimize(fdef, constants=(), inexact=(), arrays=()):

@@ -8,19 +8,10 @@ import gast
 import numpy as np
 import pytest
 
-import srcad
+from generated import check, code
 from srcad.factor import factor_contributions
 
 
-def code(func, args, wrt=0):
-    text = srcad.source(func, wrt=wrt, args=args)
-    text = text[text.index(f"def {func.__name__}_grad"):]
-    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-
-
-def check(func, args, wrt=0):
-    srcad.check_grads(func, args, wrt=wrt)
-    srcad.check_grads(func, args, wrt=wrt, modes=("reverse",), order=2)
 
 
 def energy(x, A):

@@ -6,17 +6,9 @@ import numpy as np
 import pytest
 
 import srcad
+from generated import check, code
 
 
-def code(func, args, wrt):
-    text = srcad.source(func, wrt=wrt, args=args)
-    text = text[text.index(f"def {func.__name__}_grad"):]
-    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-
-
-def check(func, args, wrt):
-    srcad.check_grads(func, args, wrt=wrt)
-    srcad.check_grads(func, args, wrt=wrt, modes=("reverse",), order=2)
 
 
 def softmax_loss(z, w):
