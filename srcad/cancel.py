@@ -17,8 +17,9 @@ expanded through the monomials they are bound to (names bound once, at the top l
 values never change), down to names that are not monomials (parameters, np.log(...), a sum);
 when the powers of some name cancel, the statement is rewritten as the reduced monomial, built
 from the largest monomial names already computed (t3 = R * T stays t3) and the remaining leaves.
-It is kept only when it takes at most one operation more than the original (the intermediates
-it no longer reads usually die: dead code elimination runs next).
+It is kept only when it takes no more operations than the original and the intermediates only
+the original reads (they die: dead code elimination runs after the pass); a strong-zero helper
+counts as a few operations.
 
 Only derivative statements are rewritten (adjoints and their temporaries), never the function's
 own values, which must stay what the function computes. The rewritten value equals the original
@@ -169,8 +170,9 @@ class Cancel:
 
     # the rewrite -----------------------------------------------------------------------------
     def reduce(self, node, scale=1):
-        """(expression, its shape) for a monomial expression whose factors cancel, written with
-        no more than one operation more (times scale); else None."""
+        """(expression, its shape) for a monomial expression whose factors cancel (times scale),
+        if it costs no more operations than the original with the intermediates only the
+        original reads; else None."""
         shallow = monomial(node, self.leaf)
         if shallow is None:
             return None
