@@ -97,7 +97,9 @@ def run_spec(spec, seed=0):
 def check_gradient_of_weighted_sum(spec, func, values, wrt, rng):
     """srcad.grad of sum(f(...) * w) against srcad.vjp of f with cotangent w (which check_grads
     has just checked): a gradient's code is its own (seeded with 1.0, shape-specialized, its
-    adjoints known to be floats), and this runs it for every op."""
+    adjoints known to be floats), and this runs it for every op. And the vjp specialized to
+    the arguments' shapes (what calls run) against the generic vjp (no shape-specialized
+    rewrites: what runs for other argument types), called directly."""
     import srcad
     out = func(*values)
     if not isinstance(out, (np.ndarray, float, np.floating)) or np.iscomplexobj(out):
@@ -107,13 +109,23 @@ def check_gradient_of_weighted_sum(spec, func, values, wrt, rng):
     weighted = make_function(Spec(spec.ops, f"np.sum(({expr}) * weight__){newline}{rest}",
                                   **spec.args, weight__=Arr(values=weight, const=True)))
     got = srcad.grad(weighted, wrt=wrt)(*values, weight)
-    want = srcad.vjp(func, wrt=wrt)(*values, weight)
-    for position, g, v in zip(wrt, got, want):
+    vjp = srcad.vjp(func, wrt=wrt)
+    want = vjp(*values, weight)
+    # the code for any shapes (no shape-specialized rewrites), called directly
+    code = vjp.generated.__code__
+    cotangent = code.co_varnames[code.co_argcount + code.co_kwonlyargcount - 1]
+    generic = vjp.generated(*values, **{cotangent: weight})
+    generic = (generic,) if len(wrt) == 1 else generic  # (the derivative object packs one)
+    for position, g, v, u in zip(wrt, got, want, generic):
         g, v = np.asarray(g, dtype=float), np.asarray(v, dtype=float)
+        u = np.asarray(u, dtype=float)
         scale = max(float(np.max(np.abs(v), initial=0.0)), 1.0)
         assert g.shape == v.shape and np.allclose(g, v, rtol=1e-9, atol=1e-12 * scale), (
             f"srcad.grad of sum(f * w) and srcad.vjp(f)(w) differ for argument {position}:\n"
             f"{g}\n{v}")
+        assert u.shape == v.shape and np.allclose(u, v, rtol=1e-9, atol=1e-12 * scale), (
+            f"the vjp specialized to these shapes and the generic one differ for argument "
+            f"{position}:\n{v}\n{u}")
 
 
 def all_specs():
