@@ -24,7 +24,7 @@ dead code:
 import gast
 
 from .instantiate import constant_node
-from .naming import bound_counts, clone, names_in
+from .naming import bound_counts, clone, names_in, walk
 from .reverse import call
 from .shapes import expression_shape, outside_factors
 
@@ -50,9 +50,12 @@ def _constant(node):
 
 
 class SinkBroadcasts:
-    def __init__(self, shape_of_name):
+    def __init__(self, shape_of_name, fresh_name=None, loads=None, new_shapes=None):
         self.shape_of_name = shape_of_name
         self.defs = {}  # name -> (shape, the value it broadcasts), valid at this point
+        self.fresh_name = fresh_name  # for a spread value read several times (see block)
+        self.loads = loads or {}  # name -> how many times the function reads it
+        self.new_shapes = new_shapes  # the shapes of the names made here are written to it
 
     def shape(self, node):
         return expression_shape(node, self.shape_of_name)
@@ -201,7 +204,9 @@ class SinkBroadcasts:
         """Rewrite a block; only the function's top-level block defines broadcast names (read
         after their definition in that block, before the name or what it reads is bound
         again)."""
+        out = []
         for stmt in stmts:
+            out.append(stmt)
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
                 saved, self.defs = self.defs, {}
                 self.block(stmt.body, False)
@@ -219,11 +224,31 @@ class SinkBroadcasts:
                          if v not in bound and not bound & names_in(d[1])}
             if spread and self.shape_of_name(stmt.targets[0].id) == spread[0] and not (
                     bound & names_in(spread[1])):
+                shape = self.shape(spread[1])
+                if self.fresh_name and self.loads.get(stmt.targets[0].id, 0) > 1 and not (
+                        isinstance(spread[1], (gast.Name, gast.Constant))) and (
+                        shape is not None and self.new_shapes is not None):
+                    # read several times: its value unspread, computed once, before it
+                    # (bez = bp / t5 with bp spread: t6 = 0.25 / t5, and the reads read t6)
+                    name = self.fresh_name("t")
+                    self.new_shapes[name] = shape
+                    out.insert(len(out) - 1, gast.Assign(
+                        targets=[gast.Name(id=name, ctx=gast.Store(), annotation=None,
+                                           type_comment=None)], value=spread[1]))
+                    spread = (spread[0], gast.Name(id=name, ctx=gast.Load(), annotation=None,
+                                                   type_comment=None))
                 self.defs[stmt.targets[0].id] = spread
+        stmts[:] = out
         return stmts
 
 
-def sink_broadcasts(fdef, shape_of_name):
-    """Apply the pass to a generated function (see the module docstring)."""
-    SinkBroadcasts(shape_of_name).block(fdef.body, True)
+def sink_broadcasts(fdef, shape_of_name, fresh_name=None, new_shapes=None):
+    """Apply the pass to a generated function (see the module docstring). fresh_name(hint): a
+    new name, for a spread value read several times (computed once, unspread), whose shape goes
+    into the dict new_shapes (which shape_of_name must read)."""
+    loads = {}
+    for n in walk(fdef):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            loads[n.id] = loads.get(n.id, 0) + 1
+    SinkBroadcasts(shape_of_name, fresh_name, loads, new_shapes).block(fdef.body, True)
     return fdef

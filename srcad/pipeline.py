@@ -131,7 +131,8 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats):
     derivative = optimize(derivative, derived, inexact, arrays)
     if mode == "reverse" and shapes:
         derivative = cancel_factors(derivative, derived, builder.shape_of_name)
-        derivative = sink_broadcasts(derivative, builder.shape_of_name)
+        derivative = sink_broadcasts(derivative, builder.shape_of_name, namer.fresh,
+                                     builder.local_shapes)
         derivative = factor_contributions(derivative, derived, builder.shape_of_name)
         derivative = optimize(derivative, derived, inexact, arrays)
     if mode == "reverse":

@@ -451,3 +451,17 @@ def test_a_negative_number_times_a_scalar_needs_no_unbroadcast(rng):
     x = rng.normal(size=3)
     assert "unbroadcast" not in body(negated_number_times_scalar, 0, (x,))
     check(negated_number_times_scalar, (x,), 0)
+
+
+def softmax_sum(z):
+    ez = np.exp(z)
+    return np.sum(ez / np.sum(ez, axis=1, keepdims=True)) / 3.0
+
+
+def test_a_spread_value_read_twice_is_computed_once(rng):
+    """The adjoint of p = ez / s spread from the seed is (1/3) / s at both of its reads: one
+    division, bound to a name, not one per read."""
+    z = rng.normal(size=(5, 3))
+    text = body(softmax_sum, 0, (z,))
+    assert text.count("0.3333333333333333 / t") == 1
+    check(softmax_sum, (z,), 0)
