@@ -288,8 +288,9 @@ class _FastPath:
     def install(self, derivative):
         """Generate __call__ for what self holds and give it to derivative."""
         kind = derivative.kind
-        if kind == "vjp":
-            extra = [_last_kwonly(self.inline[next(iter(self.inline))][0][1][0])]
+        if kind == "vjp":  # the cotangent's keyword: the same in every specialized function
+            (_, (function, _, _)), *_ = next(iter(self.inline.values()))
+            extra = [_last_kwonly(function)]
         elif kind == "jvp":
             extra = list(derivative.outline.tangent_names)
         else:
