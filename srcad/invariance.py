@@ -118,14 +118,19 @@ class Invariance:
     def call(self, node, env):
         moved = [self.moved(a, env) for a in node.args] + [
             self.moved(k.value, env) for k in node.keywords]
+        func, operand = node.func, None
+        if isinstance(func, gast.Attribute) and not (
+                isinstance(func.value, gast.Name) and func.value.id == "np"):
+            moved.append(self.moved(func.value, env))  # x.method(...) reads x
+        elif not isinstance(func, gast.Attribute):
+            moved.append(self.moved(func, env))  # (a perturbed callable: not followed)
         if all(m is None for m in moved):
             return None
-        func, operand = node.func, None
         if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and (
                 func.value.id == "np") and node.args:
             name, operand, rest = func.attr, node.args[0], moved[1:]
         elif isinstance(func, gast.Attribute):  # x.sum(axis=..., keepdims=True)
-            name, operand, rest = func.attr, func.value, moved
+            name, operand, rest = func.attr, func.value, moved[:-1]
         else:
             return _ANY
         inner = self.moved(operand, env)

@@ -2,11 +2,15 @@
 has an exactly zero adjoint and is left out of the derivative; where the output does depend on
 it (another axis, no normalization, another use), it is differentiated as before. Numbers are
 checked against central differences and the dot-product test (srcad.check_grads)."""
+import textwrap
+
+import gast
 import numpy as np
 import pytest
 
 import srcad
 from generated import check, code
+from srcad.invariance import inert_names
 
 
 
@@ -98,3 +102,21 @@ def test_complex_values_are_not_followed(rng):
     z = rng.normal(size=(3, 4)) + 1j * rng.normal(size=(3, 4))
     w = rng.normal(size=(3, 4))
     assert "unreduce_extremum" in code(complex_softmax, (z, w), 0)
+
+
+def test_a_method_of_a_moved_value_is_not_taken_for_unmoved():
+    """x.method() of a shifted x moves with it (the pass runs on ANF, where numpy methods are
+    functions already; a method that is left, on a moved value, is not followed)."""
+    fdef = gast.parse(textwrap.dedent("""
+        def f(z, w):
+            m = np.max(z, axis=1, keepdims=True)
+            t1 = z - m
+            t2 = t1.anything()
+            return t2
+        """)).body[0]
+    shapes = {"z": (4, 3), "w": (4, 3), "m": (4, 1), "t1": (4, 3), "t2": (4, 3)}
+    floats = dict.fromkeys(shapes, "d")
+    assert inert_names(fdef, shapes, floats) == set()
+    fdef.body[2].value = gast.parse("np.exp(t1) / np.sum(np.exp(t1), axis=1, keepdims=True)",
+                                    mode="eval").body
+    assert inert_names(fdef, shapes, floats) == set()  # not in ANF: a nested call, not followed
