@@ -139,7 +139,7 @@ def unindex(g, x, index):
         out = [None] * len(x)
         out[index] = g
         return out
-    out = np.zeros(np.shape(x), dtype=np.result_type(g, float))
+    out = np.zeros(np.shape(x), dtype=np.result_type(g, 0.0))
     if type(index) in (int, slice) or (type(index) is tuple and all(
             type(i) in (int, slice) for i in index)):
         out[index] = g  # a basic index names each item once
@@ -242,7 +242,7 @@ def as_gradient(g, x):
 @helper(tangent="linear")
 def zero_at(g, index):
     """g with zeros at index (a copy: the adjoint of the values a store overwrote is zero)."""
-    out = np.array(g, dtype=np.result_type(g, float))
+    out = np.array(g, dtype=np.result_type(g, 0.0))
     out[index] = 0.0
     return out
 
@@ -251,7 +251,7 @@ def zero_at(g, index):
 def tuple_adjoint(parts, y, indices):
     """The adjoint of a tuple y whose items at `indices` have the adjoints `parts` (the others
     were never used: zeros shaped like them)."""
-    out = [np.zeros_like(item, dtype=np.result_type(item, float)) for item in y]
+    out = [np.zeros_like(item, dtype=np.result_type(item, 0.0)) for item in y]
     for i, part in zip(indices, parts):
         out[i] = part
     return out

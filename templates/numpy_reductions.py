@@ -64,7 +64,7 @@ def linear_scan(g, b, reverse=False):
     b_i h_{i+1}). By recursive doubling: log2(n) vectorized steps, no division."""
     if reverse:
         return np.flip(linear_scan(np.flip(g, -1), np.flip(b, -1)), -1)
-    h = np.array(g, dtype=np.result_type(g, b, float))
+    h = np.array(g, dtype=np.result_type(g, b, 0.0))
     b = np.array(np.broadcast_to(b, h.shape), dtype=h.dtype)
     step = 1
     while step < h.shape[-1]:
@@ -127,7 +127,7 @@ def undiagonal(g, a, offset=0, axis1=0, axis2=1):
     shape = np.shape(a)
     ax1, ax2 = axis1 % len(shape), axis2 % len(shape)
     rest = tuple(n for i, n in enumerate(shape) if i not in (ax1, ax2))
-    out = np.zeros(rest + (shape[ax1], shape[ax2]), dtype=np.result_type(g, float))
+    out = np.zeros(rest + (shape[ax1], shape[ax2]), dtype=np.result_type(g, 0.0))
     first_row, first_col = max(-offset, 0), max(offset, 0)
     k = np.arange(max(0, min(shape[ax1] - first_row, shape[ax2] - first_col)))
     out[..., k + first_row, k + first_col] = g

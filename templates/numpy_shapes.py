@@ -62,7 +62,7 @@ def untile(g, x, reps):
 def unrepeat(g, x, repeats, axis=None):
     """The adjoint of np.repeat(x, repeats, axis): each entry's copies summed back onto it."""
     shape = np.shape(x)
-    dtype = np.result_type(g, float)
+    dtype = np.result_type(g, 0.0)
     if axis is None:
         source = np.repeat(np.arange(int(np.prod(shape))), repeats)
         out = np.zeros(int(np.prod(shape)), dtype=dtype)
@@ -87,7 +87,7 @@ def unpad(g, x, pad_width, mode="constant"):
                          f"symmetric and wrap, not {mode!r}")
     size = int(np.prod(shape))
     source = np.pad(np.reshape(np.arange(size), shape), pad_width, mode=mode)
-    out = np.zeros(size, dtype=np.result_type(g, float))
+    out = np.zeros(size, dtype=np.result_type(g, 0.0))
     np.add.at(out, np.ravel(source), np.ravel(g))
     return np.reshape(out, shape)
 
@@ -105,7 +105,7 @@ def repad(dx, pad_width, mode="constant"):
 @helper(tangent="linear")
 def pad_constant(c, x, pad_width):
     """The part of np.pad(x, pad_width, constant_values=c) that comes from c (x's part zeroed)."""
-    return np.pad(np.zeros(np.shape(x), dtype=np.result_type(c, float)), pad_width,
+    return np.pad(np.zeros(np.shape(x), dtype=np.result_type(c, 0.0)), pad_width,
                   constant_values=c)
 
 
@@ -121,7 +121,7 @@ def unpad_constant(g, x, pad_width, constant_values):
     source = np.pad(np.reshape(np.arange(int(np.prod(shape))), shape), pad_width,
                     constant_values=marks)
     padded = source < 0
-    sums = np.zeros(2 * n, dtype=np.result_type(g, float))
+    sums = np.zeros(2 * n, dtype=np.result_type(g, 0.0))
     np.add.at(sums, -1 - source[padded], g[padded])
     sums = np.reshape(sums, (n, 2))
     c_shape = np.shape(constant_values)
@@ -143,7 +143,7 @@ def untake(g, a, indices, axis=None, mode="raise"):
         indices = np.mod(indices, n)
     elif mode == "clip":
         indices = np.clip(indices, 0, n - 1)
-    dtype = np.result_type(g, float)
+    dtype = np.result_type(g, 0.0)
     if axis is None:
         out = np.zeros(n, dtype=dtype)
         np.add.at(out, indices, g)
@@ -157,7 +157,7 @@ def untake(g, a, indices, axis=None, mode="raise"):
 def untake_along_axis(g, arr, indices, axis=-1):
     """The adjoint of np.take_along_axis(arr, indices, axis): g added back at the indices."""
     shape = np.shape(arr)
-    dtype = np.result_type(g, float)
+    dtype = np.result_type(g, 0.0)
     if axis is None:
         out = np.zeros(int(np.prod(shape)), dtype=dtype)
         np.add.at(out, indices, g)

@@ -28,7 +28,7 @@ def unindex(g, x, index):
         out = [None] * len(x)
         out[index] = g
         return out
-    out = np.zeros(np.shape(x), dtype=np.result_type(g, float))
+    out = np.zeros(np.shape(x), dtype=np.result_type(g, 0.0))
     if type(index) in (int, slice) or (type(index) is tuple and all(
             type(i) in (int, slice) for i in index)):
         out[index] = g  # a basic index names each item once
@@ -74,7 +74,7 @@ def as_gradient(g, x):
 
 def zero_at(g, index):
     """g with zeros at index (a copy: the adjoint of the values a store overwrote is zero)."""
-    out = np.array(g, dtype=np.result_type(g, float))
+    out = np.array(g, dtype=np.result_type(g, 0.0))
     out[index] = 0.0
     return out
 
