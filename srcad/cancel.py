@@ -114,9 +114,11 @@ def monomial(node, expand):
 
 
 class Cancel:
-    def __init__(self, fdef, derived, shape_of_name):
+    def __init__(self, fdef, derived, shape_of_name, float_of):
         self.derived = derived
         self.shape_of_name = shape_of_name
+        self.float_of = float_of  # name -> the probe's float dtype character, or None
+        self.chars = {}  # the same for names made here (template temporaries), as they come
         counts = bound_counts(fdef)
         params = [a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
         top = [s.targets[0].id for s in fdef.body if isinstance(s, gast.Assign)
@@ -144,6 +146,15 @@ class Cancel:
 
     def shape(self, node):
         return expression_shape(node, self.shape_of_name)
+
+    def char(self, node):
+        """The float dtype character every name node reads has (numbers are weak: a Python
+        float does not change a float32 array's dtype), or None if they differ or one is not
+        known: a rewrite must keep the dtype as well as the shape."""
+        chars = {self.chars.get(n.id) or self.float_of(n.id) for n in walk(node)
+                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+                 and not (isinstance(n, gast.Name) and n.id in ("np", "safe_mul", "safe_div"))}
+        return chars.pop() if len(chars) == 1 else None
 
     def record(self, var, value):
         """After `var = value` at the top level: what later statements may expand var to."""
@@ -184,6 +195,10 @@ class Cancel:
         coef *= scale
         guarded = shallow.guarded or any(self.expanded(v).guarded for v in shallow.powers)
         expr, ops = self.write(coef, factors, guarded)
+        original = self.char(node)
+        reduced = self.char(expr) if factors else "d"  # a number alone: a Python float
+        if original is None or reduced != original:
+            return None  # the dtype would change (float32 * float64 / float64 -> float32)
         # what it saves: its own operations, and those of names only it reads (they die)
         kept = {v for v, _ in factors}
         saved = shallow.ops + sum(self.full[v].ops for v in shallow.powers
@@ -324,6 +339,8 @@ class Cancel:
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
                     stmt.targets[0], gast.Name):
                 var = stmt.targets[0].id
+                if self.float_of(var) is None and var not in self.chars:
+                    self.chars[var] = self.char(stmt.value)
                 if var in self.derived:
                     stmt.value = self.statement_value(var, stmt.value)
                 self.record(var, stmt.value)
@@ -398,7 +415,9 @@ def _same(mine, original):
     return mine == original
 
 
-def cancel_factors(fdef, derived, shape_of_name):
-    """Apply the pass to a generated function (see the module docstring)."""
-    Cancel(fdef, derived, shape_of_name).run(fdef.body)
+def cancel_factors(fdef, derived, shape_of_name, float_of):
+    """Apply the pass to a generated function (see the module docstring). float_of(name): the
+    float dtype character the shape probe saw (shapes.probe's floats; of an adjoint: its
+    value's), or None."""
+    Cancel(fdef, derived, shape_of_name, float_of).run(fdef.body)
     return fdef

@@ -130,7 +130,9 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats):
         arrays |= {namer.adjoints[v] for v in arrays if v in namer.adjoints}
     derivative = optimize(derivative, derived, inexact, arrays)
     if mode == "reverse" and shapes:
-        derivative = cancel_factors(derivative, derived, builder.shape_of_name)
+        adjoint_of = {adjoint: var for var, adjoint in namer.adjoints.items()}
+        derivative = cancel_factors(derivative, derived, builder.shape_of_name, lambda name: (
+            floats.get(name) or floats.get(adjoint_of.get(name))) or None)
         derivative = sink_broadcasts(derivative, builder.shape_of_name, namer.fresh,
                                      builder.local_shapes)
         derivative = factor_contributions(derivative, derived, builder.shape_of_name)

@@ -127,3 +127,19 @@ def dot_of_spread(x, s):
 def test_the_dot_product_of_a_spread_number_is_a_sum(rng):
     x = rng.uniform(0.5, 1.5, size=6)
     check(dot_of_spread, (x, 1.7), (0, 1))
+
+
+@pytest.mark.parametrize("dtypes", [(np.float32, np.float64), (np.float32, np.float32),
+                                    (np.float64, np.float32)])
+def test_the_dtypes_stay_those_of_the_code_without_cancelling(dtypes, rng):
+    """1 / (t c) * c is 1 / t only where that keeps the dtype: with t float32 and c float64 the
+    product is float64, and so stays the gradient."""
+    a = rng.uniform(0.5, 2.0, size=(3, 4)).astype(dtypes[0])
+    c = rng.uniform(0.5, 2.0, size=(1, 3)).astype(dtypes[1])
+    got = srcad.grad(log_of_product, wrt=(0, 1))(a, c)
+    vjp = srcad.vjp(log_of_product, wrt=(0, 1))
+    seed = log_of_product(a, c).dtype.type(1.0)  # (a gradient's seed has the output's dtype)
+    generic = vjp.generated(a, c, **{vjp.generated.__code__.co_varnames[2]: seed})
+    assert [g.dtype for g in got] == [g.dtype for g in generic]
+    for g, h in zip(got, generic):
+        np.testing.assert_allclose(g, h, rtol=1e-6)
