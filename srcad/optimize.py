@@ -402,7 +402,7 @@ def _constant_value(node, known):
     return None
 
 
-def fold_computed_constants(fdef, counts):
+def fold_computed_constants(fdef, counts, float64=()):
     """s2 = np.sqrt(2.0), t13 = 1.0 + s2: names bound once, at the top level, to a square root of
     a number or to arithmetic with such names, are replaced by their values (computed now; the
     same bits numpy computes when the function runs: + - * / and sqrt are correctly rounded).
@@ -410,7 +410,9 @@ def fold_computed_constants(fdef, counts):
     Their values become Python floats instead of numpy float64 scalars, which behave the same
     in + - * (and as a divisor: the value is known nonzero) and as numpy's arguments, so only
     names read only so are folded (a float64 numerator over a Python 0.0 gives inf, a Python
-    float numerator raises). Numbers the user named (R = 8.314) keep their names."""
+    float numerator raises), and only with float64 values (float64: the names the probe saw
+    as float64 or Python floats): a float64 scalar makes a float32 array's product float64, a
+    Python float does not. Numbers the user named (R = 8.314) keep their names."""
     known = {}
     for stmt in fdef.body:
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
@@ -446,11 +448,15 @@ def fold_computed_constants(fdef, counts):
                 owner = parents.get(id(owner))
             if defining.get(id(owner)) in known:
                 continue  # read where another folded value is defined: that goes too
-            if isinstance(parent, gast.BinOp) and (isinstance(parent.op, _SAFE_USES) or (
-                    isinstance(parent.op, gast.Div) and node is parent.right)):
+            float64_only = all(n.id in float64 or n.id in known or n.id == "np"
+                               for n in walk(parent) if isinstance(n, gast.Name))
+            if float64_only and isinstance(parent, gast.BinOp) and (
+                    isinstance(parent.op, _SAFE_USES) or (
+                        isinstance(parent.op, gast.Div) and node is parent.right)):
                 continue
-            if isinstance(parent, gast.Call) and isinstance(parent.func, gast.Attribute) and (
-                    isinstance(parent.func.value, gast.Name) and parent.func.value.id == "np"):
+            if float64_only and isinstance(parent, gast.Call) and isinstance(
+                    parent.func, gast.Attribute) and isinstance(parent.func.value, gast.Name) and (
+                    parent.func.value.id == "np"):
                 continue
             unsafe.add(node.id)
         if not unsafe:
@@ -460,13 +466,15 @@ def fold_computed_constants(fdef, counts):
     return _substitute_numbers(fdef, known)
 
 
-def optimize(fdef, constants=(), inexact=(), arrays=()):
+def optimize(fdef, constants=(), inexact=(), arrays=(), float64=()):
     """constants: names whose bindings to a number may be propagated (propagate_constants);
-    inexact: names surely bound to floats, arrays: to numpy arrays (FoldConstants)."""
+    inexact: names surely bound to floats, arrays: to numpy arrays (FoldConstants); float64:
+    to float64 values or Python floats (fold_computed_constants)."""
     counts = bound_counts(fdef)  # (neither constant propagation nor folding binds names)
     if constants:
         fdef = propagate_constants(fdef, constants, counts)
-    fdef = fold_computed_constants(fdef, counts)
+    if float64:
+        fdef = fold_computed_constants(fdef, counts, float64)
     fold = FoldConstants(inexact, arrays)
     fdef.body = [fold.visit(stmt) for stmt in fdef.body]
     fdef = propagate_copies(fdef, counts)

@@ -126,9 +126,11 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats):
     if seeded:
         inexact |= set(namer.adjoints.values())
     arrays = {v for v, k in kinds.items() if k == "array"}
+    float64 = {v for v, char in floats.items() if char == "d"}
     if mode == "reverse":  # an adjoint is shaped like its value (one of an array is an array)
         arrays |= {namer.adjoints[v] for v in arrays if v in namer.adjoints}
-    derivative = optimize(derivative, derived, inexact, arrays)
+        float64 |= {namer.adjoints[v] for v in float64 if v in namer.adjoints} if seeded else set()
+    derivative = optimize(derivative, derived, inexact, arrays, float64)
     if mode == "reverse" and shapes:
         adjoint_of = {adjoint: var for var, adjoint in namer.adjoints.items()}
         derivative = cancel_factors(derivative, derived, builder.shape_of_name, lambda name: (
@@ -136,7 +138,7 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats):
         derivative = sink_broadcasts(derivative, builder.shape_of_name, namer.fresh,
                                      builder.local_shapes)
         derivative = factor_contributions(derivative, derived, builder.shape_of_name)
-        derivative = optimize(derivative, derived, inexact, arrays)
+        derivative = optimize(derivative, derived, inexact, arrays, float64)
     if mode == "reverse":
         derivative = sink_signs(derivative, derived)  # (after optimize: copies gone)
         derivative = in_place(derivative, builder.shape_of_name if shapes and seeded else None)

@@ -482,3 +482,18 @@ def test_generic_code_keeps_float32_through_its_helpers(rng):
     assert generic.dtype == np.float32 == srcad.grad(first_columns)(a).dtype
     np.testing.assert_allclose(generic[:, :2], np.cos(a[:, :2]), rtol=1e-6)
     assert not generic[:, 2:].any()
+
+
+def root_times_float32(x):
+    s = np.sqrt(2.0)
+    return np.sum(x * s)
+
+
+def test_a_root_read_with_float32_stays_a_float64_scalar(rng):
+    """np.sqrt(2.0) is a float64 scalar: x * it is float64 for a float32 x, x * 1.414... would be
+    float32. Not folded there: the value and the gradient keep the dtypes of the function."""
+    x = rng.normal(size=4).astype(np.float32)
+    value, grad = srcad.value_and_grad(root_times_float32)(x)
+    assert np.asarray(value).dtype == np.asarray(root_times_float32(x)).dtype == np.float64
+    assert "np.sqrt(2.0)" in srcad.source(root_times_float32, kind="value_and_grad", args=(x,))
+    np.testing.assert_allclose(grad, np.full(4, np.sqrt(2.0)), rtol=1e-7)
