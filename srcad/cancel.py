@@ -40,7 +40,7 @@ import gast
 from .instantiate import constant_node
 from .naming import bound_counts, walk
 from .reverse import call
-from .shapes import _broadcast, expression_shape
+from .shapes import _broadcast, common_char, expression_shape
 
 _MAX_POWER = 4
 _SAFE = {"safe_mul": gast.Mult, "safe_div": gast.Div}
@@ -117,8 +117,7 @@ class Cancel:
     def __init__(self, fdef, derived, shape_of_name, float_of):
         self.derived = derived
         self.shape_of_name = shape_of_name
-        self.float_of = float_of  # name -> the probe's float dtype character, or None
-        self.chars = {}  # the same for names made here (template temporaries), as they come
+        self.float_of = float_of  # name -> its float dtype character, or None (float_chars)
         counts = bound_counts(fdef)
         params = [a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
         top = [s.targets[0].id for s in fdef.body if isinstance(s, gast.Assign)
@@ -151,10 +150,7 @@ class Cancel:
         """The float dtype character every name node reads has (numbers are weak: a Python
         float does not change a float32 array's dtype), or None if they differ or one is not
         known: a rewrite must keep the dtype as well as the shape."""
-        chars = {self.chars.get(n.id) or self.float_of(n.id) for n in walk(node)
-                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
-                 and not (isinstance(n, gast.Name) and n.id in ("np", "safe_mul", "safe_div"))}
-        return chars.pop() if len(chars) == 1 else None
+        return common_char(node, self.float_of)
 
     def record(self, var, value):
         """After `var = value` at the top level: what later statements may expand var to."""
@@ -339,8 +335,6 @@ class Cancel:
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
                     stmt.targets[0], gast.Name):
                 var = stmt.targets[0].id
-                if self.float_of(var) is None and var not in self.chars:
-                    self.chars[var] = self.char(stmt.value)
                 if var in self.derived:
                     stmt.value = self.statement_value(var, stmt.value)
                 self.record(var, stmt.value)
@@ -417,7 +411,6 @@ def _same(mine, original):
 
 def cancel_factors(fdef, derived, shape_of_name, float_of):
     """Apply the pass to a generated function (see the module docstring). float_of(name): the
-    float dtype character the shape probe saw (shapes.probe's floats; of an adjoint: its
-    value's), or None."""
+    float dtype character of name's values, or None (shapes.float_chars)."""
     Cancel(fdef, derived, shape_of_name, float_of).run(fdef.body)
     return fdef

@@ -14,6 +14,7 @@ and read only there (a scalar comes out of a matrix product: np.dot(s * v, A) = 
 import gast
 
 from .naming import bound_counts, walk
+from .shapes import common_char
 
 
 def _number(node):
@@ -31,10 +32,11 @@ def _same(a, b):
 
 
 class Factor:
-    def __init__(self, fdef, derived, shape_of_name):
+    def __init__(self, fdef, derived, shape_of_name, float_of):
         self.fdef = fdef
         self.derived = derived
         self.shape_of_name = shape_of_name
+        self.float_of = float_of  # name -> the probe's float dtype character, or None
         self.counts = bound_counts(fdef)
         self.loads = {}
         for n in walk(fdef):
@@ -119,12 +121,16 @@ class Factor:
         y = self.contribution(value.right, s)
         if y is None or b in self.read_by(gast.Expr(value=y)):
             return False
+        if common_char(gast.Tuple(elts=[s, x, y], ctx=gast.Load()), self.float_of) is None:
+            return False  # X + Y would round in another dtype than s * X + s * Y
         body[j].value = gast.BinOp(left=s, op=gast.Mult(), right=gast.BinOp(
             left=x, op=gast.Add(), right=y))
         del body[i]
         return True
 
 
-def factor_contributions(fdef, derived, shape_of_name):
-    """Apply the pass to a generated function (see the module docstring)."""
-    return Factor(fdef, derived, shape_of_name).run()
+def factor_contributions(fdef, derived, shape_of_name, float_of):
+    """Apply the pass to a generated function (see the module docstring). float_of(name): the
+    float dtype character of name's values, or None (shapes.float_chars; all must agree: one
+    dtype, one rounding)."""
+    return Factor(fdef, derived, shape_of_name, float_of).run()

@@ -38,7 +38,7 @@ from .lift import lift
 from .resolve import LIBRARY_MODULES, assigned_names, resolve
 from .reverse import Reverse
 from .runtime import HELPERS
-from .shapes import probe
+from .shapes import float_chars, probe
 from .signs import sink_signs
 from .strength import reduce_strength
 
@@ -133,11 +133,15 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats):
     derivative = optimize(derivative, derived, inexact, arrays, float64)
     if mode == "reverse" and shapes:
         adjoint_of = {adjoint: var for var, adjoint in namer.adjoints.items()}
-        derivative = cancel_factors(derivative, derived, builder.shape_of_name, lambda name: (
-            floats.get(name) or floats.get(adjoint_of.get(name))) or None)
+
+        def probed(name):  # the float dtype the probe saw (an adjoint's: its value's)
+            return floats.get(name) or floats.get(adjoint_of.get(name)) or None
+        derivative = cancel_factors(derivative, derived, builder.shape_of_name,
+                                    float_chars(derivative, probed))
         derivative = sink_broadcasts(derivative, builder.shape_of_name, namer.fresh,
                                      builder.local_shapes)
-        derivative = factor_contributions(derivative, derived, builder.shape_of_name)
+        derivative = factor_contributions(derivative, derived, builder.shape_of_name,
+                                          float_chars(derivative, probed))
         derivative = optimize(derivative, derived, inexact, arrays, float64)
     if mode == "reverse":
         derivative = sink_signs(derivative, derived)  # (after optimize: copies gone)

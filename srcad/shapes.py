@@ -17,7 +17,7 @@ import copy
 import gast
 import numpy as np
 
-from .naming import clone
+from .naming import clone, walk
 
 
 _ARRAY, _FLOAT = np.ndarray, float
@@ -286,3 +286,26 @@ def _axes(axis, ndim):
     if not all(type(a) is int and -ndim <= a < ndim for a in items):
         return None
     return {a % ndim for a in items}
+
+
+def float_chars(fdef, float_of):
+    """name -> the float dtype character of its values ('d', 'f', ...), or None: the probe's
+    (float_of: names it saw, adjoints as their values) and, for names bound at the top level
+    after it (template temporaries), the one character of the names their value reads (numbers
+    are weak: 2.0 * x has x's dtype). Passes that rewrite arithmetic keep these."""
+    chars = {}
+
+    def char_of(name):
+        return chars.get(name) or float_of(name)
+    for stmt in fdef.body:
+        if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], gast.Name) and char_of(stmt.targets[0].id) is None):
+            chars[stmt.targets[0].id] = common_char(stmt.value, char_of)
+    return char_of
+
+
+def common_char(node, char_of):
+    """The one float dtype character of the names an expression reads, or None."""
+    found = {char_of(n.id) for n in walk(node) if isinstance(n, gast.Name)
+             and isinstance(n.ctx, gast.Load) and n.id not in ("np", "safe_mul", "safe_div")}
+    return found.pop() if len(found) == 1 else None

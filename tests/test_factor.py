@@ -48,7 +48,7 @@ def test_a_scalar_name_factors_too(rng):
 def _rewrite(source, derived, scalars=()):
     fdef = gast.parse(textwrap.dedent(source)).body[0]
     shapes = {v: () for v in scalars}
-    factor_contributions(fdef, set(derived), shapes.get)
+    factor_contributions(fdef, set(derived), shapes.get, lambda name: "d")
     return astor.to_source(gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[])))
 
 
@@ -102,3 +102,17 @@ def test_where_it_applies_in_a_plain_function():
             return bx
         """, {"bx", "bu"}, scalars=("s",))
     assert "bx = s * (t + np.dot(x, A))" in text and "bx = s * t" not in text
+
+
+def scaled_mixed(x, A, s):
+    return np.dot(x, np.dot(A, x)) * s
+
+
+def test_mixed_dtypes_are_not_factored(rng):
+    """s float64 and x, A float32: s * X + s * Y adds in float64, s * (X + Y) would add in
+    float32: not rewritten (one dtype, one rounding)."""
+    x = rng.normal(size=4).astype(np.float32)
+    A = rng.normal(size=(4, 4)).astype(np.float32)
+    text = code(scaled_mixed, (x, A, np.float64(1.7)))
+    assert "* (t" not in text
+    assert "* (t" in code(scaled_mixed, (x.astype(np.float64), A.astype(np.float64), 1.7))
