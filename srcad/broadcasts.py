@@ -24,7 +24,7 @@ dead code:
 import gast
 
 from .instantiate import constant_node
-from .naming import bound_counts, clone, names_in, walk
+from .naming import bound_counts, clone, load_counts, names_in
 from .reverse import call
 from .shapes import expression_shape, outside_factors
 
@@ -246,9 +246,5 @@ def sink_broadcasts(fdef, shape_of_name, fresh_name=None, new_shapes=None):
     """Apply the pass to a generated function (see the module docstring). fresh_name(hint): a
     new name, for a spread value read several times (computed once, unspread), whose shape goes
     into the dict new_shapes (which shape_of_name must read)."""
-    loads = {}
-    for n in walk(fdef):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            loads[n.id] = loads.get(n.id, 0) + 1
-    SinkBroadcasts(shape_of_name, fresh_name, loads, new_shapes).block(fdef.body, True)
+    SinkBroadcasts(shape_of_name, fresh_name, load_counts(fdef), new_shapes).block(fdef.body, True)
     return fdef

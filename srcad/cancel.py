@@ -38,7 +38,7 @@ import math
 import gast
 
 from .instantiate import constant_node
-from .naming import bound_counts, walk
+from .naming import bound_counts, load_counts
 from .reverse import call
 from .shapes import _broadcast, common_char, expression_shape
 
@@ -130,10 +130,7 @@ class Cancel:
         self.full = {}  # stable name bound to a monomial -> that monomial, fully expanded
         self.known = {}  # stable name -> its value, for names that are numbers at build time
         self.defined = []  # stable names bound to monomials so far (cover candidates)
-        self.loads = {}  # name -> how many times the function reads it (kept up to date)
-        for node in walk(fdef):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-                self.loads[node.id] = self.loads.get(node.id, 0) + 1
+        self.loads = load_counts(fdef)  # (kept up to date by swap)
 
     # the monomials ---------------------------------------------------------------------------
     def leaf(self, var):
@@ -372,9 +369,8 @@ class Cancel:
     def swap(self, old, new):
         """new, in place of old: the read counts follow."""
         for node, step in ((old, -1), (new, 1)):
-            for n in walk(node):
-                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-                    self.loads[n.id] = self.loads.get(n.id, 0) + step
+            for var, count in load_counts(node).items():
+                self.loads[var] = self.loads.get(var, 0) + step * count
         return new
 
 

@@ -13,7 +13,7 @@ and read only there (a scalar comes out of a matrix product: np.dot(s * v, A) = 
 """
 import gast
 
-from .naming import bound_counts, walk
+from .naming import bound_counts, load_counts, loaded_names, names_in
 from .shapes import common_char
 
 
@@ -38,10 +38,7 @@ class Factor:
         self.shape_of_name = shape_of_name
         self.float_of = float_of  # name -> the probe's float dtype character, or None
         self.counts = bound_counts(fdef)
-        self.loads = {}
-        for n in walk(fdef):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-                self.loads[n.id] = self.loads.get(n.id, 0) + 1
+        self.loads = load_counts(fdef)
         self.defs = {}  # name bound once at the top level -> its value
 
     def scaled(self, value):
@@ -86,28 +83,18 @@ class Factor:
                 j -= 1  # the first binding went: this statement, and those after it, moved up
                 first = {b: i - 1 if i > start else i for b, i in first.items()}
             else:
-                names = {n.id for n in walk(stmt) if isinstance(n, gast.Name)}
+                names = names_in(stmt)
                 # a binding or read of an adjoint, or of a name its first value reads, ends it
                 first = {b: i for b, i in first.items()
-                         if b not in names and not (names & self.bound_by(stmt)
-                                                    & self.read_by(body[i]))}
+                         if b not in names and not (names & set(bound_counts(stmt))
+                                                    & loaded_names(body[i]))}
                 if target is not None and target in self.derived and self.scaled(
-                        stmt.value) is not None and target not in self.read_by(stmt):
+                        stmt.value) is not None and target not in loaded_names(stmt):
                     first[target] = j
                 if target is not None and self.counts.get(target) == 1:
                     self.defs[target] = stmt.value
             j += 1
         return self.fdef
-
-    @staticmethod
-    def bound_by(stmt):
-        return {n.id for n in walk(stmt) if isinstance(n, gast.Name)
-                and isinstance(n.ctx, gast.Store)}
-
-    @staticmethod
-    def read_by(stmt):
-        return {n.id for n in walk(stmt) if isinstance(n, gast.Name)
-                and isinstance(n.ctx, gast.Load)}
 
     def merge(self, i, j):
         """body[i]: b = s * X; body[j]: b = b + E. Whether they became b = s * (X + Y)."""
@@ -119,7 +106,7 @@ class Factor:
             return False
         s, x = self.scaled(body[i].value)
         y = self.contribution(value.right, s)
-        if y is None or b in self.read_by(gast.Expr(value=y)):
+        if y is None or b in loaded_names(gast.Expr(value=y)):
             return False
         if common_char(gast.Tuple(elts=[s, x, y], ctx=gast.Load()), self.float_of) is None:
             return False  # X + Y would round in another dtype than s * X + s * Y

@@ -27,7 +27,7 @@ import math
 import gast
 
 from .activity import SHAPE_ATTRIBUTES
-from .naming import bound_counts, walk
+from .naming import bound_counts, load_counts, loaded_names, names_in
 
 _SUMS = {"sum"}
 _EXTREMA = {"max", "min", "amax", "amin"}
@@ -84,7 +84,7 @@ class Invariance:
             return self.call(value, env)
         if isinstance(value, gast.Attribute) and value.attr in SHAPE_ATTRIBUTES:
             return None  # x.shape: the same however x's values move
-        touched = any(isinstance(n, gast.Name) and n.id in env for n in walk(value))
+        touched = bool(names_in(value) & set(env))
         return _ANY if touched else None
 
     def binop(self, node, env):
@@ -178,9 +178,7 @@ class Invariance:
         env = {self.name_of(start): source}
         ndim = len(self.shapes[self.name_of(start)])  # (axes are counted in this many)
         for stmt in self.fdef.body[start + 1:]:
-            reads = {n.id for n in walk(stmt) if isinstance(n, gast.Name)
-                     and isinstance(n.ctx, gast.Load)}
-            if not reads & set(env):
+            if not loaded_names(stmt) & set(env):
                 continue
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
                     stmt.targets[0], gast.Name) and self.counts.get(stmt.targets[0].id) == 1:
@@ -204,11 +202,8 @@ class Invariance:
         """The names whose every use is shifted away before the output (see the docstring)."""
         self.counts = bound_counts(self.fdef)
         uses = {}  # name -> [(statement index, the shift its use makes)]
-        reads = {}
+        reads = load_counts(self.fdef)
         for index, stmt in enumerate(self.fdef.body):
-            for n in walk(stmt):
-                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-                    reads[n.id] = reads.get(n.id, 0) + 1
             shift = self.shift_use(stmt)
             if shift is not None:
                 var, moved = shift

@@ -2,8 +2,8 @@
 
 Every name is checked against the names the user's function, its globals and the generated
 module already use, so a user variable called `bx` never collides with the adjoint of `x`.
-(Also the small AST utilities the passes share: clone, loaded_names, names_in, bound_counts,
-binds.)
+(Also the small AST utilities the passes share: clone, walk, names, load_counts, parents,
+loaded_names, names_in, bound_counts, binds.)
 """
 import gast
 
@@ -44,6 +44,37 @@ def walk(node):
 def names(node):
     """The Name nodes in an AST."""
     return [n for n in walk(node) if type(n) is gast.Name]
+
+
+def load_counts(node):
+    """name -> how many times an AST node reads it."""
+    counts = {}
+    for n in names(node):
+        if type(n.ctx) is gast.Load:
+            counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
+
+
+def parents(root):
+    """id(node) -> its parent node, over an AST. The receiver of a method call, x in
+    x.sum(...), has the call as its parent (the attribute between them is skipped): what reads
+    x is the call."""
+    out = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if type(node) is gast.Name:
+            continue
+        for field in node._fields:
+            value = getattr(node, field, None)
+            children = value if type(value) is list else [value]
+            for child in children:
+                if isinstance(child, gast.AST):
+                    out.setdefault(id(child), node)  # (a call's receiver is set below first)
+                    stack.append(child)
+        if type(node) is gast.Call and type(node.func) is gast.Attribute:
+            out[id(node.func.value)] = node
+    return out
 
 
 def loaded_names(node):

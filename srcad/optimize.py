@@ -12,7 +12,7 @@ import math
 import gast
 
 from .resolve import LIBRARY_MODULES
-from .naming import binds, bound_counts, loaded_names, names_in, walk
+from .naming import binds, bound_counts, load_counts, loaded_names, names_in, parents, walk
 from .runtime import HELPERS
 
 _PURE_ROOTS = {alias.split(".")[0] for alias in LIBRARY_MODULES.values()} | {
@@ -251,10 +251,7 @@ def propagate_copies(fdef, counts=None):
     older a past a newer b) and b is not bound again before the last of them. counts:
     bound_counts(fdef), when the caller has it."""
     counts = counts if counts is not None else bound_counts(fdef)
-    loads = {}
-    for n in walk(fdef):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            loads[n.id] = loads.get(n.id, 0) + 1
+    loads = load_counts(fdef)
 
     def block(stmts, top):
         i = 0
@@ -427,10 +424,7 @@ def fold_computed_constants(fdef, counts, float64=()):
             known[stmt.targets[0].id] = value
     if not known:
         return fdef
-    parents = {}
-    for node in walk(fdef):
-        for child in gast.iter_child_nodes(node):
-            parents[id(child)] = node
+    parent_of = parents(fdef)
     defining = {}  # a folded name -> the folded names its definition reads
     for stmt in fdef.body:
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) and (
@@ -442,10 +436,10 @@ def fold_computed_constants(fdef, counts, float64=()):
             if not (isinstance(node, gast.Name) and node.id in known
                     and isinstance(node.ctx, gast.Load)):
                 continue
-            parent = parents.get(id(node))
+            parent = parent_of.get(id(node))
             owner = parent
             while owner is not None and not isinstance(owner, gast.stmt):
-                owner = parents.get(id(owner))
+                owner = parent_of.get(id(owner))
             if defining.get(id(owner)) in known:
                 continue  # read where another folded value is defined: that goes too
             float64_only = all(n.id in float64 or n.id in known or n.id == "np"

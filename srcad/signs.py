@@ -15,7 +15,7 @@ Signs are exact in floating point, so the numbers are the same to the last bit.
 """
 import gast
 
-from .naming import bound_counts
+from .naming import bound_counts, names, parents
 from .runtime import LINEAR_HELPERS
 
 _FACTOR_OPS = (gast.Mult, gast.Div)
@@ -41,32 +41,6 @@ def _is_factor_of(parent, child):
             and len(parent.args) == 2 and not parent.keywords)
 
 
-def _parents(root):
-    """(id(node) -> parent node, name -> [Name nodes reading it]) over the tree; the receiver of
-    a method call, x in x.sum(...), has the call as its parent (the attribute is skipped)."""
-    parent, reads = {}, {}
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if type(node) is gast.Name:
-            if type(node.ctx) is gast.Load:
-                reads.setdefault(node.id, []).append(node)
-            continue
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if isinstance(value, gast.AST):
-                parent.setdefault(id(value), node)  # (a call before its attribute: below)
-                stack.append(value)
-            elif type(value) is list:
-                for item in value:
-                    if isinstance(item, gast.AST):
-                        parent.setdefault(id(item), node)
-                        stack.append(item)
-        if type(node) is gast.Call and type(node.func) is gast.Attribute:
-            parent[id(node.func.value)] = node
-    return parent, reads
-
-
 class SinkSigns:
     def __init__(self, fdef, derived):
         self.derived = derived
@@ -79,7 +53,10 @@ class SinkSigns:
                 self.defs[stmt.targets[0].id] = stmt
         self.negated = [v for v, stmt in self.defs.items() if v in derived and isinstance(
             stmt.value, gast.UnaryOp) and isinstance(stmt.value.op, gast.USub)]
-        self.parent, self.reads = _parents(fdef) if self.negated else ({}, {})
+        self.parent, self.reads = (parents(fdef), {}) if self.negated else ({}, {})
+        for n in names(fdef) if self.negated else ():
+            if isinstance(n.ctx, gast.Load):
+                self.reads.setdefault(n.id, []).append(n)
 
     def top_factor(self, node):
         """The largest product or quotient node is a factor of (node itself if none)."""
