@@ -26,7 +26,7 @@ import gast
 from .instantiate import constant_node
 from .naming import bound_counts, clone, load_counts, names_in
 from .reverse import call
-from .shapes import expression_shape, outside_factors
+from .shapes import expression_shape, outside_factors, reduction
 
 _ELEMENTWISE = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 _HELPERS = {"safe_mul", "safe_div"}
@@ -163,19 +163,11 @@ class SinkBroadcasts:
         """x.sum(...) with factors that broadcasting left constant along the summed axes taken
         out (what the reverse pass did before the broadcasts were sunk):
         (0.5 / c * t2).sum(axis=(0,))  ->  t2.sum(axis=(0,)) * (0.5 / c)."""
-        keywords = {k.arg: k.value for k in node.keywords}
-        known = [_constant(v) for v in keywords.values()]
-        full = self.shape(node.func.value)
-        if node.args or set(keywords) - {"axis", "keepdims"} or not all(k for k, _ in known) or (
-                full is None):
+        found = reduction(node, self.shape_of_name)
+        if found is None or found[0] is not node.func.value:  # (x.sum(...) only)
             return node
-        axis = _constant(keywords["axis"])[1] if "axis" in keywords else None
-        keep = _constant(keywords["keepdims"])[1] if "keepdims" in keywords else False
-        items = tuple(range(len(full))) if axis is None else (
-            axis if isinstance(axis, tuple) else (axis,))
-        if not all(type(a) is int and -len(full) <= a < len(full) for a in items):
-            return node
-        axes = sorted(a % len(full) for a in items)
+        _, full, axes, keep = found
+        axes = sorted(axes)
         if keep:
             mine = tuple(1 if i in axes else n for i, n in enumerate(full))
         elif axes == list(range(len(axes))):  # leading axes: the rest stays right-aligned

@@ -40,7 +40,7 @@ import gast
 from .instantiate import constant_node
 from .naming import bound_counts, load_counts
 from .reverse import call
-from .shapes import _broadcast, common_char, expression_shape
+from .shapes import _broadcast, common_char, expression_shape, reduction
 
 _MAX_POWER = 4
 _SAFE = {"safe_mul": gast.Mult, "safe_div": gast.Div}
@@ -310,19 +310,11 @@ class Cancel:
     def counted_sum(self, node):
         """m.sum(axis=A, keepdims=True) of a monomial m that reduces to a value constant along
         the summed axes: that value times the number of entries summed."""
-        keywords = {k.arg: k.value for k in node.keywords}
-        inner = node.func.value
-        full = self.shape(inner)
-        if node.args or set(keywords) != {"axis", "keepdims"} or full is None or not (
-                isinstance(keywords["keepdims"], gast.Constant)
-                and keywords["keepdims"].value is True) or monomial(inner, self.leaf) is None:
+        found = reduction(node, self.shape_of_name)
+        if found is None or not found[3] or found[0] is not node.func.value or monomial(
+                found[0], self.leaf) is None:
             return None
-        axis = keywords["axis"]
-        items = [e.value for e in axis.elts] if isinstance(axis, gast.Tuple) else [
-            getattr(axis, "value", None)]
-        if not all(type(a) is int and -len(full) <= a < len(full) for a in items):
-            return None
-        axes = {a % len(full) for a in items}
+        inner, full, axes, _ = found
         mine = tuple(1 if i in axes else n for i, n in enumerate(full))
         reduced = self.reduce(inner, float(math.prod(full[a] for a in axes)))
         return self.swap(node, reduced[0]) if reduced is not None and reduced[1] == mine else None

@@ -28,6 +28,7 @@ import gast
 
 from .activity import SHAPE_ATTRIBUTES
 from .naming import bound_counts, load_counts, loaded_names, names_in
+from .shapes import expression_shape, reduction
 
 _SUMS = {"sum"}
 _EXTREMA = {"max", "min", "amax", "amin"}
@@ -62,11 +63,7 @@ class Invariance:
         self.real = {v for v, char in floats.items() if char and char in "efdg"}
 
     def shape(self, node):
-        if isinstance(node, gast.Name):
-            return self.shapes.get(node.id)
-        if isinstance(node, gast.Constant) and type(node.value) in (int, float):
-            return ()
-        return None
+        return expression_shape(node, self.shapes.get)
 
     # following a perturbation ----------------------------------------------------------------
     def moved(self, value, env):
@@ -143,7 +140,7 @@ class Invariance:
         if name == "log" and len(node.args) == 1 and isinstance(inner, _Scale):
             return _Shift(inner.axes, inner.m)
         if name in _SUMS | _EXTREMA:
-            axes = self.reduced_axes(node, operand, func)
+            axes = self.reduced_axes(node)
             if axes is None or not axes <= inner.axes:
                 return _ANY
             if name in _EXTREMA:  # max(x + c) = max(x) + c; a positive scale commutes too
@@ -154,22 +151,11 @@ class Invariance:
             return _shift(inner.axes, inner.m * count)
         return _ANY
 
-    def reduced_axes(self, node, operand, func):
-        """The axes a reduction with keepdims=True over constant axes sums, or None."""
-        keywords = {k.arg: k.value for k in node.keywords}
-        args = node.args[1:] if isinstance(func.value, gast.Name) and func.value.id == "np" \
-            else node.args
-        if args or set(keywords) != {"axis", "keepdims"}:
-            return None
-        keep, axis = keywords["keepdims"], keywords["axis"]
-        shape = self.shape(operand)
-        if shape is None or not (isinstance(keep, gast.Constant) and keep.value is True):
-            return None
-        items = [e.value for e in axis.elts] if isinstance(axis, gast.Tuple) else [
-            getattr(axis, "value", None)]
-        if not all(type(a) is int and -len(shape) <= a < len(shape) for a in items):
-            return None
-        return frozenset(a % len(shape) for a in items)
+    def reduced_axes(self, node):
+        """The axes a reduction with keepdims=True over constant axes reduces, or None."""
+        found = reduction(node, self.shapes.get)
+        return frozenset(found[2]) if found is not None and found[3] and isinstance(
+            found[0], gast.Name) else None  # (ANF: the operand is a name)
 
     # which names are inert ---------------------------------------------------------------------
     def reaches_output(self, start, source):

@@ -215,15 +215,12 @@ def expression_shape(node, shape_of_name):
     if isinstance(ufunc, np.ufunc) and ufunc.nout == 1 and len(node.args) == ufunc.nin and (
             not node.keywords):
         return _broadcast([expression_shape(a, shape_of_name) for a in node.args])
-    if numpy and node.func.attr in ("sum", "mean", "max", "min") and len(node.args) == 1:
-        keywords = {k.arg: k.value for k in node.keywords}
-        keep, axis = keywords.get("keepdims"), keywords.get("axis")
-        full = expression_shape(node.args[0], shape_of_name)
-        if full is None or not (isinstance(keep, gast.Constant) and keep.value is True) or (
-                axis is not None and not isinstance(axis, gast.Constant)):
+    if numpy and node.func.attr in ("sum", "mean", "max", "min"):
+        found = reduction(node, shape_of_name)
+        if found is None or not found[3]:  # (keepdims=True: the shape keeps every axis)
             return None
-        axes = _axes(None if axis is None else axis.value, len(full))
-        return None if axes is None else tuple(1 if i in axes else n for i, n in enumerate(full))
+        _, full, axes, _ = found
+        return tuple(1 if i in axes else n for i, n in enumerate(full))
     return None
 
 
@@ -276,6 +273,36 @@ def _broadcast(shapes):
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
         return None
+
+
+def reduction(node, shape_of_name):
+    """(operand, its shape, the axes reduced, keepdims) for a reduction written x.f(axis=A,
+    keepdims=K) or np.f(x, axis=A, keepdims=K), A and K constants (absent: every axis, False),
+    x's shape known; else None. Which f it is, is the caller's question (node.func.attr)."""
+    if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)):
+        return None
+    if isinstance(node.func.value, gast.Name) and node.func.value.id == "np":
+        if len(node.args) != 1:
+            return None
+        operand = node.args[0]
+    elif node.args:
+        return None
+    else:
+        operand = node.func.value
+    keywords = {k.arg: k.value for k in node.keywords}
+    axis, keep = keywords.get("axis"), keywords.get("keepdims")
+    if set(keywords) - {"axis", "keepdims"} or not (
+            keep is None or isinstance(keep, gast.Constant) and type(keep.value) is bool):
+        return None
+    if isinstance(axis, gast.Tuple) and all(isinstance(e, gast.Constant) for e in axis.elts):
+        axis = tuple(e.value for e in axis.elts)
+    elif axis is None or isinstance(axis, gast.Constant):
+        axis = None if axis is None else axis.value
+    else:
+        return None
+    full = expression_shape(operand, shape_of_name)
+    axes = None if full is None else _axes(axis, len(full))
+    return None if axes is None else (operand, full, axes, keep is not None and keep.value)
 
 
 def _axes(axis, ndim):
