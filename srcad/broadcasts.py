@@ -49,6 +49,16 @@ def _constant(node):
     return False, None
 
 
+def spread(node):
+    """(S, v) for np.full(S, v) or np.broadcast_to(v, S) with S a constant tuple, else None."""
+    func = _dotted(node.func) if isinstance(node, gast.Call) else None
+    if func not in ("np.full", "np.broadcast_to") or len(node.args) != 2 or node.keywords:
+        return None
+    shape, value = node.args if func == "np.full" else reversed(node.args)
+    known, shape = _constant(shape)
+    return (shape, value) if known and isinstance(shape, tuple) else None
+
+
 class SinkBroadcasts:
     def __init__(self, shape_of_name, fresh_name=None, loads=None, new_shapes=None):
         self.shape_of_name = shape_of_name
@@ -87,16 +97,10 @@ class SinkBroadcasts:
         return all(m in (1, n) for m, n in zip(reversed(mine), reversed(shape)))
 
     def broadcast_call(self, node):
-        func = _dotted(node.func)
-        if func == "np.full" and len(node.args) == 2 and not node.keywords:
-            known, shape = _constant(node.args[0])
-            if known and isinstance(shape, tuple):
-                return shape, node.args[1]
-        if func == "np.broadcast_to" and len(node.args) == 2 and not node.keywords:
-            known, shape = _constant(node.args[1])
-            if known and isinstance(shape, tuple):
-                return shape, node.args[0]
-        if func == "unreduce":
+        spread_value = spread(node)
+        if spread_value is not None:
+            return spread_value
+        if _dotted(node.func) == "unreduce":
             return self.unreduce(node)
         return None
 

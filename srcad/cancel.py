@@ -37,6 +37,7 @@ import math
 
 import gast
 
+from .broadcasts import spread
 from .instantiate import constant_node
 from .naming import bound_counts, load_counts
 from .reverse import call
@@ -153,12 +154,12 @@ class Cancel:
         """After `var = value` at the top level: what later statements may expand var to."""
         if var not in self.stable:
             return
-        spread = _spread(value)  # np.full(S, v): v, as far as products go
-        value = spread or value
+        spread_value = spread(value)  # np.full(S, v): v, as far as products go
+        value = spread_value[1] if spread_value else value
         if isinstance(value, gast.Constant) and _finite_nonzero(value.value):
             self.known[var] = value.value
         full = monomial(value, self.expanded)
-        if full is None or (not full.powers and var in self.known and not spread):
+        if full is None or (not full.powers and var in self.known and not spread_value):
             return  # (a name bound to a number is read as itself: R = 8.314 stays R)
         if not self.stable.issuperset(full.powers):
             return  # made of a name that changes later: var must stay var
@@ -364,18 +365,6 @@ class Cancel:
             for var, count in load_counts(node).items():
                 self.loads[var] = self.loads.get(var, 0) + step * count
         return new
-
-
-def _spread(node):
-    """v for np.full(S, v) or np.broadcast_to(v, S), else None."""
-    if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and isinstance(
-            node.func.value, gast.Name) and node.func.value.id == "np" and len(
-            node.args) == 2 and not node.keywords:
-        if node.func.attr == "full":
-            return node.args[1]
-        if node.func.attr == "broadcast_to":
-            return node.args[0]
-    return None
 
 
 def _drop_sign(node):
