@@ -40,6 +40,7 @@ import gast
 from .broadcasts import spread
 from .instantiate import constant_node
 from .naming import bound_counts, load_counts
+from .signs import drop_sign
 from .reverse import call
 from .shapes import _broadcast, common_char, expression_shape, reduction
 
@@ -297,7 +298,7 @@ class Cancel:
                 setattr(node, field, self.visit(getattr(node, field), lambda mine, orig: (
                     theirs is not None and _broadcast([mine, theirs]) == _broadcast(
                         [orig, theirs]))))
-            if _drop_sign(node.right):  # a + -b * c  ->  a - b * c
+            if drop_sign(node.right):  # a + -b * c  ->  a - b * c
                 node.op = gast.Sub() if isinstance(node.op, gast.Add) else gast.Add()
             return node
         for field, value in gast.iter_fields(node):
@@ -335,7 +336,7 @@ class Cancel:
                 stmt.value = self.visit(stmt.value, lambda mine, orig: (
                     theirs is not None and _broadcast([mine, theirs]) == theirs == _broadcast(
                         [orig, theirs])))
-                if _drop_sign(stmt.value):  # bx += -a * b  ->  bx -= a * b
+                if drop_sign(stmt.value):  # bx += -a * b  ->  bx -= a * b
                     stmt.op = gast.Sub() if isinstance(stmt.op, gast.Add) else gast.Add()
 
     def statement_value(self, var, value):
@@ -365,17 +366,6 @@ class Cancel:
             for var, count in load_counts(node).items():
                 self.loads[var] = self.loads.get(var, 0) + step * count
         return new
-
-
-def _drop_sign(node):
-    """Remove the unary minus heading a product or quotient (-a * b / c); whether there was one."""
-    parent = None
-    while isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Div)):
-        parent, node = node, node.left
-    if parent is None or not (isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub)):
-        return False
-    parent.left = node.operand
-    return True
 
 
 def _negated(node):

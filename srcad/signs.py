@@ -41,6 +41,17 @@ def _is_factor_of(parent, child):
             and len(parent.args) == 2 and not parent.keywords)
 
 
+def drop_sign(node):
+    """Remove the unary minus heading a product or quotient (-a * b / c); whether there was one."""
+    parent = None
+    while isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Div)):
+        parent, node = node, node.left
+    if parent is None or not (isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub)):
+        return False
+    parent.left = node.operand
+    return True
+
+
 class SinkSigns:
     def __init__(self, fdef, derived):
         self.derived = derived
