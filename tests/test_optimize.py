@@ -8,6 +8,7 @@ import gast
 import numpy as np
 import pytest
 
+import golden_functions
 import srcad
 from srcad.optimize import FoldConstants, propagate_constants, propagate_copies
 from srcad.pipeline import build
@@ -212,11 +213,7 @@ def test_user_constants_keep_their_names(rng):
 
 # --- outer products accumulated in loops: a block of steps as one matrix product -------------
 
-def recurrence(W, U, b, xs, h0):
-    h = h0
-    for t in range(xs.shape[0]):
-        h = np.tanh(np.dot(W, h) + np.dot(U, xs[t]) + b)
-    return np.sum(h ** 2)
+recurrence = golden_functions.rnn  # h = tanh(W h + U x_t + b), T steps; sum(h ** 2)
 
 
 def _recurrence_args(rng, steps):
@@ -373,15 +370,19 @@ def test_copies_that_must_stay(source, expected):
     assert expected in as_text(propagate_copies(fdef))
 
 
+def assert_copies_keep_the_numbers(source, *args):
+    """propagate_copies(f) computes what f computes (f: the function in source)."""
+    namespace = {}
+    exec(as_text(propagate_copies(gast.parse(source).body[0])), namespace)
+    exec(source.replace("def f", "def g"), namespace)
+    assert namespace["f"](*args) == namespace["g"](*args)
+
+
 def test_a_copy_in_a_loop_is_not_continued_under_its_source():
     """Continued as b, a's new values would reach b's reads in the next turn of the loop."""
     source = ("def f(x, n):\n    b = x * 2\n    c = 0.0\n    for i in range(n):\n"
               "        a = b\n        a = a + 1\n        c = c + a\n    return c\n")
-    fdef = propagate_copies(gast.parse(source).body[0])
-    namespace = {}
-    exec(as_text(fdef), namespace)
-    exec(source.replace("def f", "def g"), namespace)
-    assert namespace["f"](1.5, 4) == namespace["g"](1.5, 4)
+    assert_copies_keep_the_numbers(source, 1.5, 4)
 
 
 def test_a_temporary_read_before_its_definition_in_a_loop_keeps_its_name():
@@ -390,11 +391,7 @@ def test_a_temporary_read_before_its_definition_in_a_loop_keeps_its_name():
     source = ("def f(x, n):\n    a = 0.0\n    y = 0.0\n    for i in range(n):\n"
               "        if i > 0:\n            y = y + t\n        t = x + i\n        a = t\n"
               "        a = a + y\n    return a\n")
-    fdef = propagate_copies(gast.parse(source).body[0])
-    namespace = {}
-    exec(as_text(fdef), namespace)
-    exec(source.replace("def f", "def g"), namespace)
-    assert namespace["f"](1.5, 4) == namespace["g"](1.5, 4)
+    assert_copies_keep_the_numbers(source, 1.5, 4)
 
 
 def scaled_sum(x, w):
