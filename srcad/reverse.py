@@ -28,7 +28,7 @@ from .calls import Dependencies, bind, is_user_function, positional_params, retu
 from .instantiate import Accumulate, constant_node, instantiate, name, operand_id
 from .naming import clone, walk
 from .registry import REGISTRY, require_template
-from .shapes import expression_shape, outside_factors
+from .shapes import _broadcast, expression_shape, outside_factors
 
 
 def assign(target, value, origin=None):
@@ -148,21 +148,11 @@ class Reverse:
     def broadcast_result(self, target, args):
         """target, if the probe shows it has the broadcast shape of the operands (so a
         broadcasting template's contributions are shaped like it), else True (shape unknown)."""
-        import numpy as np
-
-        def number(node):  # 2.0, or -0.5 (a minus and a number)
-            if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
-                node = node.operand
-            return isinstance(node, gast.Constant) and type(node.value) in (int, float)
-        shapes = [self.shapes.get(a.id) if isinstance(a, gast.Name) else
-                  (() if number(a) else None) for a in args
+        shapes = [expression_shape(a, self.shapes.get) for a in args  # (-0.5: a number)
                   if not isinstance(a, gast.Constant) or isinstance(a.value, (int, float))]
         if target not in self.shapes or any(s is None for s in shapes):
             return True
-        try:
-            return target if np.broadcast_shapes(*shapes) == self.shapes[target] else True
-        except ValueError:
-            return True
+        return target if _broadcast(shapes) == self.shapes[target] else True
 
     def shape_of_name(self, ident):
         """The probed shape of a primal name, or of the primal value an adjoint name belongs to
