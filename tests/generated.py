@@ -1,4 +1,7 @@
-"""Helpers of the tests that read generated code: its text and a check of its numbers."""
+"""Helpers of the tests that read generated code: its text and a check of its numbers, and
+functions made from an expression (srcad reads source, so they live in real files)."""
+import importlib.util
+
 import srcad
 
 
@@ -14,3 +17,14 @@ def check(func, args, wrt=0):
     """Central differences, the forward/reverse dot-product test, and second order."""
     srcad.check_grads(func, args, wrt=wrt)
     srcad.check_grads(func, args, wrt=wrt, modes=("reverse",), order=2)
+
+
+def function_of(expr, params, directory):
+    """def f(<params>): return <expr>, written to a module file in directory and imported."""
+    name = f"f_{abs(hash((expr, params)))}"
+    path = directory / f"{name}.py"
+    path.write_text(f"import numpy as np\n\n\ndef f({params}):\n    return {expr}\n")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.f

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import srcad
+from generated import function_of
 from srcad.runtime import HELPERS
 
 
@@ -529,7 +530,7 @@ BINARY32 = ["np.arctan2(x, y)", "np.hypot(x, y)", "np.maximum(x, y)", "np.minimu
 
 @pytest.mark.parametrize("expr", sorted(UNARY32))
 def test_float32_unary(expr, tmp_path):
-    f = _source_function(expr, "x", tmp_path)
+    f = function_of(expr, "x", tmp_path)
     domain = UNARY32[expr]
     x = (domain.get("shift", 0.0)
          + domain.get("scale", 1.0) * np.linspace(-0.95, 0.95, 6)).astype(np.float32)
@@ -543,22 +544,10 @@ def test_float32_unary(expr, tmp_path):
 
 @pytest.mark.parametrize("expr", BINARY32)
 def test_float32_binary(expr, tmp_path):
-    f = _source_function(expr, "x, y", tmp_path)
+    f = function_of(expr, "x, y", tmp_path)
     x = np.linspace(-1.0, 1.0, 6).astype(np.float32).reshape(2, 3)
     y = np.array([0.7, -0.3, 1.5], dtype=np.float32)
     w = np.ones((2, 3), dtype=np.float32)
     gx, gy = srcad.vjp(f, wrt=(0, 1))(x, y, w)
     fwd = srcad.jvp(f, wrt=(0, 1))(x, y, np.ones_like(x), np.ones_like(y))
     assert (gx.dtype, gy.dtype, fwd.dtype) == (np.float32,) * 3
-
-
-def _source_function(expr, params, directory):
-    """A function srcad can read the source of (it parses real files)."""
-    import importlib.util
-    name = f"f32_{abs(hash((expr, params)))}"
-    path = directory / f"{name}.py"
-    path.write_text(f"import numpy as np\n\n\ndef f({params}):\n    return {expr}\n")
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.f

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import srcad
+from generated import function_of
 from srcad.runtime import HELPERS, selection_share, unbroadcast, unreduce_extremum
 
 above_weight = HELPERS["above_weight"]
@@ -85,18 +86,6 @@ def all_pairs(repeat=1, dtype=np.float64):
     return np.tile(x, repeat), np.tile(y, repeat), np.tile(g, repeat)
 
 
-def source_function(expr, params, directory):
-    """A function srcad can read the source of (it parses real files)."""
-    import importlib.util
-    name = f"sel_{abs(hash((expr, params)))}"
-    path = directory / f"{name}.py"
-    path.write_text(f"import numpy as np\n\n\ndef f({params}):\n    return {expr}\n")
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.f
-
-
 # --- selection_share, the helper itself ----------------------------------------------------------
 
 @pytest.mark.parametrize("op", list(OLD), ids=lambda op: op.__name__)
@@ -162,7 +151,7 @@ def test_selection_share_on_odd_layouts_and_dtypes(loser, rng):
 @pytest.mark.parametrize("op", list(OLD), ids=lambda op: op.__name__)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_generated_adjoints_are_the_old_formula(op, dtype, tmp_path):
-    f = source_function(f"np.{op.__name__}(x, y)", "x, y", tmp_path)
+    f = function_of(f"np.{op.__name__}(x, y)", "x, y", tmp_path)
     for repeat in (1, 2):
         x, y, g = all_pairs(repeat, dtype)
         want_x, want_y = OLD[op](g, x, y)
@@ -176,7 +165,7 @@ def test_generated_adjoints_are_the_old_formula(op, dtype, tmp_path):
 @pytest.mark.parametrize("expr", ["np.maximum(x, 0.0)", "np.maximum(0.0, x)",
                                   "np.minimum(x, 0.0)", "np.fmax(x, 0.0)", "np.fmin(0.0, x)"])
 def test_relu_form_with_a_constant_operand(expr, tmp_path, rng):
-    f = source_function(expr, "x", tmp_path)
+    f = function_of(expr, "x", tmp_path)
     op = getattr(np, expr[3:expr.index("(")])
     constant_first = "(0.0" in expr
     for n in (240, 2048):
@@ -201,7 +190,7 @@ def test_relu_form_with_a_constant_operand(expr, tmp_path, rng):
 @pytest.mark.parametrize("shapes", [((6, 1), (1, 5)), ((40, 1), (1, 30)), ((2, 300), (300,)),
                                     ((3, 1, 200), (4, 1)), ((), (700,))])
 def test_broadcast_operands_sum_the_old_formula(op, shapes, tmp_path, rng):
-    f = source_function(f"np.{op.__name__}(x, y)", "x, y", tmp_path)
+    f = function_of(f"np.{op.__name__}(x, y)", "x, y", tmp_path)
     x = np.asarray(rng.choice(OPERANDS, size=shapes[0]))
     y = np.asarray(rng.choice(OPERANDS, size=shapes[1]))
     g = rng.choice(COTANGENTS, size=np.broadcast_shapes(x.shape, y.shape))
