@@ -149,7 +149,7 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats):
     if mode == "reverse" and shapes:
         derivative = batch_outer_products(derivative, builder.shape_of_name, namer.fresh_name)
     if shapes:
-        derivative = reduce_strength(derivative, inexact & arrays, shapes)
+        derivative = reduce_strength(derivative, inexact & arrays, shapes, arrays)
     return derivative
 
 

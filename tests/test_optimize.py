@@ -343,6 +343,20 @@ def test_half_precision_and_integer_arrays_keep_numpy_functions(rng):
     assert "np.mean(x, 0)" in srcad.source(centered, mode="forward", args=(np.ones((6, 3), int),))
 
 
+def layer(W, x, s):
+    return np.sum(np.tanh(np.dot(W, x) + np.dot(x, s)))
+
+
+def test_products_of_arrays_are_array_methods(rng):
+    """np.dot(W, x) of two arrays is W.dot(x) (numpy's routine without its dispatch); a product
+    with a float keeps np.dot (a float has no .dot)."""
+    W, x = rng.normal(size=(3, 3)), rng.normal(size=3)
+    text = body(layer, (0, 1), (W, x, 1.5))
+    assert "W.dot(x)" in text and "np.dot(x, s)" in text
+    assert "bt" in text and ".dot(W)" in text  # the adjoints' products too
+    check(layer, (W, x, 1.5), (0, 1))
+
+
 # --- copies: an adjoint handed on goes on under its new name ---------------------------------
 
 def normalized(x, w):

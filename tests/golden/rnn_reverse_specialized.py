@@ -15,9 +15,9 @@ def rnn_grad(W, U, b, xs, h0):
     t2 = t1[0]
     t3 = range(t2)
     for t in t3:
-        t4 = np.dot(W, h)
+        t4 = W.dot(h)
         t5 = xs[t]
-        t6 = np.dot(U, t5)
+        t6 = U.dot(t5)
         t7 = t4 + t6
         t8 = t7 + b
         stack.append(h)
@@ -38,7 +38,7 @@ def rnn_grad(W, U, b, xs, h0):
         bt8_rows.append(bt8)
         t5_rows.append(t5)
         h_rows.append(h)
-        bh = np.dot(bt8, W)
+        bh = bt8.dot(W)
         # add up 32 steps at once (outer products: one matrix product)
         if len(bt8_rows) == 32:
             bt8_rows = np.array(bt8_rows)
