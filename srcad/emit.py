@@ -50,7 +50,8 @@ def _one_line_per_statement(pieces):
 
 
 def _names_in_source(text):
-    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+    """The names the code in text reads (not words of its comments and docstrings)."""
+    return {node.id for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Name)}
 
 
 def helpers_needed(text):

@@ -107,14 +107,30 @@ def extremum_tangent(dx, x, y, axis=None, keepdims=False):
     return total / mask.sum(axis=axis, keepdims=keepdims).astype(total.dtype)
 
 
+@helper(linear=False)
+def tie_mask(x, y):
+    """The mask x == y of the tied operands of np.maximum, np.minimum, np.fmax or np.fmin, or
+    None when nothing ties (selection_share then has no tie pass). Against the number 0 (relu:
+    np.maximum(x, 0.0)) a count of x's nonzero entries tells that without the comparison."""
+    if type(x) is np.ndarray and (type(y) is float or type(y) is int) and y == 0:
+        if np.count_nonzero(x) == x.size:
+            return None
+    elif type(y) is np.ndarray and (type(x) is float or type(x) is int) and x == 0:
+        if np.count_nonzero(y) == y.size:
+            return None
+    tied = x == y
+    return tied if np.count_nonzero(tied) else None
+
+
 @helper(tangent="linear")
 def selection_share(g, wins, tied, loser=False):
     """One operand's share of the adjoint g of np.maximum, np.minimum, np.fmax or np.fmin:
     np.where(tied, 0.5 * g, np.where(wins, g, 0.0)), or for the other operand (loser=True)
-    np.where(tied, 0.5 * g, np.where(wins, 0.0, g)). The untaken side gets an exact 0 even
-    where g is inf or nan. The same numbers, cheaper: no tie pass when nothing ties, and on
-    large float arrays a bit mask instead of np.where, whose branch per entry mispredicts on
-    a random mask (~3x slower at 1e6 entries)."""
+    np.where(tied, 0.5 * g, np.where(wins, 0.0, g)); tied is the mask of ties or None for
+    none (tie_mask(x, y)). The untaken side gets an exact 0 even where g is inf or nan. The same
+    numbers, cheaper: no tie pass when nothing ties, and on large float arrays a bit mask
+    instead of np.where, whose branch per entry mispredicts on a random mask (~3x slower at
+    1e6 entries)."""
     if (type(g) is np.ndarray and g.size >= 512 and type(wins) is np.ndarray
             and wins.shape == g.shape and wins.dtype == np.bool_
             and (g.dtype == np.float64 or g.dtype == np.float32)):
@@ -124,7 +140,7 @@ def selection_share(g, wins, tied, loser=False):
         out = np.bitwise_and(g.view(ints), bits, out=bits).view(g.dtype)  # g or +0.0
     else:
         out = np.where(wins, 0.0, g) if loser else np.where(wins, g, 0.0)
-    if np.count_nonzero(tied):
+    if tied is not None:
         out = np.where(tied, 0.5 * g, out)
     return out
 

@@ -16,7 +16,7 @@ Conventions (docs/numerics.md has the details and the tests that pin them down):
 import numpy as np
 
 from srcad.registry import adjoint, d, non_differentiable, tangent
-from srcad.runtime import helper, selection_share
+from srcad.runtime import helper, selection_share, tie_mask
 
 
 # --- runtime helpers -----------------------------------------------------------------------------
@@ -84,6 +84,7 @@ def safe_div(z, a, b):
 
 
 non_differentiable(clip_limit)  # a bound only ever feeds comparisons
+non_differentiable(tie_mask)  # a mask
 
 
 # --- trigonometric -------------------------------------------------------------------------------
@@ -512,12 +513,12 @@ def conj(y, x):
 # maximum/minimum: ties share the derivative evenly (each operand gets half). x's share of the
 # adjoint is d[z] where x wins, half of it on a tie, an exact 0 elsewhere; y gets the rest (all of
 # it where an operand is nan): selection_share computes np.where(tied, 0.5 * d[z], np.where(wins,
-# d[z], 0.0)) without the tie pass when nothing ties.
+# d[z], 0.0)), without the tie pass when tie_mask finds nothing tied.
 
 @adjoint(np.maximum, broadcasts=True)
 def maximum(z, x, y):
     wins = x > y
-    tied = x == y
+    tied = tie_mask(x, y)
     d[x] = selection_share(d[z], wins, tied)
     d[y] = selection_share(d[z], wins, tied, True)
 
@@ -530,7 +531,7 @@ def maximum(z, x, y):
 @adjoint(np.minimum, broadcasts=True)
 def minimum(z, x, y):
     wins = x < y
-    tied = x == y
+    tied = tie_mask(x, y)
     d[x] = selection_share(d[z], wins, tied)
     d[y] = selection_share(d[z], wins, tied, True)
 
@@ -544,7 +545,7 @@ def minimum(z, x, y):
 @adjoint(np.fmax, broadcasts=True)
 def fmax(z, x, y):
     wins = (x > y) | np.isnan(y)
-    tied = x == y
+    tied = tie_mask(x, y)
     d[x] = selection_share(d[z], wins, tied)
     d[y] = selection_share(d[z], wins, tied, True)
 
@@ -557,7 +558,7 @@ def fmax(z, x, y):
 @adjoint(np.fmin, broadcasts=True)
 def fmin(z, x, y):
     wins = (x < y) | np.isnan(y)
-    tied = x == y
+    tied = tie_mask(x, y)
     d[x] = selection_share(d[z], wins, tied)
     d[y] = selection_share(d[z], wins, tied, True)
 

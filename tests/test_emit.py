@@ -278,3 +278,15 @@ def test_emitting_from_a_script_run_as_main(tmp_path):
                           text=True, timeout=120)
     assert used.returncode == 0, used.stderr
     assert_same(eval(used.stdout), [2.0, -4.0, 6.0])
+
+
+def test_only_helpers_the_code_calls_are_written_in():
+    """A helper's name in a comment or a docstring (of the function or of another helper) does
+    not bring that helper in; the helpers a called helper calls do."""
+    from srcad.emit import helpers_needed
+    text = ('def f_grad(x, g):\n    """Uses no unbroadcast, no tie_mask."""\n'
+            '    # selection_share of nothing\n    return safe_mul(g, x)\n')
+    assert helpers_needed(text) == ["safe_mul"]
+    assert "tie_mask" not in helpers_needed("def f(g, x):\n    return unreduce_extremum(g, x, x)\n")
+    calls = "def f(g, w, x):\n    return selection_share(g, w, tie_mask(x, 0.0))\n"
+    assert set(helpers_needed(calls)) == {"tie_mask", "selection_share"}

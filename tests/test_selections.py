@@ -14,7 +14,7 @@ import pytest
 
 import srcad
 from generated import function_of
-from srcad.runtime import HELPERS, selection_share, unbroadcast, unreduce_extremum
+from srcad.runtime import HELPERS, selection_share, tie_mask, unbroadcast, unreduce_extremum
 
 above_weight = HELPERS["above_weight"]
 
@@ -144,6 +144,37 @@ def test_selection_share_on_odd_layouts_and_dtypes(loser, rng):
                        (-0.0, 1.0, 1.0), (2.0, np.array([1.0, 2.0, 3.0]), 2.0)]:
         want = old_maximum(gg, xx, yy)[pick]
         assert_same(selection_share(gg, xx > yy, xx == yy, loser), want)
+
+
+def test_tie_mask_is_the_ties_or_none(rng):
+    """x == y where something ties, else None; against a zero (relu) found by counting x's
+    nonzero entries: nan and inf are not ties, -0.0 is."""
+    x = rng.normal(size=(3, 7))
+    x[0, 0], x[1, 1], x[2, 2] = NAN, INF, -INF
+    for zero in (0.0, 0, -0.0):
+        assert tie_mask(x, zero) is None and tie_mask(zero, x) is None
+    assert tie_mask(x, x[0, 3]) is not None and np.count_nonzero(tie_mask(x, x[0, 3])) == 1
+    assert tie_mask(x[0], x[0] + 1.0) is None  # (nan + 1 is no tie; inf + 1 would be)
+    for value in (0.0, -0.0):
+        x[1, 4] = value
+        for zero in (0.0, 0, -0.0):
+            assert_same(tie_mask(x, zero), x == 0.0)
+            assert_same(tie_mask(zero, x), x == 0.0)
+    y = x.copy()
+    y[::2] += 1.0
+    assert_same(tie_mask(x, y), x == y)
+    assert tie_mask(1.0, 2.0) is None and tie_mask(2.0, 2.0) is True
+
+
+def test_relu_without_ties_is_the_old_formula(rng):
+    """The relu form when no entry is 0 (the tie pass skipped), nan and inf operands included."""
+    x = rng.normal(size=(4, 50))
+    x[0, ::7], x[1, ::5], x[2, ::3] = NAN, INF, -INF
+    g = rng.normal(size=(4, 50))
+    g[:, ::4] = INF
+    g[:, 1::6] = NAN
+    assert_same(selection_share(g, x > 0.0, tie_mask(x, 0.0)), old_maximum(g, x, 0.0)[0])
+    assert_same(selection_share(g, 0.0 > x, tie_mask(0.0, x), True), old_maximum(g, 0.0, x)[1])
 
 
 # --- through generated code: one operand active, or both; broadcasting; float32 ------------------
