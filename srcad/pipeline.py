@@ -1,10 +1,10 @@
 """The compiler, pass by pass. Each pass is one module with one job:
 
     parse -> lift -> resolve -> check -> desugar -> control -> anf -> activity -> (shape probe)
-      -> [invariance]
-      -> forward | reverse -> optimize -> [cancel factors -> sink broadcasts -> common factors
-      -> optimize] -> sink signs -> in place -> [batch outer products] -> [strength reduction]
-      -> emit                                             ([...]: shape-specialized builds only)
+      -> [invariance, singular points]
+      -> forward | reverse -> optimize -> [plain quotients -> cancel factors -> sink broadcasts
+      -> common factors -> optimize] -> sink signs -> in place -> [batch outer products]
+      -> [strength reduction] -> emit                     ([...]: shape-specialized builds only)
 
 `build(func, mode, wrt, kind)` runs them all and returns a Built (the generated module source
 and what the runtime needs to know about it); `build(..., stage="anf")` stops after that stage
@@ -40,6 +40,7 @@ from .reverse import Reverse
 from .runtime import HELPERS
 from .shapes import float_chars, probe
 from .signs import sink_signs
+from .singular import plain_quotients, singular_divisors
 from .strength import reduce_strength
 
 STAGES = ("parse", "resolve", "check", "desugar", "anf", "activity", "derivative", "optimize",
@@ -111,9 +112,10 @@ def wrt_names(fdef, wrt, info, kind=None):
     return out
 
 
-def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats):
+def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, divisors=()):
     """The passes after the derivative is written: optimize (constants, copies, dead code); in
-    reverse mode sink signs and in place; and where the probe knows shapes, cancel factors,
+    reverse mode sink signs and in place; and where the probe knows shapes, plain quotients
+    (divisors: singular.singular_divisors), cancel factors,
     sink broadcasts, common factors (then optimize again), batch outer products and reduce
     strength. What they may assume comes from the probe (floats: names bound to floats; kinds:
     which are arrays) and from the seed: a gradient's adjoints are all floats (a vjp's seed may
@@ -131,6 +133,8 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats):
         arrays |= {namer.adjoints[v] for v in arrays if v in namer.adjoints}
         float64 |= {namer.adjoints[v] for v in float64 if v in namer.adjoints} if seeded else set()
     derivative = optimize(derivative, derived, inexact, arrays, float64)
+    if divisors:  # quotients whose guard matters only where the output is inf or nan
+        derivative = plain_quotients(derivative, divisors)
     if mode == "reverse" and shapes:
         adjoint_of = {adjoint: var for var, adjoint in namer.adjoints.items()}
 
@@ -195,6 +199,8 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
         {}, {}, {})
     if mode == "reverse" and shapes:  # values the output does not depend on: constants
         activity.useful -= inert_names(fdef, shapes, floats)
+    divisors = singular_divisors(fdef, shapes, kinds, floats) if (
+        mode == "reverse" and kind in ("grad", "value_and_grad")) else set()
     if stage == "activity":
         active = sorted(v for v in activity.varied if activity(v))
         return function_source(fdef) + f"# active: {', '.join(active)}\n"
@@ -211,7 +217,8 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     if stage == "outline":  # what a caller needs before the rest (and every error is raised)
         return Outline(derivative.name, [namer.tangent(n) for n in names] if (
             mode == "forward") else [])
-    derivative = improve(derivative, mode, kind, builder, namer, shapes, kinds, floats)
+    derivative = improve(derivative, mode, kind, builder, namer, shapes, kinds, floats,
+                         divisors)
     if stage == "optimize":
         return function_source(derivative)
     shortname = info.filename.replace("\\", "/").rsplit("/", 1)[-1]

@@ -7,24 +7,6 @@ Source: golden_functions.py:25. Regenerate it rather than edit it.
 import numpy as np
 
 
-def safe_div(a, b):
-    """a / b, except that a zero numerator gives an exact 0 even over 0, inf or nan (0 / 0 = 0);
-    a nonzero numerator over 0 gives inf, as np.divide does (without the warning)."""
-    if isinstance(b, float) and b != 0.0 and -np.inf < b < np.inf:  # a finite nonzero float
-        return a / b
-    if type(b) is np.ndarray and np.count_nonzero(b) == b.size:
-        out = a / b  # no zero divisor: no warning to silence (but for inf / inf)
-    else:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.divide(a, b)
-    check = np.vdot(out, out).real  # NaN when an entry is NaN (or inf when one is inf): cheap
-    if not -np.inf < check < np.inf and np.isnan(out).any():  # rare: only then look for 0 / 0
-        lost = np.isnan(out) & np.equal(a, 0)
-        out = np.where(lost, 0, out)
-        return out[()] if np.ndim(out) == 0 else out
-    return out
-
-
 def batchnorm_grad(x, w, eps=1e-05):
     """Gradient of batchnorm (golden_functions.py:25) with respect to x."""
     mu = x.sum(axis=0) / 64
@@ -38,7 +20,7 @@ def batchnorm_grad(x, w, eps=1e-05):
     bA = w / D
     bD = (bA * y).sum(axis=(0,))
     # grad of: D = np.sqrt(C)  (golden_functions.py:31)
-    bC = safe_div(bD, 2.0 * D)
+    bC = bD / (2.0 * D)
     # grad of: B = A ** 2  (golden_functions.py:28)
     bA -= bC * 0.03125 * A
     # grad of: A = x - mu  (golden_functions.py:27)
