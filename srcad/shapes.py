@@ -132,7 +132,8 @@ def probe(fdef, func, scope, args, kwargs):
         exec(code, namespace)
         state = np.random.get_state()
         try:
-            namespace["__srcad_probe__"](*_private(args), **_private(kwargs))
+            with np.errstate(all="ignore"):  # the call itself warns where numpy does
+                namespace["__srcad_probe__"](*_private(args), **_private(kwargs))
         finally:
             np.random.set_state(state)
     except Exception:  # the probe is an optimization: any failure means generic code
