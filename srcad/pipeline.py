@@ -2,8 +2,8 @@
 
     parse -> lift -> resolve -> check -> desugar -> control -> anf -> activity -> (shape probe)
       -> [invariance, singular points]
-      -> forward | reverse -> optimize -> [plain quotients -> cancel factors -> sink broadcasts
-      -> common factors -> optimize] -> sink signs -> in place -> [batch outer products]
+      -> forward | reverse -> optimize -> [cancel factors -> sink broadcasts -> common factors
+      -> optimize] -> sink signs -> in place -> [singular guards] -> [batch outer products]
       -> [strength reduction] -> emit                     ([...]: shape-specialized builds only)
 
 `build(func, mode, wrt, kind)` runs them all and returns a Built (the generated module source
@@ -40,7 +40,7 @@ from .reverse import Reverse
 from .runtime import HELPERS
 from .shapes import float_chars, probe
 from .signs import sink_signs
-from .singular import plain_quotients, singular_divisors
+from .singular import drop_singular_guards, singular_names
 from .strength import reduce_strength
 
 STAGES = ("parse", "resolve", "check", "desugar", "anf", "activity", "derivative", "optimize",
@@ -112,14 +112,14 @@ def wrt_names(fdef, wrt, info, kind=None):
     return out
 
 
-def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, divisors=()):
+def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, singular=None):
     """The passes after the derivative is written: optimize (constants, copies, dead code); in
-    reverse mode sink signs and in place; and where the probe knows shapes, plain quotients
-    (divisors: singular.singular_divisors), cancel factors,
-    sink broadcasts, common factors (then optimize again), batch outer products and reduce
-    strength. What they may assume comes from the probe (floats: names bound to floats; kinds:
-    which are arrays) and from the seed: a gradient's adjoints are all floats (a vjp's seed may
-    be an int)."""
+    reverse mode sink signs and in place; and where the probe knows shapes, cancel factors,
+    sink broadcasts, common factors (then optimize again), drop singular guards (singular:
+    singular.singular_names, gradients only), batch outer products and reduce strength. What
+    they may assume comes from the probe (floats: names bound to floats; kinds: which are
+    arrays) and from the seed: a gradient's adjoints are all floats (a vjp's seed may be an
+    int)."""
     inexact = set(floats)
     # derivative names bound once to a number (a seed: bout = 1.0, dx = 1.0) are propagated
     derived = set(namer.adjoints.values()) | set(namer.tangents.values()) | getattr(
@@ -133,8 +133,6 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, divis
         arrays |= {namer.adjoints[v] for v in arrays if v in namer.adjoints}
         float64 |= {namer.adjoints[v] for v in float64 if v in namer.adjoints} if seeded else set()
     derivative = optimize(derivative, derived, inexact, arrays, float64)
-    if divisors:  # quotients whose guard matters only where the output is inf or nan
-        derivative = plain_quotients(derivative, divisors)
     if mode == "reverse" and shapes:
         adjoint_of = {adjoint: var for var, adjoint in namer.adjoints.items()}
 
@@ -150,6 +148,8 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, divis
     if mode == "reverse":
         derivative = sink_signs(derivative, derived)  # (after optimize: copies gone)
         derivative = in_place(derivative, builder.shape_of_name if shapes and seeded else None)
+    if singular:  # guards that matter only where the output is inf or nan
+        derivative = drop_singular_guards(derivative, singular)
     if mode == "reverse" and shapes:
         derivative = batch_outer_products(derivative, builder.shape_of_name, namer.fresh_name)
     if shapes:
@@ -199,8 +199,8 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
         {}, {}, {})
     if mode == "reverse" and shapes:  # values the output does not depend on: constants
         activity.useful -= inert_names(fdef, shapes, floats)
-    divisors = singular_divisors(fdef, shapes, kinds, floats) if (
-        mode == "reverse" and kind in ("grad", "value_and_grad")) else set()
+    singular = singular_names(fdef, shapes, kinds, floats) if (
+        mode == "reverse" and kind in ("grad", "value_and_grad")) else {}
     if stage == "activity":
         active = sorted(v for v in activity.varied if activity(v))
         return function_source(fdef) + f"# active: {', '.join(active)}\n"
@@ -218,7 +218,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
         return Outline(derivative.name, [namer.tangent(n) for n in names] if (
             mode == "forward") else [])
     derivative = improve(derivative, mode, kind, builder, namer, shapes, kinds, floats,
-                         divisors)
+                         singular)
     if stage == "optimize":
         return function_source(derivative)
     shortname = info.filename.replace("\\", "/").rsplit("/", 1)[-1]

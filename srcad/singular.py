@@ -162,47 +162,56 @@ class Singular:
         return self.facts
 
 
-def singular_divisors(fdef, shapes, kinds, floats):
-    """The names of fdef (after ANF) bound to arrays a zero or nan entry of which makes the
-    output inf or nan (ZN above). shapes, kinds, floats: what the shape probe saw (shapes.probe).
-    (Arrays only: g / d by a Python float d = 0.0 raises ZeroDivisionError, safe_div gives inf.)"""
+def singular_names(fdef, shapes, kinds, floats):
+    """name -> its facts ("N", "ZN" above) for the names of fdef (after ANF) bound to arrays.
+    shapes, kinds, floats: what the shape probe saw (shapes.probe). (Arrays only: g / d by a
+    Python float d = 0.0 raises ZeroDivisionError where safe_div gives inf.)"""
     if not shapes:
-        return set()
-    return {v for v, facts in Singular(fdef, shapes, floats).find(fdef).items()
-            if "ZN" in facts and kinds.get(v) == "array"}
+        return {}
+    return {v: facts for v, facts in Singular(fdef, shapes, floats).find(fdef).items()
+            if kinds.get(v) == "array"}
 
 
-class _PlainQuotients(gast.NodeTransformer):
-    def __init__(self, divisors):
-        self.divisors = divisors
+class _Unguard(gast.NodeTransformer):
+    def __init__(self, facts):
+        self.facts = facts
 
-    def singular(self, node):
-        """Is node a name of self.divisors, or a nonzero finite number times one?"""
+    def singular(self, node, fact):
+        """Is node a name with this fact, or a nonzero finite number times one?"""
         if isinstance(node, gast.Name):
-            return node.id in self.divisors
+            return fact in self.facts.get(node.id, ())
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
             for factor, other in ((node.left, node.right), (node.right, node.left)):
                 c = _number(factor)
                 if c is not None and c != 0 and math.isfinite(c):
-                    return self.singular(other)
+                    return self.singular(other, fact)
         return False
 
     def visit_Call(self, node):
         node = self.generic_visit(node)
-        if (isinstance(node.func, gast.Name) and node.func.id == "safe_div"
-                and len(node.args) == 2 and not node.keywords and self.singular(node.args[1])):
-            return gast.BinOp(left=node.args[0], op=gast.Div(), right=node.args[1])
+        if not (isinstance(node.func, gast.Name) and len(node.args) == 2 and not node.keywords):
+            return node
+        a, b = node.args
+        if node.func.id == "safe_div" and self.singular(b, "ZN"):
+            return gast.BinOp(left=a, op=gast.Div(), right=b)
+        if node.func.id == "safe_mul":
+            for g, slope in ((a, b), (b, a)):
+                if self.singular(slope, "N"):
+                    return gast.Call(func=gast.Name(id="slope_mul", ctx=gast.Load(),
+                                                    annotation=None, type_comment=None),
+                                     args=[g, slope], keywords=[])
         return node
 
 
-def plain_quotients(derivative, divisors):
-    """In the derivative's top-level statements, safe_div(g, d) by a divisor d of `divisors`
-    (or a nonzero number times one) is g / d. Divisors bound again in the derivative (a loop's
-    stack) are left alone."""
+def drop_singular_guards(derivative, facts):
+    """In the derivative's top-level statements: safe_div(g, d) by a divisor d with ZN (or a
+    nonzero number times one) is g / d; safe_mul(g, s) by an s with N is slope_mul(g, s),
+    which guards g's infs and nans alone (the runtime helper). Names bound again in the
+    derivative (a loop's stack) are left alone."""
     counts = bound_counts(derivative)
-    divisors = {v for v in divisors if counts.get(v) == 1}
-    if divisors:
-        visitor = _PlainQuotients(divisors)
+    facts = {v: f for v, f in facts.items() if counts.get(v) == 1}
+    if facts:
+        visitor = _Unguard(facts)
         derivative.body = [stmt if isinstance(stmt, (gast.For, gast.While, gast.If))
                            else visitor.visit(stmt) for stmt in derivative.body]
     return derivative

@@ -25,8 +25,8 @@ from srcad.runtime import helper, selection_share, tie_mask
 def safe_mul(a, b):
     """a * b, except that a zero factor gives an exact 0 even against inf or nan (0 * inf = 0):
     a zero derivative stays zero through an infinite or undefined slope."""
-    if isinstance(b, float) and -np.inf < b < np.inf:  # a finite float (Python or np.float64)
-        return a * b
+    if isinstance(b, float) and b != 0.0 and -np.inf < b < np.inf:  # finite, nonzero float
+        return a * b  # (Python or np.float64)
     if type(a) is np.ndarray and type(b) is np.ndarray:
         # finite only if every product is (same shapes), or if every factor is: nothing to guard
         check = np.vdot(a, b).real if a.shape == b.shape else (
@@ -41,6 +41,17 @@ def safe_mul(a, b):
         out = np.where(lost, 0, out)
         return out[()] if np.ndim(out) == 0 else out
     return out
+
+
+@helper
+def slope_mul(g, s):
+    """safe_mul(g, s) for a slope s that is finite wherever the function is (a gradient's
+    singular points, srcad/singular.py): only g's infs and nans need the guard (a zero slope
+    gives 0 against them), so only g is checked."""
+    check = np.vdot(g, g).real  # finite unless an entry of g is inf or nan (or overflows)
+    if -np.inf < check < np.inf:
+        return g * s
+    return safe_mul(g, s)
 
 
 @helper
@@ -72,14 +83,20 @@ def clip_limit(limit, keyword, default):
 
 
 # helpers' tangents (generated gradients are differentiated again for hessians). The masks of
-# safe_mul/safe_div are piecewise constant, so these are the product and quotient rules.
+# safe_mul/slope_mul/safe_div are piecewise constant, so these are the product and quotient
+# rules. (Named apart from the helpers: slope_mul calls safe_mul by this module's name.)
 @tangent(safe_mul)
-def safe_mul(z, a, b):
+def safe_mul_tangent(z, a, b):
     d[z] = safe_mul(d[a], b) + safe_mul(d[b], a)
 
 
+@tangent(slope_mul)
+def slope_mul_tangent(z, g, s):
+    d[z] = safe_mul(d[g], s) + safe_mul(d[s], g)
+
+
 @tangent(safe_div)
-def safe_div(z, a, b):
+def safe_div_tangent(z, a, b):
     d[z] = safe_div(d[a] - safe_mul(d[b], z), b)
 
 

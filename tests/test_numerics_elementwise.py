@@ -551,3 +551,13 @@ def test_float32_binary(expr, tmp_path):
     gx, gy = srcad.vjp(f, wrt=(0, 1))(x, y, w)
     fwd = srcad.jvp(f, wrt=(0, 1))(x, y, np.ones_like(x), np.ones_like(y))
     assert (gx.dtype, gy.dtype, fwd.dtype) == (np.float32,) * 3
+
+
+def test_safe_mul_by_a_float_zero_is_a_strong_zero():
+    """A finite float factor took the plain product, 0.0 too: inf * 0.0 = nan (and a warning)."""
+    safe_mul = HELPERS["safe_mul"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(safe_mul(np.array([np.inf, np.nan, 2.0]), 0.0), 0.0)
+        assert safe_mul(np.inf, 0.0) == 0.0 and safe_mul(np.float64(np.nan), -0.0) == 0.0
+        np.testing.assert_array_equal(safe_mul(np.array([np.inf, 2.0]), 1.5), [np.inf, 3.0])

@@ -137,3 +137,52 @@ def test_empty_arrays_are_not_followed():
     source = "def f(a, b):\n    u = a / b\n    out = np.sum(u)\n    return out\n"
     assert "b" not in facts(source, {"a": (0, 3), "b": (3,), "u": (0, 3), "out": ()})
     assert "b" in facts(source, {"a": (1, 3), "b": (3,), "u": (1, 3), "out": ()})
+
+
+# --- slopes: safe_mul(g, s) by a slope s whose infs and nans make the output inf or nan -------
+
+def softmax_weighted(z, w):
+    ez = np.exp(z - np.max(z, axis=1, keepdims=True))
+    return np.sum(ez / np.sum(ez, axis=1, keepdims=True) * w)
+
+
+def exp_under_where(x):
+    return np.sum(np.where(x < 700.0, np.exp(x), 0.0))
+
+
+def root_of_exp(x):
+    return np.sum(np.sqrt(np.exp(x)))
+
+
+def test_a_slope_that_reaches_the_output_guards_the_adjoint_alone(rng):
+    z, w = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
+    text = code(softmax_weighted, (z, w))
+    assert "slope_mul(" in text and "safe_mul(" not in text
+    check(softmax_weighted, (z, w), (0, 1))
+    x = np.array([1.0, 800.0])  # exp(800) = inf in the untaken branch: a zero adjoint stays 0
+    assert "safe_mul(" in code(exp_under_where, (x,))
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(srcad.grad(exp_under_where)(x), [np.e, 0.0])
+
+
+def test_an_infinite_adjoint_through_a_zero_slope_is_zero():
+    """sqrt(exp(x)) at x = -1000: exp underflows to 0, sqrt's slope there is inf, and the zero
+    slope of exp still wins (the true derivative, exp(x / 2) / 2, is 0 in floating point)."""
+    x = np.array([-1000.0, 0.0])
+    assert "slope_mul(" in code(root_of_exp, (x,))
+    with np.errstate(divide="ignore"):
+        np.testing.assert_array_equal(srcad.grad(root_of_exp)(x), [0.0, 0.5])
+
+
+def test_slope_mul_is_safe_mul_for_finite_slopes():
+    from srcad.runtime import HELPERS
+    safe_mul, slope_mul = HELPERS["safe_mul"], HELPERS["slope_mul"]
+    g = np.array([1.5, 0.0, -0.0, np.inf, np.nan, -np.inf, 2.0])
+    for s in (np.array([2.0, 0.0, -0.0, 0.0, 0.0, 3.0, -1.0]), np.array([[0.0], [4.0]]), 0.0,
+              np.float64(2.5)):
+        with np.errstate(invalid="ignore"):
+            want = safe_mul(g, s)
+        got = slope_mul(g, s)
+        assert type(got) is type(want) and np.shape(got) == np.shape(want)
+        np.testing.assert_array_equal(got, want)
+    assert slope_mul(2.0, 3.0) == 6.0 and slope_mul(np.inf, 0.0) == 0.0

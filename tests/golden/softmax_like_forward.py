@@ -21,8 +21,8 @@ def extremum_tangent(dx, x, y, axis=None, keepdims=False):
 def safe_mul(a, b):
     """a * b, except that a zero factor gives an exact 0 even against inf or nan (0 * inf = 0):
     a zero derivative stays zero through an infinite or undefined slope."""
-    if isinstance(b, float) and -np.inf < b < np.inf:  # a finite float (Python or np.float64)
-        return a * b
+    if isinstance(b, float) and b != 0.0 and -np.inf < b < np.inf:  # finite, nonzero float
+        return a * b  # (Python or np.float64)
     if type(a) is np.ndarray and type(b) is np.ndarray:
         # finite only if every product is (same shapes), or if every factor is: nothing to guard
         check = np.vdot(a, b).real if a.shape == b.shape else (

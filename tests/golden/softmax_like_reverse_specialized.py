@@ -10,8 +10,8 @@ import numpy as np
 def safe_mul(a, b):
     """a * b, except that a zero factor gives an exact 0 even against inf or nan (0 * inf = 0):
     a zero derivative stays zero through an infinite or undefined slope."""
-    if isinstance(b, float) and -np.inf < b < np.inf:  # a finite float (Python or np.float64)
-        return a * b
+    if isinstance(b, float) and b != 0.0 and -np.inf < b < np.inf:  # finite, nonzero float
+        return a * b  # (Python or np.float64)
     if type(a) is np.ndarray and type(b) is np.ndarray:
         # finite only if every product is (same shapes), or if every factor is: nothing to guard
         check = np.vdot(a, b).real if a.shape == b.shape else (
@@ -26,6 +26,16 @@ def safe_mul(a, b):
         out = np.where(lost, 0, out)
         return out[()] if np.ndim(out) == 0 else out
     return out
+
+
+def slope_mul(g, s):
+    """safe_mul(g, s) for a slope s that is finite wherever the function is (a gradient's
+    singular points, srcad/singular.py): only g's infs and nans need the guard (a zero slope
+    gives 0 against them), so only g is checked."""
+    check = np.vdot(g, g).real  # finite unless an entry of g is inf or nan (or overflows)
+    if -np.inf < check < np.inf:
+        return g * s
+    return safe_mul(g, s)
 
 
 def softmax_like_grad(x):
@@ -43,5 +53,5 @@ def softmax_like_grad(x):
     bt2 = (be * p).sum(axis=(1,), keepdims=True)
     be -= bt2
     # grad of: e = np.exp(z)  (golden_functions.py:15)
-    bz = safe_mul(be, e)
+    bz = slope_mul(be, e)
     return bz
