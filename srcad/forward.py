@@ -184,6 +184,8 @@ class Forward:
         last_line = None
         for stmt in stmts:
             tangent = []
+            if getattr(stmt, "turn", False):  # an unrolled loop's next turn: comment it again
+                last_line = None
             if list_op(stmt):
                 tangent = self.tangent_of_list_op(stmt)
             elif isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):

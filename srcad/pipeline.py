@@ -1,7 +1,7 @@
 """The compiler, pass by pass. Each pass is one module with one job:
 
     parse -> lift -> resolve -> check -> desugar -> control -> anf -> activity -> (shape probe)
-      -> [invariance, singular points]
+      -> [unroll -> anf's versions, activity, shape probe again] -> [invariance, singular points]
       -> forward | reverse -> optimize -> [cancel factors -> sink broadcasts -> common factors
       -> optimize] -> sink signs -> in place -> [singular guards] -> [batch outer products]
       -> [strength reduction] -> emit                     ([...]: shape-specialized builds only)
@@ -42,6 +42,7 @@ from .shapes import float_chars, probe
 from .signs import sink_signs
 from .singular import drop_singular_guards, singular_names
 from .strength import reduce_strength
+from .unroll import unroll_loops
 
 STAGES = ("parse", "resolve", "check", "desugar", "anf", "activity", "derivative", "optimize",
           "emit")
@@ -197,6 +198,13 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     activity = analyze(fdef.body, names, scope)
     shapes, kinds, floats = probe(fdef, func, scope, *example) if example is not None else (
         {}, {}, {})
+    if shapes and unroll_loops(fdef, *example):  # short loops written out: probe them again
+        fdef = version(fdef, parameter_names(fdef) + [a.id for a in fdef.args.kwonlyargs],
+                       namer.fresh)
+        scope.local_names |= {n.id for n in walk(fdef) if isinstance(n, gast.Name)
+                              and isinstance(n.ctx, gast.Store)}
+        activity = analyze(fdef.body, names, scope)
+        shapes, kinds, floats = probe(fdef, func, scope, *example)
     if mode == "reverse" and shapes:  # values the output does not depend on: constants
         activity.useful -= inert_names(fdef, shapes, floats)
     singular = singular_names(fdef, shapes, kinds, floats) if (

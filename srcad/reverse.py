@@ -395,6 +395,8 @@ class Reverse:
         out = []
         last_line = None
         for stmt in reversed(stmts):
+            if getattr(stmt, "turn", False):  # an unrolled loop's turn: comment the next again
+                last_line = None
             if isinstance(stmt, gast.Assign):
                 if isinstance(stmt.targets[0], gast.Subscript):
                     block = self.adjoint_of_store(stmt)
