@@ -6,12 +6,7 @@ import pytest
 
 import srcad
 from generated import check, code
-
-
-def logistic(x, k):
-    for _ in range(k):
-        x = 3.7 * x * (1.0 - x)
-    return x
+from test_dispatch import logistic, logistic_grad
 
 
 def recurrence(xs, h):
@@ -34,22 +29,13 @@ def by_rows(a, w):
     return total
 
 
-def logistic_derivative(x, k):
-    d = 1.0
-    for _ in range(k):
-        d *= 3.7 - 7.4 * x
-        x = 3.7 * x * (1.0 - x)
-    return d
-
-
 def test_a_short_scalar_loop_is_written_out():
     text = srcad.source(logistic, args=(0.3, 3))
     body = text[text.index("def logistic_grad"):]
     assert "for " not in body and "range" not in body
     assert body.count("# tangent of: x = 3.7 * x * (1.0 - x)") == 3  # one per turn
     for k in (0, 1, 3, 16, 17, 40):  # 17 and 40 turns: a loop
-        assert srcad.grad(logistic)(0.3, k) == pytest.approx(logistic_derivative(0.3, k),
-                                                             rel=1e-12)
+        assert srcad.grad(logistic)(0.3, k) == pytest.approx(logistic_grad(0.3, k), rel=1e-12)
     assert "for _ in" in srcad.source(logistic, args=(0.3, 17))
 
 
