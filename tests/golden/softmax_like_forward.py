@@ -25,9 +25,9 @@ def safe_mul(a, b):
         return a * b  # (Python or np.float64)
     if type(a) is np.ndarray and type(b) is np.ndarray:
         # finite only if every product is (same shapes), or if every factor is: nothing to guard
-        check = np.vdot(a, b).real if a.shape == b.shape else (
-            np.vdot(a, a).real + np.vdot(b, b).real)
-        if -np.inf < check < np.inf:
+        check = float(np.vdot(a, b).real if a.shape == b.shape else (
+            np.vdot(a, a).real + np.vdot(b, b).real))
+        if check - check == 0.0:  # finite (a Python float: inf - inf is nan, with no warning)
             return a * b
     with np.errstate(invalid="ignore"):
         out = np.multiply(a, b)
