@@ -21,6 +21,7 @@ take more than TURNS turns or STATEMENTS statements in all (the code stays reada
 import gast
 import numpy as np
 
+from .activity import list_op
 from .naming import bound_counts, clone, walk
 
 TURNS = 16
@@ -98,11 +99,12 @@ class _Sizes:
 
 
 def _simple(loop):
-    """A loop whose body can be copied as it is."""
+    """A loop whose body can be copied as it is. (One that appends to or pops from a list stays
+    a loop too: reverse mode pairs each turn's append with a pop, the form its tests cover.)"""
     if loop.orelse or not isinstance(loop.target, gast.Name):
         return False
     return not any(isinstance(n, (gast.For, gast.While, gast.Break, gast.Continue, gast.Return,
-                                  gast.Try, gast.FunctionDef, gast.Lambda))
+                                  gast.Try, gast.FunctionDef, gast.Lambda)) or list_op(n)
                    for stmt in loop.body for n in walk(stmt))
 
 

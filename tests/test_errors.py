@@ -256,3 +256,31 @@ def test_hessian_needs_a_single_wrt():
     with pytest.raises(srcad.SrcadError) as info:
         srcad.hessian(two_params, wrt=(0, 1))
     assert "what to do:" in str(info.value) and "jacobian" in str(info.value)
+
+
+def appended_then_indexed(x):
+    out = []
+    for i in range(3):
+        out.append(x * i)
+    return np.sum(out[0] + out[2])
+
+
+def appended_then_stacked(x):
+    out = []
+    for i in range(3):
+        out.append(x * i)
+    rows = np.stack(out)
+    return np.sum(rows[0] + rows[2])
+
+
+def test_items_of_an_appended_list_read_by_index():
+    """Reverse mode keeps an appended list's adjoint as a list it pops; items read by a constant
+    index are refused at the list's line (they crashed with an IndexError), the stacked form
+    works."""
+    x = np.array([0.3, -1.2, 0.7])
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.grad(appended_then_indexed)(x)
+    assert_points_at(str(info.value), appended_then_indexed, "out = []", "grows by append",
+                     "np.stack")
+    np.testing.assert_allclose(srcad.grad(appended_then_stacked)(x), np.full(3, 2.0))
+    srcad.check_grads(appended_then_stacked, (x,), wrt=0)

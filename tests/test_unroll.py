@@ -93,3 +93,16 @@ def test_the_count_is_the_signature_not_the_probe():
     g = srcad.grad(data_bound)
     np.testing.assert_allclose(g(x, a), [3.0, 3.0])
     np.testing.assert_allclose(g(x, np.array([5.0])), [10.0, 10.0])
+
+
+def appends(x, k):
+    rows = []
+    for i in range(k):
+        rows.append(np.sin(x * i))
+    return np.sum(np.stack(rows) ** 2)
+
+
+def test_a_loop_that_appends_stays_a_loop(rng):
+    x = rng.normal(size=3)
+    assert "for " in code(appends, (x, 3))
+    srcad.check_grads(appends, (x, 3), wrt=0)  # (second order: builtins.list has no tangent)
