@@ -13,20 +13,14 @@ and read only there (a scalar comes out of a matrix product: np.dot(s * v, A) = 
 """
 import gast
 
-from .naming import bound_counts, load_counts, loaded_names, names_in
+from .naming import bound_counts, load_counts, loaded_names, names_in, number_value
 from .shapes import common_char
-
-
-def _number(node):
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
-        node = node.operand
-    return isinstance(node, gast.Constant) and type(node.value) in (int, float)
 
 
 def _same(a, b):
     if isinstance(a, gast.Name) and isinstance(b, gast.Name):
         return a.id == b.id
-    if _number(a) and _number(b):
+    if number_value(a) is not None and number_value(b) is not None:
         return gast.dump(a) == gast.dump(b)
     return False
 
@@ -46,7 +40,8 @@ class Factor:
         if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult)):
             return None
         for s, rest in ((value.left, value.right), (value.right, value.left)):
-            if _number(s) or (isinstance(s, gast.Name) and self.shape_of_name(s.id) == ()):
+            if number_value(s) is not None or (isinstance(s, gast.Name)
+                                              and self.shape_of_name(s.id) == ()):
                 return s, rest
         return None
 

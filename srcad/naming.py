@@ -3,7 +3,7 @@
 Every name is checked against the names the user's function, its globals and the generated
 module already use, so a user variable called `bx` never collides with the adjoint of `x`.
 (Also the small AST utilities the passes share: clone, walk, names, load_counts, parents,
-loaded_names, names_in, bound_counts, binds.)
+loaded_names, names_in, bound_counts, binds, number_value.)
 """
 import gast
 
@@ -100,6 +100,18 @@ def bound_counts(node):
 def binds(node, var):
     """Whether an AST node binds var."""
     return any(n.id == var and type(n.ctx) is gast.Store for n in names(node))
+
+
+def number_value(node):
+    """The value of a numeric literal (-2.0 and +2.0 included), else None."""
+    if isinstance(node, gast.Constant) and type(node.value) in (int, float):
+        return node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        value = number_value(node.operand)
+        if value is None or isinstance(node.op, gast.UAdd):
+            return value
+        return -value
+    return None
 
 
 class Namer:

@@ -34,7 +34,7 @@ change the last bits of a result (dx * (a + b) is not rounded like dx * a + dx *
 
 import gast
 
-from .naming import clone, loaded_names, walk
+from .naming import clone, loaded_names, number_value, walk
 from .resolve import LIBRARY_MODULES
 from .runtime import HELPERS
 
@@ -69,19 +69,9 @@ def _factor_key(factor):
     return gast.dump(factor)
 
 
-def _number(node):
-    """The value of a numeric literal (-2.0 included), else None."""
-    if isinstance(node, gast.Constant) and type(node.value) in (int, float):
-        return node.value
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        value = _number(node.operand)
-        return None if value is None else -value
-    return None
-
-
 def _as_term(node):
     """A tangent-free expression as a Term: 2.0 * x / y -> Term(2.0, (x,), (y,))."""
-    value = _number(node)
+    value = number_value(node)
     if value is not None:
         return Term(value)
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):

@@ -40,22 +40,12 @@ import math
 
 import gast
 
-from .naming import bound_counts, walk
+from .naming import bound_counts, number_value, walk
 
 _ADDITIVE = (gast.Add, gast.Sub)
 _SUMS = {"sum", "mean"}
 _LOGS = {"log", "log2", "log10"}
 _SAME = {"sqrt", "abs", "absolute", "square", "negative", "positive"}
-
-
-def _number(node):
-    """The value of a real number constant (or -number), or None."""
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        inner = _number(node.operand)
-        return None if inner is None else -inner
-    if isinstance(node, gast.Constant) and type(node.value) in (int, float):
-        return node.value
-    return None
 
 
 class Singular:
@@ -107,7 +97,7 @@ class Singular:
             if zn:
                 self.give(a, "ZN")
         elif isinstance(op, gast.Pow):
-            c = _number(b)
+            c = number_value(b)
             if c is None or not math.isfinite(c) or c == 0:
                 return
             if c > 0:
@@ -182,7 +172,7 @@ class _Unguard(gast.NodeTransformer):
             return fact in self.facts.get(node.id, ())
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
             for factor, other in ((node.left, node.right), (node.right, node.left)):
-                c = _number(factor)
+                c = number_value(factor)
                 if c is not None and c != 0 and math.isfinite(c):
                     return self.singular(other, fact)
         return False
