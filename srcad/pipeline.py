@@ -1,7 +1,7 @@
 """The compiler, pass by pass. Each pass is one module with one job:
 
-    parse -> lift -> resolve -> check -> desugar -> control -> anf -> activity -> (shape probe)
-      -> [unroll -> anf's versions, activity, shape probe again] -> [invariance, singular points]
+    parse -> lift -> resolve -> check -> desugar -> control -> anf -> [unroll] -> anf's versions
+      -> activity -> (shape probe) -> [invariance, singular points]
       -> forward | reverse -> optimize -> [cancel factors -> sink broadcasts -> common factors
       -> optimize] -> sink signs -> in place -> [singular guards] -> [batch outer products]
       -> [strength reduction] -> emit                     ([...]: shape-specialized builds only)
@@ -189,6 +189,8 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     if stage == "desugar":
         return function_source(fdef)
     fdef = anf(fdef, namer.fresh, namer.fresh_name)
+    if example is not None:  # short loops over the signature's ranges written out (the code is
+        unroll_loops(fdef, *example)  # keyed by that signature), then versioned like the rest
     fdef = version(fdef, parameter_names(fdef) + [a.id for a in fdef.args.kwonlyargs],
                    namer.fresh)
     if stage == "anf":
@@ -198,13 +200,6 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     activity = analyze(fdef.body, names, scope)
     shapes, kinds, floats = probe(fdef, func, scope, *example) if example is not None else (
         {}, {}, {})
-    if shapes and unroll_loops(fdef, *example):  # short loops written out: probe them again
-        fdef = version(fdef, parameter_names(fdef) + [a.id for a in fdef.args.kwonlyargs],
-                       namer.fresh)
-        scope.local_names |= {n.id for n in walk(fdef) if isinstance(n, gast.Name)
-                              and isinstance(n.ctx, gast.Store)}
-        activity = analyze(fdef.body, names, scope)
-        shapes, kinds, floats = probe(fdef, func, scope, *example)
     if mode == "reverse" and shapes:  # values the output does not depend on: constants
         activity.useful -= inert_names(fdef, shapes, floats)
     singular = singular_names(fdef, shapes, kinds, floats) if (

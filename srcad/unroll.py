@@ -1,5 +1,5 @@
-"""Pass 5b, unroll (shape-specialized builds): a loop of a few turns over a range whose bounds
-the arguments' signature fixes is written out, one copy of its body per turn.
+"""Pass 5b, unroll (builds specialized to example arguments): a loop of a few turns over a range
+whose bounds the arguments' signature fixes is written out, one copy of its body per turn.
 
     t1 = range(k)                  (k = 3: an int argument, part of the signature)
     for _ in t1:                   ->   _ = 0
@@ -11,11 +11,12 @@ the arguments' signature fixes is written out, one copy of its body per turn.
 
 A Python loop costs its iterator and its jumps every turn (about 15 ns: a fifth of the logistic
 map's turn), and in reverse mode a stack to keep what each turn overwrites; straight-line code
-needs neither (ANF then gives each turn's values names of their own). The trip count must be a
-function of the signature alone, never of data: range's arguments are int constants, int
-parameters (their values are in the signature), sizes of array parameters (x.shape[i],
-len(x)) and +, -, *, // of those, through names bound once before the loop. Loops with break,
-continue, return, try or a nested loop are left as they are, and so are loops whose copies would
+needs neither (ANF's versioning, after this pass, gives each turn's values names of their
+own). The trip count must be a function of the signature alone, never of data, since the code
+is keyed by the signature: range's arguments are int constants, int parameters (their values
+are in the signature), sizes of array parameters (x.shape[i], len(x)) and +, -, *, // of
+those, through names bound once before the loop. Loops with break, continue, return, try, a
+nested loop or a list's append or pop are left as they are, and so are loops whose copies would
 take more than TURNS turns or STATEMENTS statements in all (the code stays readable).
 """
 import gast
@@ -113,9 +114,9 @@ def _statements(body):
 
 
 def unroll_loops(fdef, args, kwargs):
-    """Unroll fdef's top-level loops that qualify (see the module docstring), in place.
-    Returns whether any was. (Run ANF's versioning again afterwards: each turn's values then
-    get names of their own.)"""
+    """Unroll fdef's top-level loops that qualify (see the module docstring), in place (fdef:
+    after ANF, before its versioning, which then names each turn's values apart). Returns
+    whether any was."""
     sizes = _Sizes(fdef, args, kwargs)
     body, changed = [], False
     for stmt in fdef.body:
