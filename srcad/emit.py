@@ -54,6 +54,17 @@ def _names_in_source(text):
     return {node.id for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Name)}
 
 
+_HELPER_CALLS = {}  # helper name -> (its source, the helpers it reads): parsed once, not per build
+
+
+def _helper_calls(name):
+    text = runtime.helper_source(name)
+    cached = _HELPER_CALLS.get(name)
+    if cached is None or cached[0] is not text:
+        cached = _HELPER_CALLS[name] = (text, _names_in_source(text) & set(runtime.HELPERS))
+    return cached[1]
+
+
 def helpers_needed(text):
     """Runtime helpers the text calls, with the helpers they call in turn, in file order."""
     needed = set()
@@ -61,8 +72,7 @@ def helpers_needed(text):
     while frontier:
         name = frontier.pop()
         needed.add(name)
-        helper_text = runtime.helper_source(name)
-        frontier |= (_names_in_source(helper_text) & set(runtime.HELPERS)) - needed - {name}
+        frontier |= _helper_calls(name) - needed - {name}
     return [name for name in runtime.HELPERS if name in needed]
 
 
