@@ -275,10 +275,11 @@ class Reverse:
         if target in self.tuple_vars:
             items = self.item_adjoints(target)
             if items and isinstance(value, (gast.Tuple, gast.List)):  # a display: item by item
-                if max(i for i, _ in items) >= len(value.elts):
+                last = max(i for i, _ in items)
+                if last >= len(value.elts):
                     raise self.info.error(stmt, f"srcad cannot yet differentiate items of a list "
-                                                f"that grows by append read by index ({target}"
-                                                f"[{max(i for i, _ in items)}])",
+                                                f"that grows by append read by index "
+                                                f"({target}[{last}])",
                                           hint="stack the items into an array (np.stack) and "
                                                "index that, or build the list in one display")
                 for i, adjoint in items:
