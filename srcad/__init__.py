@@ -6,12 +6,13 @@
 """
 __version__ = "0.1.0"
 
-from .errors import SrcadError  # noqa: E402
+from .errors import SrcadError, VerifyError  # noqa: E402
 from .registry import adjoint, tangent, non_differentiable, d, REGISTRY  # noqa: E402
 from . import templates as _templates  # noqa: E402,F401  (registers the built-in templates)
+from .pipeline import PASSES  # noqa: E402
 from .api import (grad, value_and_grad, vjp, jvp, jacobian, hessian, hvp, source,  # noqa: E402
                   emit, coverage, check_grads)
 
-__all__ = ["SrcadError", "grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "hvp",
+__all__ = ["SrcadError", "VerifyError", "PASSES", "grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "hvp",
            "source", "emit", "coverage", "check_grads", "adjoint", "tangent",
            "non_differentiable", "d", "REGISTRY", "__version__"]

@@ -19,7 +19,8 @@ import numpy as np
 
 from . import cache
 from .errors import SrcadError
-from .pipeline import build
+from .pipeline import build, disabled_passes
+from .verify import verify_call, verify_on
 from .registry import REGISTRY
 from .emit import module_text as module_text_of
 from .shapes import signature_of
@@ -52,11 +53,14 @@ def _callable(func):
 class Derivative:
     """A generated derivative of `func`, callable with the API's conventions."""
 
-    def __init__(self, func, mode, kind, wrt):
+    def __init__(self, func, mode, kind, wrt, disabled=frozenset(), verify=False):
         self.func = func
         self.mode = mode
         self.kind = kind
         self.wrt = wrt
+        self.disabled = disabled  # optimization passes switched off (pipeline.PASSES)
+        self.verify = verify  # compare each new specialization with the unoptimized code
+        self.verified = set()  # ids of the specialized functions verify_call has checked
         # the generic code (for arguments whose shapes are not specialized on) is built on
         # first use; the outline raises now what that build would raise
         self.outline = cache.outline(func, mode, kind, wrt)
@@ -79,7 +83,8 @@ class Derivative:
         """The generic derivative, bound to func's globals and closure (built on first use)."""
         if self._instance is None:
             self._instance = cache.Instance(
-                cache.compiled(self.func, self.mode, self.kind, self.wrt), self.func)
+                cache.compiled(self.func, self.mode, self.kind, self.wrt,
+                               disabled=self.disabled), self.func)
         return self._instance
 
     @property
@@ -107,19 +112,46 @@ class Derivative:
 
     def specialize(self, args, kwargs):
         """The derivative specialized to these arguments' shapes (built on first use)."""
-        signature = signature_of(args, kwargs)
+        signature = signature_of(args, kwargs) if "specialize" not in self.disabled else None
         entry = self.specialized.get(signature)
         if entry is None:
             if signature is None:
                 entry = (self.generated, self.sync, self.compiled)
             else:
-                mode, kind = _runs(self.mode, self.kind, self.wrt, args)
+                mode, kind = _runs(self.mode, self.kind, self.wrt, args, self.disabled)
                 comp = cache.compiled(self.func, mode, kind, self.wrt,
-                                      example=(args, kwargs), signature=signature)
+                                      example=(args, kwargs), signature=signature,
+                                      disabled=self.disabled)
                 instance = cache.Instance(comp, self.func)
                 entry = (instance.function, instance.sync, comp)
             self.specialized[signature] = entry
         return entry
+
+    def build_for(self, args, kwargs, disabled):
+        """(function, sync, compiled) built for these arguments without the passes `disabled`
+        (not remembered: verify mode's reference and bisection builds)."""
+        signature = signature_of(args, kwargs) if "specialize" not in disabled else None
+        if signature is None:
+            comp = cache.compiled(self.func, self.mode, self.kind, self.wrt, disabled=disabled)
+        else:
+            mode, kind = _runs(self.mode, self.kind, self.wrt, args, disabled)
+            comp = cache.compiled(self.func, mode, kind, self.wrt, example=(args, kwargs),
+                                  signature=signature, disabled=disabled)
+        instance = cache.Instance(comp, self.func)
+        return instance.function, instance.sync, comp
+
+    def invoke(self, entry, args, kwargs, extra):
+        """Call an entry's function with f's arguments plus seeds or tangents (as run does)."""
+        function, sync, comp = entry
+        if sync is not None:
+            sync()
+        if extra and _COTANGENT in extra:  # a vjp's cotangent: its generated parameter
+            extra = {_last_kwonly(function): extra[_COTANGENT]}
+        try:
+            return function(*args, **kwargs, **(extra or {}))
+        except Exception as exc:
+            cache.annotate_error(exc, comp)
+            raise
 
     def keyed(self, args, types):
         """specialize(args, {}), remembered under a key cheaper than the signature: the types
@@ -129,7 +161,8 @@ class Derivative:
             key_of = self.keys[types] = _key_of(types)
         key = key_of(args)
         entry = self.by_key[(types, key)] = self.specialize(args, {})
-        self.fast_path.add(self, types, key, entry)
+        if not self.verify:  # (verify mode: every call takes run(), which verifies new code)
+            self.fast_path.add(self, types, key, entry)
         return entry
 
     def run(self, args, kwargs, extra):
@@ -147,6 +180,9 @@ class Derivative:
         function, sync, comp = entry
         if sync is not None:
             sync()
+        if self.verify and id(function) not in self.verified:
+            self.verified.add(id(function))
+            return verify_call(self, entry, args, kwargs, extra)
         if extra and _COTANGENT in extra:  # a vjp's cotangent: its generated parameter
             extra = {_last_kwonly(function): extra[_COTANGENT]}
         try:
@@ -380,12 +416,12 @@ _ADDING = threading.Lock()  # held by _FastPath.add
 _CALLS = itertools.count()  # numbers the file names of _FastPath's __call__s (tracebacks)
 
 
-def _runs(mode, kind, wrt, args):
+def _runs(mode, kind, wrt, args, disabled=frozenset()):
     """(mode, kind) of the code that runs for these example arguments. The gradient with respect
     to one argument that is a float is one forward sweep with its tangent seeded to 1 (forward
     mode's kind "grad"): no stack, no second pass over loops."""
     if (mode == "reverse" and kind == "grad" and type(wrt) is int and 0 <= wrt < len(args)
-            and type(args[wrt]) is float):
+            and type(args[wrt]) is float and "float_gradient" not in disabled):
         return "forward", "grad"
     return mode, kind
 
@@ -419,21 +455,26 @@ class BoundDerivative:
         return self.inner(self.method.__self__, *args, **kwargs)
 
 
-def derivative(func, mode, kind, wrt):
-    """The (cached) Derivative of func for these options."""
+def derivative(func, mode, kind, wrt, disable=None, verify=None):
+    """The (cached) Derivative of func for these options. disable: optimization passes to switch
+    off (pipeline.disabled_passes); verify: compare each new specialization with the unoptimized
+    derivative on its first call (verify.py). None: from SRCAD_DISABLE and SRCAD_VERIFY."""
     _callable(func)
     _check_wrt(wrt)
+    disabled, verify = disabled_passes(disable), verify_on(verify)
     if inspect.ismethod(func):
         shifted = tuple(w + 1 for w in wrt) if isinstance(wrt, tuple) else wrt + 1
-        return BoundDerivative(func, derivative(func.__func__, mode, kind, shifted))
-    key = (mode, kind, wrt, REGISTRY.version)  # a new template makes old derivatives stale
+        return BoundDerivative(func, derivative(func.__func__, mode, kind, shifted, disabled,
+                                                verify))
+    key = (mode, kind, wrt, REGISTRY.version, disabled, verify)  # (a new template makes old
+    # derivatives stale)
     try:
         per_func = _DERIVATIVES.get(func)
     except TypeError:  # not weak-referenceable
         per_func = None
     if per_func is not None and key in per_func:
         return per_func[key]
-    result = Derivative(func, mode, kind, wrt)
+    result = Derivative(func, mode, kind, wrt, disabled, verify)
     try:
         _DERIVATIVES.setdefault(func, {})[key] = result
     except TypeError:
@@ -441,32 +482,36 @@ def derivative(func, mode, kind, wrt):
     return result
 
 
-def _decorator_or_call(kind, mode, func, wrt):
+def _decorator_or_call(kind, mode, func, wrt, disable, verify):
     if func is None:
-        return lambda f: derivative(f, mode, kind, wrt)
+        return lambda f: derivative(f, mode, kind, wrt, disable, verify)
     if isinstance(func, (int, tuple)) and not callable(func):  # @srcad.grad((0, 1))
-        return lambda f: derivative(f, mode, kind, func)
-    return derivative(func, mode, kind, wrt)
+        return lambda f: derivative(f, mode, kind, func, disable, verify)
+    return derivative(func, mode, kind, wrt, disable, verify)
 
 
-def grad(func=None, wrt=0):
+# Every entry point takes disable= (optimization passes to switch off: names of
+# pipeline.PASSES, "all", or None for SRCAD_DISABLE's) and verify= (check each new
+# specialization against the unoptimized derivative on its first call; None: SRCAD_VERIFY).
+
+def grad(func=None, wrt=0, *, disable=None, verify=None):
     """Reverse-mode gradient of a scalar function: grad(f)(*args) -> df/dx (a tuple if wrt is)."""
-    return _decorator_or_call("grad", "reverse", func, wrt)
+    return _decorator_or_call("grad", "reverse", func, wrt, disable, verify)
 
 
-def value_and_grad(func=None, wrt=0):
+def value_and_grad(func=None, wrt=0, *, disable=None, verify=None):
     """vg(*args) -> (f(*args), gradient), in one reverse sweep."""
-    return _decorator_or_call("value_and_grad", "reverse", func, wrt)
+    return _decorator_or_call("value_and_grad", "reverse", func, wrt, disable, verify)
 
 
-def vjp(func=None, wrt=0):
+def vjp(func=None, wrt=0, *, disable=None, verify=None):
     """vjp(*args, dy) -> dy^T J (any output shape; a tuple of cotangents for tuple outputs)."""
-    return _decorator_or_call("vjp", "reverse", func, wrt)
+    return _decorator_or_call("vjp", "reverse", func, wrt, disable, verify)
 
 
-def jvp(func=None, wrt=0):
+def jvp(func=None, wrt=0, *, disable=None, verify=None):
     """jvp(*args, dx0, dx1, ...) -> J dx, the output tangent (forward mode)."""
-    return _decorator_or_call("jvp", "forward", func, wrt)
+    return _decorator_or_call("jvp", "forward", func, wrt, disable, verify)
 
 
 def _basis(shape, dtype=float):
@@ -483,12 +528,13 @@ def _as_float_array(value):
                       else np.asarray(value).dtype)
 
 
-def jacobian(func, wrt=0, mode="reverse"):
+def jacobian(func, wrt=0, mode="reverse", *, disable=None, verify=None):
     """jac(*args) -> J with shape out.shape + x.shape (a tuple of them if wrt is a tuple)."""
     if mode not in ("reverse", "forward"):
         raise SrcadError(f"mode must be 'reverse' or 'forward', got {mode!r}")
     positions = wrt if isinstance(wrt, tuple) else (wrt,)
-    inner = derivative(func, mode, "vjp" if mode == "reverse" else "jvp", tuple(positions))
+    inner = derivative(func, mode, "vjp" if mode == "reverse" else "jvp", tuple(positions),
+                       disable, verify)
 
     def jac(*args, **kwargs):
         if mode == "reverse":
@@ -517,14 +563,15 @@ def jacobian(func, wrt=0, mode="reverse"):
     return jac
 
 
-def hessian(func, wrt=0):
+def hessian(func, wrt=0, *, disable=None, verify=None):
     """hess(*args) -> the Hessian of a scalar f, by forward mode over the generated gradient."""
     if isinstance(wrt, tuple):
         raise SrcadError("srcad.hessian takes one argument position (wrt=int)",
                          hint="build the blocks with srcad.jacobian(srcad.grad(f, wrt=i), "
                               "wrt=j, mode='forward')")
-    gradient = derivative(func, "reverse", "grad", wrt)
-    inner = jacobian(gradient.generated, wrt=wrt, mode="forward")
+    gradient = derivative(func, "reverse", "grad", wrt, disable, verify)
+    inner = jacobian(gradient.generated, wrt=wrt, mode="forward", disable=disable,
+                     verify=verify)
 
     def hess(*args, **kwargs):
         if gradient.sync is not None:
@@ -535,10 +582,10 @@ def hessian(func, wrt=0):
     return hess
 
 
-def hvp(func, wrt=0):
+def hvp(func, wrt=0, *, disable=None, verify=None):
     """hvp(*args, v) -> H v without forming H (forward mode over the generated gradient)."""
-    gradient = derivative(func, "reverse", "grad", wrt)
-    inner = derivative(gradient.generated, "forward", "jvp", wrt)
+    gradient = derivative(func, "reverse", "grad", wrt, disable, verify)
+    inner = derivative(gradient.generated, "forward", "jvp", wrt, disable, verify)
 
     def product(*args, **kwargs):
         if gradient.sync is not None:
@@ -552,13 +599,13 @@ def hvp(func, wrt=0):
 _KIND_OF_MODE = {"reverse": "grad", "forward": "jvp"}
 
 
-def _built(func, mode, wrt, kind, args, kwargs):
+def _built(func, mode, wrt, kind, args, kwargs, disabled=frozenset()):
     """The Built module: generic, or specialized to the shapes of example arguments."""
     kind = kind or _KIND_OF_MODE.get(mode, "grad")
-    if args is None:
+    if args is None or "specialize" in disabled:
         _needs_args(mode, kind)
-        return cache.compiled(func, mode, kind, wrt).built
-    mode, kind = _runs(mode, kind, wrt, tuple(args))
+        return cache.compiled(func, mode, kind, wrt, disabled=disabled).built
+    mode, kind = _runs(mode, kind, wrt, tuple(args), disabled)
     kwargs = kwargs or {}
     signature = signature_of(tuple(args), kwargs)
     if signature is None:
@@ -566,7 +613,7 @@ def _built(func, mode, wrt, kind, args, kwargs):
                          "arguments hold something else", hint="leave args out for code that "
                                                                "takes any shapes")
     return cache.compiled(func, mode, kind, wrt, example=(tuple(args), kwargs),
-                          signature=signature).built
+                          signature=signature, disabled=disabled).built
 
 
 def _needs_args(mode, kind):
@@ -583,7 +630,7 @@ def _user_module(built):
     return module
 
 
-def module_text(built):
+def module_text(built, disabled=frozenset()):
     """The whole module for reading and shipping: the derivative, the derivatives of the user
     functions it calls (each once), the runtime helpers they use, and imports of the user
     globals they read. (The decorator path compiles the derivative alone and binds the callees'
@@ -597,7 +644,7 @@ def module_text(built):
         builts.append(current)
         for func, kind, wrt in current.dependencies.values():
             mode = "reverse" if kind == "adjoint" else "forward"
-            queue.append(cache.compiled(func, mode, kind, wrt).built)
+            queue.append(cache.compiled(func, mode, kind, wrt, disabled=disabled).built)
     imports = {}
     for b in builts:
         if b.user_globals:
@@ -607,30 +654,35 @@ def module_text(built):
     return module_text_of([b.function_text for b in builts], built.header, lines)
 
 
-def source(func, mode="reverse", wrt=0, kind=None, stage=None, args=None, kwargs=None):
+def source(func, mode="reverse", wrt=0, kind=None, stage=None, args=None, kwargs=None, *,
+           disable=None):
     """The generated Python source (or, with stage=..., the function after that pass).
     With example args (and kwargs): the code specialized to their shapes, as calls run it (for
-    the gradient with respect to one float, that is forward mode: see Derivative.specialize)."""
+    the gradient with respect to one float, that is forward mode: see Derivative.specialize).
+    disable: optimization passes to leave out ("all": the unoptimized derivative)."""
     _callable(func)
     _check_wrt(wrt)
+    disabled = disabled_passes(disable)
     if stage is not None and stage != "emit":
         kind = kind or _KIND_OF_MODE.get(mode)
-        if args is None:
+        if args is None or "specialize" in disabled:
             _needs_args(mode, kind)
             example = None
         else:
-            mode, kind = _runs(mode, kind, wrt, tuple(args))
+            mode, kind = _runs(mode, kind, wrt, tuple(args), disabled)
             example = (tuple(args), kwargs or {})
-        return build(func, mode, wrt, kind, stage=stage, example=example)
-    return module_text(_built(func, mode, wrt, kind, args, kwargs))
+        return build(func, mode, wrt, kind, stage=stage, example=example, disabled=disabled)
+    return module_text(_built(func, mode, wrt, kind, args, kwargs, disabled), disabled)
 
 
-def emit(func, path, mode="reverse", wrt=0, kind=None, args=None, kwargs=None):
+def emit(func, path, mode="reverse", wrt=0, kind=None, args=None, kwargs=None, *,
+         disable=None):
     """Write the generated module to `path`: a file that needs only numpy. Returns the path.
     With example args (and kwargs): the code specialized to their shapes (it then assumes them)."""
     _callable(func)
     _check_wrt(wrt)
-    built = _built(func, mode, wrt, kind, args, kwargs)
+    disabled = disabled_passes(disable)
+    built = _built(func, mode, wrt, kind, args, kwargs, disabled)
     if built.user_cells:
         from .parse import parse_function
         fdef, info = parse_function(func)
@@ -638,7 +690,7 @@ def emit(func, path, mode="reverse", wrt=0, kind=None, args=None, kwargs=None):
                                f"{', '.join(built.user_cells)}, which an emitted module cannot "
                                f"see", hint="define the function at module level, or pass those "
                                             "values in as arguments")
-    text = module_text(built)
+    text = module_text(built, disabled)
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:

@@ -34,20 +34,21 @@ def _late(namespace, name):
 class Compiled:
     """A built derivative compiled to a code object, ready to be instantiated per function."""
 
-    def __init__(self, built, kind, wrt):
+    def __init__(self, built, kind, wrt, disabled=frozenset()):
         self.built = built
         self.kind = kind
         self.wrt = wrt
+        self.disabled = disabled  # the passes it was built without (its callees likewise)
         stem = f"{built.func.__module__}.{built.func.__qualname__}".replace("<", "").replace(
             ">", "").replace(".", "_")
         self.path = write_module(built.source, f"{stem}_{built.function_name}")
         self.code = compile(built.source, self.path, "exec")
 
 
-def _key(func, mode, kind, wrt, signature):
+def _key(func, mode, kind, wrt, signature, disabled=frozenset()):
     cells = tuple(id(c) for c in func.__closure__ or ())
     return (func.__code__, id(func.__globals__), cells, mode, kind, wrt, signature,
-            REGISTRY.version)
+            REGISTRY.version, disabled)
 
 
 _OUTLINES = {}
@@ -76,22 +77,24 @@ def outline(func, mode, kind, wrt):
     return result
 
 
-def compiled(func, mode, kind, wrt, example=None, signature=None):
+def compiled(func, mode, kind, wrt, example=None, signature=None, disabled=frozenset()):
     """The compiled derivative (cached). With example=(args, kwargs) and their signature: the
-    build specialized to the shapes those arguments give (see shapes.py)."""
-    key = _key(func, mode, kind, wrt, signature)
+    build specialized to the shapes those arguments give (see shapes.py). disabled: the
+    optimization passes not to run (pipeline.PASSES)."""
+    key = _key(func, mode, kind, wrt, signature, disabled)
     with _LOCK:
         entry = _BUILDS.get(key)
         if entry is not None:
             _BUILDS.move_to_end(key)
             return entry[1]
-    digest = diskcache.key(func, mode, kind, wrt, signature) if diskcache.enabled() else None
+    digest = diskcache.key(func, mode, kind, wrt, (signature, sorted(disabled))) if (
+        diskcache.enabled()) else None
     built = diskcache.load(digest, func) if digest else None
     if built is None:
-        built = build(func, mode, wrt, kind, example=example)
+        built = build(func, mode, wrt, kind, example=example, disabled=disabled)
         if digest:
             diskcache.store(digest, built)
-    result = Compiled(built, kind, wrt)
+    result = Compiled(built, kind, wrt, disabled)
     with _LOCK:
         _BUILDS[key] = (func, result)  # holding func keeps the ids in the key from being reused
         while len(_BUILDS) > _MAX_BUILDS:
@@ -117,7 +120,7 @@ class Instance:
         key = (func, comp.kind, comp.wrt)
         _IN_PROGRESS[key] = namespace, built.function_name
         try:
-            dependency_syncs = self._bind_dependencies(built, namespace, key)
+            dependency_syncs = self._bind_dependencies(comp, namespace, key)
         finally:
             del _IN_PROGRESS[key]
         self.function.__srcad_sync__ = self._make_sync(func, built, namespace, dependency_syncs)
@@ -126,9 +129,10 @@ class Instance:
             self.sync()
 
     @staticmethod
-    def _bind_dependencies(built, namespace, own_key):
+    def _bind_dependencies(comp, namespace, own_key):
         """Bind the derivative functions of callees (generated once each, cached)."""
         from .api import derivative
+        built = comp.built
         syncs = []
         for dep_name, key in built.dependencies.items():
             dep_func, dep_kind, wrt = key
@@ -140,7 +144,7 @@ class Instance:
                 namespace[dep_name] = _late(other, other_name)
                 continue
             mode = "reverse" if dep_kind == "adjoint" else "forward"
-            dep = derivative(dep_func, mode, dep_kind, wrt)
+            dep = derivative(dep_func, mode, dep_kind, wrt, disable=comp.disabled)
             namespace[dep_name] = dep.generated
             if dep.sync is not None:
                 syncs.append(dep.sync)

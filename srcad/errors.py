@@ -36,3 +36,9 @@ class SrcadError(Exception):
         if self.hint:
             parts.append(f"what to do: {self.hint}")
         return "\n".join(parts)
+
+
+class VerifyError(AssertionError):
+    """Verify mode found an optimized derivative that disagrees with the unoptimized one, or a
+    derivative call that changed its arguments: a bug in srcad (please report it), never in the
+    user's code. The message names the function and, found by bisection, the guilty pass."""

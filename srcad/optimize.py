@@ -460,20 +460,27 @@ def fold_computed_constants(fdef, counts, float64=()):
     return _substitute_numbers(fdef, known)
 
 
-def optimize(fdef, constants=(), inexact=(), arrays=(), float64=()):
+STEPS = frozenset({"constants", "copies", "dead_code"})
+
+
+def optimize(fdef, constants=(), inexact=(), arrays=(), float64=(), steps=STEPS):
     """constants: names whose bindings to a number may be propagated (propagate_constants);
     inexact: names surely bound to floats, arrays: to numpy arrays (FoldConstants); float64:
-    to float64 values or Python floats (fold_computed_constants)."""
+    to float64 values or Python floats (fold_computed_constants). steps: which of the three
+    jobs (constants, copies, dead_code) to do."""
     counts = bound_counts(fdef)  # (neither constant propagation nor folding binds names)
-    if constants:
-        fdef = propagate_constants(fdef, constants, counts)
-    if float64:
-        fdef = fold_computed_constants(fdef, counts, float64)
-    fold = FoldConstants(inexact, arrays)
-    fdef.body = [fold.visit(stmt) for stmt in fdef.body]
-    fdef = propagate_copies(fdef, counts)
-    while True:
+    if "constants" in steps:
+        if constants:
+            fdef = propagate_constants(fdef, constants, counts)
+        if float64:
+            fdef = fold_computed_constants(fdef, counts, float64)
+        fold = FoldConstants(inexact, arrays)
+        fdef.body = [fold.visit(stmt) for stmt in fdef.body]
+    if "copies" in steps:
+        fdef = propagate_copies(fdef, counts)
+    while "dead_code" in steps:
         before = len(fdef.body)
         fdef.body = eliminate_dead_code(fdef.body)
         if len(fdef.body) == before:
-            return fdef
+            break
+    return fdef

@@ -11,6 +11,7 @@ and what the runtime needs to know about it); `build(..., stage="anf")` stops af
 and returns the function's source at that point, for people reading what srcad does.
 """
 import inspect
+import os
 
 import gast
 
@@ -43,6 +44,47 @@ from .signs import sink_signs
 from .singular import drop_singular_guards, singular_names
 from .strength import reduce_strength
 from .unroll import unroll_loops
+
+# The optimizations, in the order they run; each can be switched off by name (build's
+# `disabled`, srcad.grad(f, disable=...), SRCAD_DISABLE=name,name or all). With all of them off
+# the derivative is the plain template instantiation for any shapes: the reference that verify
+# mode compares the optimized derivative with (api.py).
+PASSES = (
+    "specialize",      # code for the call's argument signature (shapes.py; api.py), not any shapes
+    "float_gradient",  # the gradient wrt one float by forward mode (api._runs)
+    "unroll",          # short loops over ranges the signature fixes written out (unroll.py)
+    "invariance",      # exactly-zero adjoints of shift-invariant values (invariance.py)
+    "singular",        # strong-zero guards dropped where the output is inf or nan (singular.py)
+    "proportional",    # forward mode: tangents that scale another folded in (proportional.py)
+    "constants",       # numbers folded and propagated (optimize.py)
+    "copies",          # copies propagated (optimize.py)
+    "dead_code",       # unread pure statements dropped (optimize.py)
+    "cancel",          # common factors of products and quotients cancelled (cancel.py)
+    "broadcasts",      # spread adjoints left to numpy's broadcasting (broadcasts.py)
+    "factor",          # common scalar factors of an adjoint's contributions (factor.py)
+    "signs",           # negated contributions subtracted (signs.py)
+    "inplace",         # accumulation in place into owned adjoint arrays (inplace.py)
+    "outer",           # per-step outer products batched into matrix products (outer.py)
+    "strength",        # cheaper spellings of sums, means and dot products (strength.py)
+)
+
+
+def disabled_passes(disable):
+    """The frozenset of pass names `disable` switches off: None (SRCAD_DISABLE's, or none),
+    "all", a comma-separated string or a collection of names."""
+    if disable is None:
+        disable = os.environ.get("SRCAD_DISABLE", "")
+    if isinstance(disable, str):
+        disable = [part.strip() for part in disable.split(",") if part.strip()]
+    names = set(disable)
+    if "all" in names:
+        return frozenset(PASSES)
+    unknown = names - set(PASSES)
+    if unknown:
+        raise SrcadError(f"unknown optimization pass {', '.join(sorted(unknown))}: srcad's passes "
+                         f"are {', '.join(PASSES)} (or all)")
+    return frozenset(names)
+
 
 STAGES = ("parse", "resolve", "check", "desugar", "anf", "activity", "derivative", "optimize",
           "emit")
@@ -113,7 +155,8 @@ def wrt_names(fdef, wrt, info, kind=None):
     return out
 
 
-def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, singular=None):
+def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, singular=None,
+            disabled=frozenset()):
     """The passes after the derivative is written: optimize (constants, copies, dead code); in
     reverse mode sink signs and in place; and where the probe knows shapes, cancel factors,
     sink broadcasts, common factors (then optimize again), drop singular guards (singular:
@@ -133,34 +176,41 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, singu
     if mode == "reverse":  # an adjoint is shaped like its value (one of an array is an array)
         arrays |= {namer.adjoints[v] for v in arrays if v in namer.adjoints}
         float64 |= {namer.adjoints[v] for v in float64 if v in namer.adjoints} if seeded else set()
-    derivative = optimize(derivative, derived, inexact, arrays, float64)
+    steps = {name for name in ("constants", "copies", "dead_code") if name not in disabled}
+    derivative = optimize(derivative, derived, inexact, arrays, float64, steps)
     if mode == "reverse" and shapes:
         adjoint_of = {adjoint: var for var, adjoint in namer.adjoints.items()}
 
         def probed(name):  # the float dtype the probe saw (an adjoint's: its value's)
             return floats.get(name) or floats.get(adjoint_of.get(name)) or None
-        derivative = cancel_factors(derivative, derived, builder.shape_of_name,
-                                    float_chars(derivative, probed))
-        derivative = sink_broadcasts(derivative, builder.shape_of_name, namer.fresh,
-                                     builder.local_shapes)
-        derivative = factor_contributions(derivative, derived, builder.shape_of_name,
-                                          float_chars(derivative, probed))
-        derivative = optimize(derivative, derived, inexact, arrays, float64)
-    if mode == "reverse":
+        if "cancel" not in disabled:
+            derivative = cancel_factors(derivative, derived, builder.shape_of_name,
+                                        float_chars(derivative, probed))
+        if "broadcasts" not in disabled:
+            derivative = sink_broadcasts(derivative, builder.shape_of_name, namer.fresh,
+                                         builder.local_shapes)
+        if "factor" not in disabled:
+            derivative = factor_contributions(derivative, derived, builder.shape_of_name,
+                                              float_chars(derivative, probed))
+        derivative = optimize(derivative, derived, inexact, arrays, float64, steps)
+    if mode == "reverse" and "signs" not in disabled:
         derivative = sink_signs(derivative, derived)  # (after optimize: copies gone)
+    if mode == "reverse" and "inplace" not in disabled:
         derivative = in_place(derivative, builder.shape_of_name if shapes and seeded else None)
     if singular:  # guards that matter only where the output is inf or nan
         derivative = drop_singular_guards(derivative, singular)
-    if mode == "reverse" and shapes:
+    if mode == "reverse" and shapes and "outer" not in disabled:
         derivative = batch_outer_products(derivative, builder.shape_of_name, namer.fresh_name)
-    if shapes:
+    if shapes and "strength" not in disabled:
         derivative = reduce_strength(derivative, inexact & arrays, shapes, arrays)
     return derivative
 
 
-def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
+def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
+          disabled=frozenset()):
     """Generate the derivative module. example=(args, kwargs): specialize it to the shapes these
-    arguments give every value (see shapes.py); None: code for any shapes."""
+    arguments give every value (see shapes.py); None: code for any shapes. disabled: the names
+    of PASSES not to run."""
     if mode not in KINDS:
         raise SrcadError(f"mode must be 'reverse' or 'forward', got {mode!r}")
     kind = kind or KINDS[mode][0]
@@ -189,8 +239,9 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     if stage == "desugar":
         return function_source(fdef)
     fdef = anf(fdef, namer.fresh, namer.fresh_name)
-    if example is not None:  # short loops over the signature's ranges written out (the code is
-        unroll_loops(fdef, *example)  # keyed by that signature), then versioned like the rest
+    if example is not None and "unroll" not in disabled:  # short loops over the signature's
+        unroll_loops(fdef, *example)  # ranges written out (the code is keyed by that
+        # signature), then versioned like the rest
     fdef = version(fdef, parameter_names(fdef) + [a.id for a in fdef.args.kwonlyargs],
                    namer.fresh)
     if stage == "anf":
@@ -200,10 +251,11 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     activity = analyze(fdef.body, names, scope)
     shapes, kinds, floats = probe(fdef, func, scope, *example) if example is not None else (
         {}, {}, {})
-    if mode == "reverse" and shapes:  # values the output does not depend on: constants
-        activity.useful -= inert_names(fdef, shapes, floats)
+    if mode == "reverse" and shapes and "invariance" not in disabled:  # values the output does
+        activity.useful -= inert_names(fdef, shapes, floats)  # not depend on: constants
     singular = singular_names(fdef, shapes, kinds, floats) if (
-        mode == "reverse" and kind in ("grad", "value_and_grad")) else {}
+        mode == "reverse" and kind in ("grad", "value_and_grad")
+        and "singular" not in disabled) else {}
     if stage == "activity":
         active = sorted(v for v in activity.varied if activity(v))
         return function_source(fdef) + f"# active: {', '.join(active)}\n"
@@ -214,6 +266,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
     builder = (Reverse if mode == "reverse" else Forward)(fdef, scope, info, namer, activity,
                                                           names, kind, shapes, kinds,
                                                           floats)
+    builder.fold = "proportional" not in disabled
     derivative = builder.build()
     if stage == "derivative":
         return function_source(derivative)
@@ -221,7 +274,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None):
         return Outline(derivative.name, [namer.tangent(n) for n in names] if (
             mode == "forward") else [])
     derivative = improve(derivative, mode, kind, builder, namer, shapes, kinds, floats,
-                         singular)
+                         singular, disabled)
     if stage == "optimize":
         return function_source(derivative)
     shortname = info.filename.replace("\\", "/").rsplit("/", 1)[-1]
