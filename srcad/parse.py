@@ -107,10 +107,10 @@ def parse_function(func):
             sub.lineno += info.first_line - 1
             if getattr(sub, "end_lineno", None) is not None:
                 sub.end_lineno += info.first_line - 1
-            if getattr(sub, "col_offset", None) is not None and sub.lineno == info.first_line:
+            if getattr(sub, "col_offset", None) is not None:
                 sub.col_offset += info.col_shift
-            elif getattr(sub, "col_offset", None) is not None:
-                sub.col_offset += info.col_shift
+            if getattr(sub, "end_col_offset", None) is not None:  # (a range compile() accepts:
+                sub.end_col_offset += info.col_shift  # the shape probe compiles these nodes)
         if isinstance(sub, gast.Name):
             sub.annotation = None
     for arg in node.args.args + node.args.kwonlyargs + node.args.posonlyargs:
