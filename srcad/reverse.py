@@ -516,10 +516,8 @@ class Reverse:
                 counter = getattr(stmt, "counter", None)
                 stmt.body = self.primal_block(stmt.body, depth + 1)
                 if stmt.batch:  # before the loop's closing `if flag: break`, if it has one
-                    exits = stmt.body and isinstance(stmt.body[-1], gast.If) and any(
-                        isinstance(s, gast.Break) for s in stmt.body[-1].body)
-                    where = len(stmt.body) - 1 if exits else len(stmt.body)
-                    stmt.body.insert(where, Save(tuple(stmt.batch), ("batch", id(stmt))))
+                    stmt.body.insert(closing_break(stmt.body),
+                                     Save(tuple(stmt.batch), ("batch", id(stmt))))
                 if counter is not None:
                     out.append(assign(counter, gast.Constant(value=0, kind=None)))
                     stmt.body.insert(0, assign(counter, gast.BinOp(
@@ -552,7 +550,9 @@ class Reverse:
                 local = local_names(stmt.body)
                 stmt.batch = []
                 stmt.recompute = []
-                for inner in stmt.body:  # assigned unconditionally, once, before any read
+                exit_at = closing_break(stmt.body)  # (what follows it is not run on the last
+                for inner in stmt.body[:exit_at]:  # turn) assigned unconditionally, once, before
+                    # any read
                     var = assigned_name(inner)
                     if (var in local and isinstance(inner.targets[0], gast.Name)
                             and var in self.overwritten and var not in stmt.batch
@@ -601,8 +601,14 @@ class Reverse:
             else:
                 results.append(call(["zero_gradient"], name(var)))
         value = results[0] if len(results) == 1 else gast.Tuple(elts=results, ctx=gast.Load())
-        if self.kind == "value_and_grad":
-            value = gast.Tuple(elts=[ret.value, value], ctx=gast.Load())
+        if self.kind == "value_and_grad":  # f's value as the primal sweep left it (the
+            # adjoint sweep restores overwritten names, and stores into arrays, to older values)
+            kept = self.namer.fresh("value")
+            stores = any(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)
+                         for s in flatten(body))
+            primal.append(assign(kept, call(["copy_value"], clone(ret.value)) if stores and (
+                isinstance(ret.value, gast.Name)) else clone(ret.value)))
+            value = gast.Tuple(elts=[name(kept), value], ctx=gast.Load())
         sweep = primal + seed_stmts + adjoint
         stack = self.namer.fresh("stack") if "stack" in self.namer.taken else "stack"
         self.namer.reserve(stack)
@@ -882,6 +888,17 @@ def _restore(holder, stack):
         target.ctx = gast.Store()
         return gast.Assign(targets=[target], value=pop, type_comment=None)
     return assign(holder.var, pop)
+
+
+def closing_break(body):
+    """The position of a loop body's closing `if flag: break` (control.py leaves at most one
+    break, at the end of the body; a while loop's condition is computed again after it, anf.py),
+    or the body's length. Values saved once per turn are saved before it: on the last turn the
+    statements after it do not run."""
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, gast.If) and any(isinstance(s, gast.Break) for s in stmt.body):
+            return i
+    return len(body)
 
 
 def overwritten_names(body, params):

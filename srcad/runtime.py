@@ -273,6 +273,13 @@ def tuple_adjoint(parts, y, indices):
     return out
 
 
+@helper(tangent="linear")
+def copy_value(y):
+    """y, copied if it is an array (an array the adjoint sweep restores in place must not
+    change the value a value_and_grad returns)."""
+    return y.copy() if isinstance(y, np.ndarray) else y
+
+
 @helper(linear=False)
 def grad_seed(y):
     """The adjoint seed of a scalar output: a one of y's type. Refuses non-scalar outputs."""

@@ -52,10 +52,10 @@ def while_with_break_grad(x):
         t4 = k >= 10
         if t4:
             break_1 = True
+        stack.append(t2)
         if break_1:
             break
         t1 = y < 100.0
-        stack.append(t2)
     by = grad_seed(y)
     for _ in range(n_1):
         t2 = stack.pop()
