@@ -223,16 +223,19 @@ def _render_sum(terms):
 
 def _combine(parts, absorb=False):
     """Sum (negative, node) parts: a positive one first, the others added or subtracted. All
-    negative: (True, their sum), or with absorb, the first one's leading factor negated."""
+    negative: (True, the sum of their magnitudes), or with absorb, (False, the first one with
+    its leading factor negated, the others subtracted): -a * b - c."""
     negative = all(sign for sign, _ in parts)
+    if negative and absorb:
+        node = _negate_head(parts[0][1])
+        for _, part in parts[1:]:
+            node = _binop(node, gast.Sub(), part)
+        return False, node
     if negative:
         parts = [(False, node) for _, node in parts]
     first = next(i for i, (sign, _) in enumerate(parts) if not sign)
     order = [parts[first]] + parts[:first] + parts[first + 1:]
     node = order[0][1]
-    if negative and absorb:
-        node = _negate_head(node)
-        negative = False
     for sign, part in order[1:]:
         node = _binop(node, gast.Sub() if sign else gast.Add(), part)
     return negative, node
