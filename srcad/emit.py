@@ -5,6 +5,7 @@ needs (numpy, math), the source of the runtime helpers it calls, and the derivat
 Comment markers placed by the passes (`__srcad_comment__("...")`) become real `# ...` lines.
 """
 import ast
+import math
 import re
 
 import astor
@@ -32,9 +33,12 @@ def function_source(fdef):
     """Python source of a gast FunctionDef, with comment markers turned into comments."""
     numbering = _NumberComments()
     numbering.visit(fdef)
-    module = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
+    module = _SignedNumbers().visit(gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[])))
     ast.fix_missing_locations(module)
     text = astor.to_source(module, pretty_source=_one_line_per_statement)
+    if not _same_tree(ast.parse(text), module):  # the text must mean the code (precedence)
+        raise AssertionError(f"srcad internal error: the source written for {fdef.name} does not "
+                             f"read back as the code it was written from:\n{text}")
     lines = []
     for line in text.splitlines():
         match = _COMMENT.match(line)
@@ -43,6 +47,37 @@ def function_source(fdef):
         else:
             lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+class _SignedNumbers(ast.NodeTransformer):
+    """A negative number (a folded constant) as the negation of a number: astor writes
+    Constant(-0.6) as `-0.6`, and `-0.6 ** 2` is -(0.6 ** 2); `(-0.6) ** 2` is what it means.
+    (A constant tuple, as a tuple display of constants: what its text reads back as.)"""
+
+    def visit_Constant(self, node):
+        value = node.value
+        if type(value) in (int, float) and math.copysign(1.0, value) < 0:
+            return ast.copy_location(ast.UnaryOp(op=ast.USub(), operand=ast.Constant(
+                value=-value)), node)
+        if type(value) is tuple:
+            return ast.copy_location(ast.Tuple(elts=[self.visit(ast.Constant(value=v))
+                                                     for v in value], ctx=ast.Load()), node)
+        return node
+
+
+_IGNORED_FIELDS = {"ctx", "type_comment", "kind"}
+
+
+def _same_tree(a, b):
+    """Whether two ASTs are the same program (contexts and type comments aside)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_tree(x, y) for x, y in zip(a, b))
+    if not isinstance(a, ast.AST):
+        return a == b or (a != a and b != b)  # (nan == nan)
+    return all(_same_tree(getattr(a, f, None), getattr(b, f, None))
+               for f in a._fields if f not in _IGNORED_FIELDS)
 
 
 def _one_line_per_statement(pieces):
