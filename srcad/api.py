@@ -22,7 +22,7 @@ from .errors import SrcadError
 from .pipeline import build, disabled_passes
 from .verify import verify_call, verify_on
 from .registry import REGISTRY
-from .emit import module_text as module_text_of
+from .emit import import_lines, module_text as module_text_of
 from .shapes import signature_of
 
 _DERIVATIVES = weakref.WeakKeyDictionary()
@@ -648,8 +648,7 @@ def module_text(built, disabled=frozenset()):
     for b in builts:
         if b.user_globals:
             imports.setdefault(_user_module(b), set()).update(b.user_globals)
-    lines = [f"from {module} import {', '.join(sorted(names))}"
-             for module, names in sorted(imports.items())]
+    lines = import_lines(imports)  # (a module's name is not always an identifier: escaped)
     return module_text_of([b.function_text for b in builts], built.header, lines)
 
 

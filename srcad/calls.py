@@ -11,6 +11,7 @@ call site (layer_adjoint_x when only x does); call sites that agree share one fu
 callee runs its primal again inside it.
 """
 import inspect
+import re
 import types
 
 from .registry import REGISTRY
@@ -62,6 +63,8 @@ def derivative_name(func, kind, wrt):
     base = f"{func.__name__}_{KIND_SUFFIX[kind]}".replace("<lambda>", "lambda")
     if len(wrt) < len(params):
         base += "_" + "_".join(params[i] for i in wrt)
+    if not base.isidentifier():  # a __name__ set to anything: it is written into the code
+        base = "_" + re.sub(r"[^A-Za-z0-9_]", "_", base)
     return base
 
 

@@ -3,8 +3,15 @@
 A generated module is self-contained: a header naming what it differentiates, the imports it
 needs (numpy, math), the source of the runtime helpers it calls, and the derivative function.
 Comment markers placed by the passes (`__srcad_comment__("...")`) become real `# ...` lines.
+
+Text from the user (file names, function names, statements, docstrings) goes into the module
+escaped: in comments, every character that could end the line (or is not printable) is written
+as its escape (`\\n`, `\\x0c`, `\\u2028`); the header is a string literal whose backslashes and
+quotes are escaped; module names go into imports only as dotted identifiers (else as a string).
+Docstrings of generated functions are string constants, which astor writes as literals.
 """
 import ast
+import keyword
 import math
 import re
 
@@ -43,7 +50,7 @@ def function_source(fdef):
     for line in text.splitlines():
         match = _COMMENT.match(line)
         if match:
-            lines.append(f"{match.group(1)}# {numbering.texts[int(match.group(2))]}")
+            lines.append(f"{match.group(1)}# {comment_text(numbering.texts[int(match.group(2))])}")
         else:
             lines.append(line)
     return "\n".join(lines) + "\n"
@@ -78,6 +85,57 @@ def _same_tree(a, b):
         return a == b or (a != a and b != b)  # (nan == nan)
     return all(_same_tree(getattr(a, f, None), getattr(b, f, None))
                for f in a._fields if f not in _IGNORED_FIELDS)
+
+
+def _escape(char):
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def comment_text(text):
+    """text for a `# ...` comment: one line, whatever it holds (a file name, a statement). A
+    character that is not printable, and so every one that str.splitlines or the tokenizer
+    would break a line at (\\n \\r \\x0b \\x0c \\x1c-\\x1e \\x85 \\u2028 \\u2029), is written as its
+    escape (a tab stays). Printable text is written as it is."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() or char == "\t" else _escape(char)
+                   for char in text)
+
+
+def docstring_literal(text):
+    """A triple-quoted string literal of text (a module's header): backslashes and quotes are
+    escaped, so nothing in text can end it early, and other characters that are not printable
+    (but newlines) are written as escapes. Text without them is written as it is."""
+    out = []
+    for char in text:
+        if char in '\\"':
+            out.append("\\" + char)
+        elif char == "\n" or char.isprintable():
+            out.append(char)
+        else:
+            out.append(_escape(char))
+    return '"""' + "".join(out) + '\n"""'
+
+
+def import_lines(imports):
+    """Lines that bind the user globals a module reads: {module name: names}. A module whose name
+    is a dotted identifier is imported by it (`from model import W`); another (a script
+    `train-model.py` run as __main__, a name given to importlib) by a string literal of it."""
+    lines = []
+    for module, names in sorted(imports.items()):
+        names = sorted(name for name in names if name.isidentifier() and not keyword.iskeyword(
+            name))
+        if not names:
+            continue
+        if all(part.isidentifier() and not keyword.iskeyword(part) for part in module.split(".")):
+            lines.append(f"from {module} import {', '.join(names)}")
+        else:
+            lines += [f"{name} = __import__('importlib').import_module({module!r}).{name}"
+                      for name in names]
+    return lines
 
 
 def _one_line_per_statement(pieces):
@@ -133,7 +191,7 @@ def module_text(function_texts, header, user_imports=()):
     body = "\n\n".join(text.rstrip() + "\n" for text in function_texts)
     helpers = helpers_needed(body)
     helper_text = "\n\n\n".join(runtime.helper_source(name).rstrip() for name in helpers)
-    parts = [f'"""{header}\n"""', "\n".join(imports_needed(body + helper_text))]
+    parts = [docstring_literal(header), "\n".join(imports_needed(body + helper_text))]
     if user_imports:
         parts.append("\n".join(user_imports))
     if helper_text:
