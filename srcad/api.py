@@ -26,6 +26,10 @@ from .emit import import_lines, module_text as module_text_of
 from .shapes import signature_of
 
 _DERIVATIVES = weakref.WeakKeyDictionary()
+_REGISTERING = threading.Lock()  # held while a Derivative is put into _DERIVATIVES (nothing else)
+# held while generated code is bound into an Instance (Derivative.instance, specialize, keyed):
+# one Instance per derivative and signature. Reentrant: binding a callee binds its callees.
+_BINDING = threading.RLock()
 
 
 def _check_wrt(wrt):
@@ -82,9 +86,11 @@ class Derivative:
     def instance(self):
         """The generic derivative, bound to func's globals and closure (built on first use)."""
         if self._instance is None:
-            self._instance = cache.Instance(
-                cache.compiled(self.func, self.mode, self.kind, self.wrt,
-                               disabled=self.disabled), self.func)
+            comp = cache.compiled(self.func, self.mode, self.kind, self.wrt,
+                                  disabled=self.disabled)
+            with _BINDING:  # one Instance: hessian and hvp sync the one they differentiate
+                if self._instance is None:
+                    self._instance = cache.Instance(comp, self.func)
         return self._instance
 
     @property
@@ -116,15 +122,21 @@ class Derivative:
         entry = self.specialized.get(signature)
         if entry is None:
             if signature is None:
-                entry = (self.generated, self.sync, self.compiled)
+                generic, comp = self.instance, None
             else:
                 mode, kind = _runs(self.mode, self.kind, self.wrt, args, self.disabled)
                 comp = cache.compiled(self.func, mode, kind, self.wrt,
                                       example=(args, kwargs), signature=signature,
                                       disabled=self.disabled)
-                instance = cache.Instance(comp, self.func)
-                entry = (instance.function, instance.sync, comp)
-            self.specialized[signature] = entry
+            with _BINDING:  # one entry per signature, whichever thread asks first
+                entry = self.specialized.get(signature)
+                if entry is None:
+                    if comp is None:
+                        entry = (generic.function, generic.sync, generic.compiled)
+                    else:
+                        instance = cache.Instance(comp, self.func)
+                        entry = (instance.function, instance.sync, comp)
+                    self.specialized[signature] = entry
         return entry
 
     def build_for(self, args, kwargs, disabled):
@@ -160,8 +172,12 @@ class Derivative:
         if key_of is None:
             key_of = self.keys[types] = _key_of(types)
         key = key_of(args)
-        entry = self.by_key[(types, key)] = self.specialize(args, {})
-        self.fast_path.add(self, types, key, entry)  # (after run() has verified it)
+        entry = self.specialize(args, {})
+        with _BINDING:  # the fast path learns each key once, however many threads meet it
+            new = (types, key) not in self.by_key
+            entry = self.by_key.setdefault((types, key), entry)
+        if new:  # (after run() has verified it)
+            self.fast_path.add(self, types, key, entry)
         return entry
 
     def run(self, args, kwargs, extra):
@@ -475,7 +491,8 @@ def derivative(func, mode, kind, wrt, disable=None, verify=None):
         return per_func[key]
     result = Derivative(func, mode, kind, wrt, disabled, verify)
     try:
-        _DERIVATIVES.setdefault(func, {})[key] = result
+        with _REGISTERING:  # two threads asking at once get the same Derivative
+            result = _DERIVATIVES.setdefault(func, {}).setdefault(key, result)
     except TypeError:
         pass
     return result

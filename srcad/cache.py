@@ -8,6 +8,9 @@ dir) and compiled from there, so tracebacks, pdb and inspect.getsource show the 
 The generated function reads the user's globals and closure variables by name from its own
 namespace; `Instance.sync` copies their current values in before each call, so a global weight
 matrix that is reassigned between calls is always read fresh (no stale values, no wrong numbers).
+
+Threads: the tables are read and written under _LOCK, and one thread builds what several ask for
+at once (_once: the others wait for its result, and build it themselves if it raised).
 """
 import collections
 import threading
@@ -20,9 +23,18 @@ from .pipeline import Outline, build
 _BUILDS = collections.OrderedDict()
 _MAX_BUILDS = 1024
 _LOCK = threading.Lock()
+_FLIGHTS = {}  # (table, key) -> (thread id, Event) of a build under way (_once)
+_LOCAL = threading.local()  # .in_progress: the Instances this thread is binding (Instance)
 
 
-_IN_PROGRESS = {}
+def _in_progress():
+    """{(func, kind, wrt): (namespace, function name)} of the Instances this thread is binding
+    the callees of (a callee that calls back finds its caller here: mutual recursion). Per
+    thread: another thread's half-bound Instance is not one to call."""
+    table = getattr(_LOCAL, "in_progress", None)
+    if table is None:
+        table = _LOCAL.in_progress = {}
+    return table
 
 
 def _late(namespace, name):
@@ -51,7 +63,39 @@ def _key(func, mode, kind, wrt, signature, disabled=frozenset()):
             REGISTRY.version, disabled)
 
 
-_OUTLINES = {}
+_OUTLINES = collections.OrderedDict()
+
+
+def _once(table, key, func, make):
+    """table[key]'s value, made by make() and kept (with func, whose ids the key holds) if it
+    is not there. One thread makes it; others asking for it meanwhile wait for it (if make
+    raises, each of them tries in turn, so each gets the error). Nothing is locked while make
+    runs (it runs the user's function to probe shapes)."""
+    flight_key = (id(table), key)
+    me = threading.get_ident()
+    while True:
+        with _LOCK:
+            entry = table.get(key)
+            if entry is not None:
+                table.move_to_end(key)
+                return entry[1]
+            flight = _FLIGHTS.get(flight_key)
+            if flight is None or flight[0] == me:  # (the same thread again: make it)
+                flight = _FLIGHTS[flight_key] = (me, threading.Event())
+                break
+        flight[1].wait()
+    try:
+        result = make()
+        with _LOCK:
+            table[key] = (func, result)
+            while len(table) > _MAX_BUILDS:
+                table.popitem(last=False)
+        return result
+    finally:
+        with _LOCK:
+            if _FLIGHTS.get(flight_key) is flight:
+                del _FLIGHTS[flight_key]
+        flight[1].set()
 
 
 def outline(func, mode, kind, wrt):
@@ -69,12 +113,7 @@ def outline(func, mode, kind, wrt):
             return Outline.of(entry[1].built)
     if diskcache.enabled():  # a warm disk cache has it for the price of reading it
         return Outline.of(compiled(func, mode, kind, wrt).built)
-    result = build(func, mode, wrt, kind, stage="outline")
-    with _LOCK:
-        _OUTLINES[key] = (func, result)
-        while len(_OUTLINES) > _MAX_BUILDS:
-            _OUTLINES.pop(next(iter(_OUTLINES)))
-    return result
+    return _once(_OUTLINES, key, func, lambda: build(func, mode, wrt, kind, stage="outline"))
 
 
 def compiled(func, mode, kind, wrt, example=None, signature=None, disabled=frozenset()):
@@ -87,19 +126,17 @@ def compiled(func, mode, kind, wrt, example=None, signature=None, disabled=froze
         if entry is not None:
             _BUILDS.move_to_end(key)
             return entry[1]
-    digest = diskcache.key(func, mode, kind, wrt, (signature, sorted(disabled))) if (
-        diskcache.enabled()) else None
-    built = diskcache.load(digest, func) if digest else None
-    if built is None:
-        built = build(func, mode, wrt, kind, example=example, disabled=disabled)
-        if digest:
-            diskcache.store(digest, built)
-    result = Compiled(built, kind, wrt, disabled)
-    with _LOCK:
-        _BUILDS[key] = (func, result)  # holding func keeps the ids in the key from being reused
-        while len(_BUILDS) > _MAX_BUILDS:
-            _BUILDS.popitem(last=False)
-    return result
+
+    def make():
+        digest = diskcache.key(func, mode, kind, wrt, (signature, sorted(disabled))) if (
+            diskcache.enabled()) else None
+        built = diskcache.load(digest, func) if digest else None
+        if built is None:
+            built = build(func, mode, wrt, kind, example=example, disabled=disabled)
+            if digest:
+                diskcache.store(digest, built)
+        return Compiled(built, kind, wrt, disabled)
+    return _once(_BUILDS, key, func, make)
 
 
 class Instance:
@@ -118,11 +155,12 @@ class Instance:
         self.namespace = namespace
         self.function = namespace[built.function_name]
         key = (func, comp.kind, comp.wrt)
-        _IN_PROGRESS[key] = namespace, built.function_name
+        in_progress = _in_progress()
+        in_progress[key] = namespace, built.function_name
         try:
             dependency_syncs = self._bind_dependencies(comp, namespace, key)
         finally:
-            del _IN_PROGRESS[key]
+            in_progress.pop(key, None)
         self.function.__srcad_sync__ = self._make_sync(func, built, namespace, dependency_syncs)
         self.sync = self.function.__srcad_sync__
         if self.sync is not None:  # bound now too, so the generated code can be read by srcad
@@ -139,8 +177,9 @@ class Instance:
             if key == own_key:
                 namespace[dep_name] = namespace[built.function_name]
                 continue
-            if key in _IN_PROGRESS:  # mutual recursion: look the function up when called
-                other, other_name = _IN_PROGRESS[key]
+            other = _in_progress().get(key)
+            if other is not None:  # mutual recursion: look the function up when called
+                other, other_name = other
                 namespace[dep_name] = _late(other, other_name)
                 continue
             mode = "reverse" if dep_kind == "adjoint" else "forward"

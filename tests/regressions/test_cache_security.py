@@ -9,6 +9,8 @@ import itertools
 import os
 import sys
 import textwrap
+import threading
+import types
 
 import numpy as np
 import pytest
@@ -203,3 +205,101 @@ def test_a_module_name_does_not_get_into_emitted_imports(tmp_path, load, marker)
     compile(text, "<generated>", "exec")
     np.testing.assert_allclose(import_file(out).f_grad(X), module.W * np.cos(X), rtol=1e-12)
     assert not marker.exists()
+
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. threads
+
+THREADED = """
+    import numpy as np
+
+    SCALE = 2.0
+
+    def helper(v, w):
+        return np.tanh(v) * w
+
+    def other(v):
+        return helper(v, SCALE) + np.sin(v)
+
+    def power(x, n):
+        if n == 0:
+            return 1.0
+        return x * power(x, n - 1)
+
+    def uses_helpers(x):
+        return np.sum(other(x) * helper(x, 0.5))
+
+    def recursive(x):
+        return power(x, 3) + np.sin(x)
+
+    def plain(x):
+        return np.sum(np.exp(x) * SCALE)
+
+    def countdown(x, n):
+        if n == 0:
+            return x
+        return np.sin(countdown(x, n - 1))
+"""
+
+
+def _fresh(module, name):
+    """A new function with module's function name's code and a copy of its globals (nothing of
+    it is cached), recursive through itself."""
+    namespace = dict(vars(module))
+    old = getattr(module, name)
+    new = types.FunctionType(old.__code__, namespace, name, old.__defaults__)
+    new.__qualname__, new.__module__ = old.__qualname__, old.__module__
+    namespace[name] = new
+    return new
+
+
+def test_threads_differentiating_fresh_functions_at_once(load):
+    module = load(THREADED)
+    x = np.linspace(0.1, 0.9, 4)
+    t, dt = np.tanh(x), 1.0 - np.tanh(x) ** 2
+    expected = {
+        "uses_helpers": (2.0 * dt + np.cos(x)) * 0.5 * t + (2.0 * t + np.sin(x)) * 0.5 * dt,
+        "recursive": 3.0 * 0.49 + np.cos(0.7),
+        "plain": np.exp(x) * 2.0,
+        "countdown": np.cos(np.sin(0.4)) * np.cos(0.4),
+    }
+    rounds, count = 6, 8
+    functions = [{name: _fresh(module, name) for name in expected} for _ in range(rounds)]
+    barrier = threading.Barrier(count)
+    errors, results = [], []
+
+    def work(k):
+        for fresh in functions:
+            barrier.wait()
+            try:
+                order = sorted(fresh, key=lambda name: hash((name, k)))  # not all in one order
+                for name in order:
+                    f = fresh[name]
+                    if name == "recursive":
+                        got = srcad.grad(f)(0.7)
+                        np.testing.assert_allclose(
+                            srcad.vjp(f)(x, np.ones(4)), 3 * x ** 2 + np.cos(x), rtol=1e-12)
+                    elif name == "countdown":
+                        got = srcad.grad(f)(0.4, 2)
+                    else:
+                        got = srcad.grad(f)(x)
+                    np.testing.assert_allclose(got, expected[name], rtol=1e-12)
+                    results.append(name)
+                np.testing.assert_allclose(srcad.hvp(fresh["plain"])(x, x), np.exp(x) * 2.0 * x,
+                                           rtol=1e-12)
+            except Exception as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors[:3]
+    assert len(results) == rounds * count * len(expected)
+    for fresh in functions:  # one Derivative (and one generic Instance) per function
+        for name, f in fresh.items():
+            df = srcad.grad(f)
+            assert srcad.grad(f) is df and len(set(map(id, df.specialized.values()))) == len(
+                df.specialized)
