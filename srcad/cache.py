@@ -2,8 +2,10 @@
 
 Builds are cached in memory by (the function's code, its globals and closure cells, options):
 redefining a function or changing an option rebuilds, asking twice does not. The module source is
-written to a file in the cache directory (SRCAD_CACHE_DIR, or a srcad folder in the system temp
-dir) and compiled from there, so tracebacks, pdb and inspect.getsource show the generated lines.
+written to a file in a directory private to this user (files.py: SRCAD_CACHE_DIR, the per-user
+cache directory or a private temporary one) and compiled from its text under that file's name, so
+tracebacks, pdb and inspect.getsource show the generated lines; linecache holds the text, so the
+file is never read back.
 
 The generated function reads the user's globals and closure variables by name from its own
 namespace; `Instance.sync` copies their current values in before each call, so a global weight
@@ -13,11 +15,12 @@ Threads: the tables are read and written under _LOCK, and one thread builds what
 at once (_once: the others wait for its result, and build it themselves if it raised).
 """
 import collections
+import inspect
 import threading
 
 from . import diskcache, runtime
 from .registry import REGISTRY
-from .files import cache_dir, write_module  # noqa: F401  (cache_dir: part of the API)
+from .files import cache_dir, compile_module, module_stem, restore  # noqa: F401  (cache_dir: API)
 from .pipeline import Outline, build
 
 _BUILDS = collections.OrderedDict()
@@ -51,10 +54,8 @@ class Compiled:
         self.kind = kind
         self.wrt = wrt
         self.disabled = disabled  # the passes it was built without (its callees likewise)
-        stem = f"{built.func.__module__}.{built.func.__qualname__}".replace("<", "").replace(
-            ">", "").replace(".", "_")
-        self.path = write_module(built.source, f"{stem}_{built.function_name}")
-        self.code = compile(built.source, self.path, "exec")
+        self.path, self.code = compile_module(built.source,
+                                              module_stem(built.func, built.function_name))
 
 
 def _key(func, mode, kind, wrt, signature, disabled=frozenset()):
@@ -85,6 +86,7 @@ def _once(table, key, func, make):
                 break
         flight[1].wait()
     try:
+        restore(inspect.unwrap(func))  # a generated function's text, if linecache lost it
         result = make()
         with _LOCK:
             table[key] = (func, result)

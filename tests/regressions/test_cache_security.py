@@ -3,14 +3,22 @@ to, and what the user's files and functions are called cannot put code into gene
 (README.md, "How the cache is protected"; docs/ARCHITECTURE.md, "Caching"). Each test fails
 without the protection it names.
 """
+import collections
+import errno
 import importlib
 import importlib.util
+import inspect
 import itertools
+import json
+import linecache
 import os
+import stat
 import sys
 import textwrap
 import threading
 import types
+import warnings
+import weakref
 
 import numpy as np
 import pytest
@@ -303,3 +311,379 @@ def test_threads_differentiating_fresh_functions_at_once(load):
             df = srcad.grad(f)
             assert srcad.grad(f) is df and len(set(map(id, df.specialized.values()))) == len(
                 df.specialized)
+
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. the directory generated modules are written to, and reading them back
+
+@pytest.fixture
+def disk(tmp_path, monkeypatch):
+    """SRCAD_CACHE_DIR, set to a directory srcad creates."""
+    path = tmp_path / "cache"
+    monkeypatch.setenv("SRCAD_CACHE_DIR", str(path))
+    return path
+
+
+def make_unsafe(target, how, tmp_path):
+    """Make target (a path that does not exist yet) a directory srcad must refuse."""
+    if how == "a symbolic link":
+        real = tmp_path / f"real_{target.name}"
+        real.mkdir(mode=0o700)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(real, target_is_directory=True)
+        return
+    if how == "a file":
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("")
+        return
+    target.mkdir(parents=True)
+    os.chmod(target, {"group-writable": 0o770, "world-writable": 0o1777,
+                      "readable by others": 0o755, "someone else's": 0o700}[how])
+    if how == "someone else's" and os.getuid() == 0:
+        os.chown(target, 4242, 4242)
+
+
+def as_someone_else(monkeypatch, target, how):
+    """A context in which the owner check sees target as another user's: target is chowned
+    when the tests run as root, else os.getuid answers another uid."""
+    context = monkeypatch.context()
+    if how == "someone else's" and os.getuid() != 0:
+        owner = os.lstat(target).st_uid
+        context.__enter__().setattr(os, "getuid", lambda: owner + 1)
+        return context
+    context.__enter__()
+    return context
+
+
+UNSAFE = ["a symbolic link", "group-writable", "world-writable", "readable by others",
+          "someone else's", "a file"]
+
+
+def test_the_default_cache_dir_is_private_to_the_user(tmp_path, load):
+    expected = tmp_path / "xdg" / "srcad"
+    assert files.cache_dir() == str(expected)
+    info = os.lstat(expected)
+    assert stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
+    assert stat.S_IMODE(info.st_mode) & 0o077 == 0
+    module = load(SIMPLE)
+    gradient = srcad.grad(module.f)
+    np.testing.assert_allclose(gradient(X), simple_grad(X), rtol=1e-12)
+    path = gradient.generated.__code__.co_filename
+    assert os.path.dirname(path) == str(expected)  # compiled from a real file: tracebacks, pdb
+    assert stat.S_IMODE(os.stat(path).st_mode) & 0o077 == 0
+
+
+@pytest.mark.parametrize("how", ["a symbolic link", "group-writable", "someone else's"])
+def test_a_default_cache_dir_that_is_not_private_is_refused(tmp_path, monkeypatch, load, how):
+    target = tmp_path / "xdg" / "srcad"
+    make_unsafe(target, how, tmp_path)
+    context = as_someone_else(monkeypatch, target, how)
+    try:
+        with pytest.warns(RuntimeWarning, match="cache directory"):
+            used = files.cache_dir()
+    finally:
+        context.__exit__(None, None, None)
+    assert used is None or (used != str(target) and files.private_problem(used) is None)
+    module = load(SIMPLE)
+    gradient = srcad.grad(module.f)
+    np.testing.assert_allclose(gradient(X), simple_grad(X), rtol=1e-12)
+    assert not os.path.realpath(gradient.generated.__code__.co_filename).startswith(
+        os.path.realpath(target) + os.sep)
+
+
+@pytest.mark.parametrize("clear", [False, True], ids=["checkcache", "clearcache"])
+def test_a_generated_file_changed_on_disk_is_not_what_hvp_and_hessian_differentiate(
+        load, clear):
+    module = load("""
+        import numpy as np
+
+        def f(x):
+            return np.sum(np.sin(x) * x)
+    """)
+    gradient = srcad.grad(module.f)
+    generated = gradient.generated
+    path = generated.__code__.co_filename
+    real = inspect.getsource(generated)
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    assert text == gradient.source and real in text
+    planted = f"def {generated.__name__}(x):\n    return np.cos(x) * 100.0\n"
+    with open(path, "w", encoding="utf-8") as handle:  # what another user would do to it
+        handle.write(text.replace(real, planted))
+    if clear:
+        linecache.clearcache()
+    else:
+        linecache.checkcache()
+        assert inspect.getsource(generated) == real
+    diagonal = 2.0 * np.cos(X) - X * np.sin(X)
+    np.testing.assert_allclose(srcad.hvp(module.f)(X, V), diagonal * V, rtol=1e-12)
+    np.testing.assert_allclose(srcad.hessian(module.f)(X), np.diag(diagonal), rtol=1e-12,
+                               atol=1e-15)
+    assert inspect.getsource(generated) == real
+
+
+def test_without_a_usable_directory_generated_modules_live_in_memory(tmp_path, monkeypatch,
+                                                                    load):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # (no directory can be made in a file)
+    monkeypatch.setattr(files, "_PROCESS", None)
+
+    def no_temporary_directory(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(files.tempfile, "mkdtemp", no_temporary_directory)
+    assert files.cache_dir() is None
+    module = load(SIMPLE)
+    gradient = srcad.grad(module.f)
+    np.testing.assert_allclose(gradient(X), simple_grad(X), rtol=1e-12)
+    generated = gradient.generated
+    name = generated.__code__.co_filename
+    assert name.startswith("<srcad ") and not os.path.exists(name)
+    assert inspect.getsource(generated) in gradient.source  # from linecache: tracebacks, pdb
+    assert linecache.getline(name, generated.__code__.co_firstlineno).startswith("def ")
+    diagonal = 3.0 * -np.sin(X)
+    np.testing.assert_allclose(srcad.hvp(module.f)(X, V), diagonal * V, rtol=1e-12)
+    assert sorted(os.listdir(tmp_path)) == sorted(["a_file", f"{module.__name__}.py"])
+
+
+@pytest.mark.parametrize("where", ["relative", "absolute"])
+def test_a_module_name_with_a_path_writes_nothing_outside_the_cache_dir(tmp_path, disk, load,
+                                                                       where):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    module = load("""
+        import numpy as np
+
+        def f(x):
+            def inner(v):
+                return np.sin(v) * 3.0
+            return np.sum(inner(x))
+    """)
+    path = "../../outside/evil" if where == "relative" else str(outside / "evil")
+    module.f.__module__ = path
+    module.f.__qualname__ = path
+    gradient = srcad.grad(module.f)
+    np.testing.assert_allclose(gradient(X), simple_grad(X), rtol=1e-12)
+    assert os.path.dirname(gradient.generated.__code__.co_filename) == str(disk)
+    written = [os.path.join(root, name) for root, _, names in os.walk(tmp_path)
+               for name in names]
+    assert all(p.startswith(str(disk) + os.sep) for p in written
+               if not p.endswith((f"{module.__name__}.py", "PAYLOAD_RAN")))
+    assert os.listdir(outside) == []
+
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. SRCAD_CACHE_DIR and the builds kept on disk
+
+def forget(monkeypatch):
+    """Empty srcad's in-memory caches for the rest of the test: the next derivative is read
+    from disk or built. (Reloading a module whose text has not changed is not enough: code
+    objects compare equal by value.)"""
+    monkeypatch.setattr(srcad.cache, "_BUILDS", collections.OrderedDict())
+    monkeypatch.setattr(srcad.cache, "_OUTLINES", collections.OrderedDict())
+    monkeypatch.setattr(srcad.api, "_DERIVATIVES", weakref.WeakKeyDictionary())
+
+
+@pytest.mark.parametrize("how", UNSAFE)
+def test_a_srcad_cache_dir_that_is_not_private_is_refused(tmp_path, monkeypatch, load, how):
+    target = tmp_path / "cache"
+    make_unsafe(target, how, tmp_path)
+    monkeypatch.setenv("SRCAD_CACHE_DIR", str(target))
+    context = as_someone_else(monkeypatch, target, how)
+    try:
+        with pytest.warns(RuntimeWarning, match="SRCAD_CACHE_DIR"):
+            assert files.build_dir() is None
+    finally:
+        context.__exit__(None, None, None)
+    assert not srcad.diskcache.enabled()
+    assert files.cache_dir() != str(target)
+    module = load(SIMPLE)
+    np.testing.assert_allclose(srcad.grad(module.f)(X), simple_grad(X), rtol=1e-12)
+    if os.path.isdir(target):
+        assert os.listdir(target) == []  # nothing written there (nor where a link points)
+
+
+def test_a_refused_srcad_cache_dir_warns_once_and_builds_stay_in_memory(tmp_path, monkeypatch,
+                                                                        load):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    monkeypatch.setenv("SRCAD_CACHE_DIR", str(shared))
+    module = load(SIMPLE)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            np.testing.assert_allclose(srcad.grad(module.f)(X), simple_grad(X), rtol=1e-12)
+            forget(monkeypatch)
+    said = [str(w.message) for w in caught if "SRCAD_CACHE_DIR" in str(w.message)]
+    assert len(said) == 1 and "other users" in said[0] and "memory" in said[0]
+    assert os.listdir(shared) == []
+
+
+def test_the_cache_dir_is_checked_on_every_use(disk):
+    assert files.cache_dir() == str(disk)
+    os.chmod(disk, 0o777)
+    with pytest.warns(RuntimeWarning, match="SRCAD_CACHE_DIR"):
+        assert files.cache_dir() != str(disk)
+    assert files.build_dir() is None
+
+
+def _broken(case, entry, tmp_path):
+    """The text of entry made malformed as case says (None: this entry stays)."""
+    dependencies = entry.get("dependencies") or []
+    if case == "not JSON":
+        return "{"
+    if case == "nested too deep":
+        return "[" * 100000
+    if case == "a list":
+        return "[]"
+    if case == "no source":
+        return json.dumps({k: v for k, v in entry.items() if k != "source"})
+    if case == "no dependencies":
+        return json.dumps({k: v for k, v in entry.items() if k != "dependencies"})
+    if case == "a line number that is a string":
+        return json.dumps(dict(entry, lineno=str(entry["lineno"])))
+    if case == "tangent names that are code":
+        return json.dumps(dict(entry, tangent_names=["dx=1); import os; (x"]))
+    if case == "a source that does not compile":
+        return json.dumps(dict(entry, source=entry["source"] + "\ndef broken(:\n"))
+    if case == "a function it does not define":
+        return json.dumps(dict(entry, function_name="not_defined_here"))
+    if case == "a dependency in a module not imported":
+        if not dependencies:
+            return None
+        (tmp_path / "srcad_security_not_imported.py").write_text(
+            f"{PAYLOAD}\n\n\ndef helper(v, w):\n    return v * w\n")
+        return json.dumps(dict(entry, dependencies=[
+            [name, "srcad_security_not_imported", "helper", kind, wrt]
+            for name, _, _, kind, wrt in dependencies]))
+    if case == "a dependency that is not a function":
+        if not dependencies:
+            return None
+        return json.dumps(dict(entry, dependencies=[
+            [name, "os", "sep", kind, wrt] for name, _, _, kind, wrt in dependencies]))
+    raise AssertionError(case)
+
+
+MALFORMED = ["not JSON", "nested too deep", "a list", "no source", "no dependencies",
+             "a line number that is a string", "tangent names that are code",
+             "a source that does not compile", "a function it does not define",
+             "a dependency in a module not imported", "a dependency that is not a function"]
+
+
+@pytest.mark.parametrize("case", MALFORMED)
+def test_a_malformed_disk_entry_is_rebuilt_and_overwritten(disk, load, monkeypatch, tmp_path,
+                                                          marker, case):
+    module = load(HELPED)
+    np.testing.assert_allclose(srcad.grad(module.f)(X), helped_grad(X), rtol=1e-12)
+    np.testing.assert_allclose(srcad.jvp(module.f)(X, V), helped_grad(X) @ V, rtol=1e-12)
+    entries = sorted((disk / "builds").glob("*.json"))
+    assert entries
+    changed = []
+    for path in entries:
+        text = _broken(case, json.loads(path.read_text()), tmp_path)
+        if text is not None:
+            path.write_text(text)
+            changed.append(path)
+    assert changed
+    builds = []
+    original = srcad.cache.build
+
+    def counting(*args, **kwargs):
+        builds.append(args[0].__name__)
+        return original(*args, **kwargs)
+    monkeypatch.setattr(srcad.cache, "build", counting)
+    forget(monkeypatch)  # served from disk if the entries are valid
+    np.testing.assert_allclose(srcad.grad(module.f)(X), helped_grad(X), rtol=1e-12)
+    np.testing.assert_allclose(srcad.jvp(module.f)(X, V), helped_grad(X) @ V, rtol=1e-12)
+    assert builds  # (the malformed entries were ignored and built again)
+    for path in changed:  # ... and overwritten with valid ones
+        assert set(json.loads(path.read_text())) >= {"source", "function_name", "dependencies"}
+    del builds[:]
+    forget(monkeypatch)
+    np.testing.assert_allclose(srcad.grad(module.f)(X), helped_grad(X), rtol=1e-12)
+    assert not [name for name in builds if name in ("f", "helper")]  # read back from disk
+    assert not marker.exists()
+    assert "srcad_security_not_imported" not in sys.modules
+
+
+@pytest.mark.parametrize("how", ["a symbolic link", "group-writable"])
+def test_a_disk_entry_others_could_have_written_is_not_read(disk, load, tmp_path, marker, how,
+                                                            monkeypatch):
+    module = load(SIMPLE)
+    np.testing.assert_allclose(srcad.grad(module.f)(X), simple_grad(X), rtol=1e-12)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    planted = {}
+    for path in sorted((disk / "builds").glob("*.json")):
+        entry = json.loads(path.read_text())
+        entry["source"] += (f"\n\n{PAYLOAD}\n\n\ndef {entry['function_name']}(*args, **kwargs):"
+                            f"\n    return 'planted'\n")
+        text = json.dumps(entry)
+        if how == "a symbolic link":
+            target = elsewhere / path.name
+            target.write_text(text)
+            path.unlink()
+            path.symlink_to(target)
+            planted[target] = text
+        else:
+            path.write_text(text)
+            os.chmod(path, 0o664)
+    forget(monkeypatch)
+    np.testing.assert_allclose(srcad.grad(module.f)(X), simple_grad(X), rtol=1e-12)
+    assert not marker.exists()
+    for target, text in planted.items():
+        assert target.read_text() == text  # the link was replaced, not written through
+    for path in (disk / "builds").glob("*.json"):
+        info = os.lstat(path)
+        assert stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o600
+
+
+def test_disk_entries_are_written_atomically_and_privately(disk, load, tmp_path, monkeypatch):
+    module = load(SIMPLE)
+    np.testing.assert_allclose(srcad.grad(module.f)(X), simple_grad(X), rtol=1e-12)
+    builds = disk / "builds"
+    assert stat.S_IMODE(os.lstat(disk).st_mode) == 0o700
+    assert stat.S_IMODE(os.lstat(builds).st_mode) == 0o700
+    entries = sorted(builds.glob("*.json"))
+    victim = tmp_path / "victim.txt"
+    victim.write_text("untouched")
+    links = set()
+    for path in entries:
+        assert stat.S_IMODE(os.lstat(path).st_mode) == 0o600
+        path.unlink()  # a link where the entry is, and where a temporary file was written
+        path.symlink_to(victim)
+        temporary = builds / f"{path.name}.{os.getpid()}.tmp"
+        temporary.symlink_to(victim)
+        links.add(temporary.name)
+    forget(monkeypatch)
+    np.testing.assert_allclose(srcad.grad(module.f)(X), simple_grad(X), rtol=1e-12)
+    assert victim.read_text() == "untouched"
+    for path in entries:
+        assert not path.is_symlink() and "source" in json.loads(path.read_text())
+    assert set(os.listdir(builds)) == {path.name for path in entries} | links  # no leftovers
+
+
+@pytest.mark.parametrize("how", ["writes fail", "read-only"])
+def test_a_cache_dir_that_cannot_be_written_falls_back_to_memory(disk, load, monkeypatch, how):
+    if how == "read-only":
+        if os.getuid() == 0:
+            pytest.skip("root writes to read-only directories")
+        (disk / "builds").mkdir(parents=True, mode=0o700)
+        os.chmod(disk / "builds", 0o500)
+    else:
+        def fail(*args, **kwargs):
+            raise OSError(errno.EROFS, "Read-only file system")
+        monkeypatch.setattr(files.tempfile, "mkstemp", fail)
+    module = load(SIMPLE)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            np.testing.assert_allclose(srcad.grad(module.f)(X), simple_grad(X), rtol=1e-12)
+            forget(monkeypatch)
+    said = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)
+            and "builds" in str(w.message)]
+    assert len(said) == 1 and "memory" in said[0]
+    assert not list((disk / "builds").glob("*.json"))
