@@ -19,11 +19,10 @@ ARRAY_METHODS = {
     "sum": "sum", "mean": "mean", "prod": "prod", "max": "max", "min": "min", "var": "var",
     "std": "std", "dot": "dot", "ravel": "ravel", "squeeze": "squeeze", "clip": "clip",
     "cumsum": "cumsum", "cumprod": "cumprod", "copy": "copy", "trace": "trace",
-    "diagonal": "diagonal", "swapaxes": "swapaxes", "flatten": "ravel", "conj": "conj",
+    "diagonal": "diagonal", "swapaxes": "swapaxes", "conj": "conj",
     "argmax": "argmax", "argmin": "argmin", "round": "round", "repeat": "repeat",
     "take": "take", "any": "any", "all": "all", "nonzero": "nonzero", "argsort": "argsort",
-    "sort": "sort",
-}
+}  # (not sort: x.sort() sorts x in place and returns None; np.sort(x) is a sorted copy)
 # methods whose extra positional arguments form one shape/axes tuple: x.reshape(3, 4)
 VARARGS_METHODS = {"reshape": "reshape", "transpose": "transpose"}
 
@@ -51,6 +50,8 @@ class Desugar(gast.NodeTransformer):
                                                                  right=node.value),
                              type_comment=None)
         gast.copy_location(assign, node)
+        if isinstance(target, gast.Name):  # on an array, Python writes into it (mutation.py)
+            assign.augmented = type(node.op)
         return self.visit(assign)
 
     def visit_Assign(self, node):
@@ -69,8 +70,11 @@ class Desugar(gast.NodeTransformer):
 
     def _assign(self, target, value, origin):
         if not isinstance(target, (gast.Tuple, gast.List)):
-            return [gast.copy_location(gast.Assign(targets=[target], value=value,
-                                                   type_comment=None), origin)]
+            stmt = gast.copy_location(gast.Assign(targets=[target], value=value,
+                                                  type_comment=None), origin)
+            if getattr(origin, "augmented", None) is not None:
+                stmt.augmented = origin.augmented
+            return [stmt]
         if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts):
             stored = {n.id for t in target.elts for n in walk(t) if isinstance(n, gast.Name)}
             read = {n.id for e in value.elts for n in walk(e) if isinstance(n, gast.Name)}
@@ -134,6 +138,12 @@ class Desugar(gast.NodeTransformer):
             # x.astype(t) -> np.asarray(x, dtype=t): a cast to int or bool has a zero slope
             call = gast.Call(func=attribute_chain(["np", "asarray"]), args=[func.value],
                              keywords=[gast.keyword(arg="dtype", value=node.args[0])])
+            return gast.copy_location(call, node)
+        if method == "flatten" and not node.args and not node.keywords:
+            # x.flatten() -> np.copy(np.ravel(x)): a new array (np.ravel may be a view of x)
+            ravel = gast.Call(func=attribute_chain(["np", "ravel"]), args=[func.value],
+                              keywords=[])
+            call = gast.Call(func=attribute_chain(["np", "copy"]), args=[ravel], keywords=[])
             return gast.copy_location(call, node)
         if method in VARARGS_METHODS and len(node.args) > 1:
             args = [func.value, gast.Tuple(elts=node.args, ctx=gast.Load())]

@@ -87,19 +87,30 @@ def names_in(node):
     return {n.id for n in names(node)}
 
 
+def stored_roots(node):
+    """The names an AST node writes into (y for y[i] = v and y[i][j] = v): their values
+    change without a binding."""
+    return [n.value for n in walk(node) if type(n) is gast.Subscript
+            and type(n.ctx) is gast.Store and type(n.value) is gast.Name]
+
+
 def bound_counts(node):
     """How many times an AST node binds each name (assignment and loop targets, parameters;
-    an augmented assignment's target is a stored name too)."""
+    an augmented assignment's target is a stored name too). A store into an array (y[i] = v)
+    counts as binding y: passes that read a name bound once as its value must not read y so."""
     counts = {}
     for n in names(node):
         if type(n.ctx) in (gast.Store, gast.Param):
             counts[n.id] = counts.get(n.id, 0) + 1
+    for n in stored_roots(node):
+        counts[n.id] = counts.get(n.id, 0) + 1
     return counts
 
 
 def binds(node, var):
-    """Whether an AST node binds var."""
-    return any(n.id == var and type(n.ctx) is gast.Store for n in names(node))
+    """Whether an AST node binds var (or writes into it: y[i] = v)."""
+    return any(n.id == var and type(n.ctx) is gast.Store for n in names(node)) or any(
+        n.id == var for n in stored_roots(node))
 
 
 def number_value(node):

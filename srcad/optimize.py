@@ -12,7 +12,8 @@ import math
 import gast
 
 from .resolve import LIBRARY_MODULES
-from .naming import binds, bound_counts, load_counts, loaded_names, names_in, parents, walk
+from .naming import (binds, bound_counts, load_counts, loaded_names, names_in, parents,
+                     stored_roots, walk)
 from .runtime import HELPERS
 
 _PURE_ROOTS = {alias.split(".")[0] for alias in LIBRARY_MODULES.values()} | {
@@ -69,9 +70,39 @@ class FoldConstants(gast.NodeTransformer):
     OPS = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
            gast.Mult: lambda a, b: a * b}
 
-    def __init__(self, inexact=(), arrays=()):
+    def __init__(self, inexact=(), arrays=(), stored=()):
         self.inexact = inexact  # names surely bound to floats (see surely_inexact)
         self.arrays = arrays  # names surely bound to numpy arrays
+        self.stored = stored  # names of arrays the code writes into (y[i] = v)
+        self.fresh = False  # whether the statement being folded must keep making a new array
+
+    def visit_Assign(self, node):
+        """A value bound to an array the code writes into stays a new array: no identity folds
+        in it (y = np.reshape(x * 1, s) must not become a view of x)."""
+        self.fresh = any(isinstance(n, gast.Name) and n.id in self.stored
+                         for t in node.targets for n in walk(t))
+        node = self.generic_visit(node)
+        self.fresh = False
+        return node
+
+    def identity(self, node, result):
+        """node folded to result (1.0 * x -> x), unless that would make a name share an array
+        with another that the code writes into: y = x * 1.0; y[0] = 7.0 must not write into x,
+        nor an adjoint bw = 1.0 * y change when y is restored in place later. (An operand of
+        arithmetic is read, never kept: there any fold goes.)"""
+        if getattr(node, "operand_of_arithmetic", False):
+            return result
+        if self.fresh or (isinstance(result, gast.Name) and result.id in self.stored):
+            return node
+        return result
+
+    def generic_visit(self, node):
+        if isinstance(node, (gast.BinOp, gast.UnaryOp)):
+            for child in (getattr(node, "left", None), getattr(node, "right", None),
+                          getattr(node, "operand", None)):
+                if isinstance(child, gast.BinOp):
+                    child.operand_of_arithmetic = True
+        return super().generic_visit(node)
 
     def surely_array(self, node):
         """Whether an expression's value is surely a numpy array (so / by 0 is inf, not
@@ -111,8 +142,8 @@ class FoldConstants(gast.NodeTransformer):
                     and (isinstance(node.op, gast.Mult) or (
                         isinstance(node.op, gast.Div) and one is right))
                     and self.surely_inexact(other)):
-                return other if one.value == 1.0 else gast.UnaryOp(op=gast.USub(),
-                                                                   operand=other)
+                return self.identity(node, other) if one.value == 1.0 else gast.UnaryOp(
+                    op=gast.USub(), operand=other)
         merged = self.merge_numbers(node)
         if merged is not None:
             return merged
@@ -125,10 +156,10 @@ class FoldConstants(gast.NodeTransformer):
                 return gast.Constant(value=left.value / right.value, kind=None)
         if isinstance(right, gast.Constant) and type(right.value) in numbers and right.value == 1:
             if isinstance(node.op, (gast.Pow, gast.Mult, gast.Div)) and type(right.value) is int:
-                return left
+                return self.identity(node, left)
         if isinstance(left, gast.Constant) and type(left.value) is int and left.value == 1 and (
                 isinstance(node.op, gast.Mult)):
-            return right
+            return self.identity(node, right)
         return node
 
     @staticmethod
@@ -463,18 +494,22 @@ def fold_computed_constants(fdef, counts, float64=()):
 STEPS = frozenset({"constants", "copies", "dead_code"})
 
 
-def optimize(fdef, constants=(), inexact=(), arrays=(), float64=(), steps=STEPS):
+def optimize(fdef, constants=(), inexact=(), arrays=(), float64=(), steps=STEPS, shares=None):
     """constants: names whose bindings to a number may be propagated (propagate_constants);
     inexact: names surely bound to floats, arrays: to numpy arrays (FoldConstants); float64:
     to float64 values or Python floats (fold_computed_constants). steps: which of the three
-    jobs (constants, copies, dead_code) to do."""
+    jobs (constants, copies, dead_code) to do. shares: name -> names that may share its
+    storage (mutation.py)."""
     counts = bound_counts(fdef)  # (neither constant propagation nor folding binds names)
     if "constants" in steps:
         if constants:
             fdef = propagate_constants(fdef, constants, counts)
         if float64:
             fdef = fold_computed_constants(fdef, counts, float64)
-        fold = FoldConstants(inexact, arrays)
+        stored = {n.id for n in stored_roots(fdef)}
+        shares = shares or {}  # (y = np.reshape(t1, s) shares t1's array: t1 = x * 1 stays)
+        stored |= {name for name, others in shares.items() if others & stored}
+        fold = FoldConstants(inexact, arrays, stored)
         fdef.body = [fold.visit(stmt) for stmt in fdef.body]
     if "copies" in steps:
         fdef = propagate_copies(fdef, counts)

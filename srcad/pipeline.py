@@ -36,6 +36,7 @@ from .files import write_module
 from .inplace import in_place
 from .invariance import inert_names
 from .lift import lift
+from .mutation import check_mutations
 from .resolve import LIBRARY_MODULES, assigned_names, resolve
 from .reverse import Reverse
 from .runtime import HELPERS
@@ -177,7 +178,8 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, singu
         arrays |= {namer.adjoints[v] for v in arrays if v in namer.adjoints}
         float64 |= {namer.adjoints[v] for v in float64 if v in namer.adjoints} if seeded else set()
     steps = {name for name in ("constants", "copies", "dead_code") if name not in disabled}
-    derivative = optimize(derivative, derived, inexact, arrays, float64, steps)
+    shares = getattr(builder, "shares", None)
+    derivative = optimize(derivative, derived, inexact, arrays, float64, steps, shares)
     if mode == "reverse" and shapes:
         adjoint_of = {adjoint: var for var, adjoint in namer.adjoints.items()}
 
@@ -192,7 +194,7 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, singu
         if "factor" not in disabled:
             derivative = factor_contributions(derivative, derived, builder.shape_of_name,
                                               float_chars(derivative, probed))
-        derivative = optimize(derivative, derived, inexact, arrays, float64, steps)
+        derivative = optimize(derivative, derived, inexact, arrays, float64, steps, shares)
     if mode == "reverse" and "signs" not in disabled:
         derivative = sink_signs(derivative, derived)  # (after optimize: copies gone)
     if mode == "reverse" and "inplace" not in disabled:
@@ -246,6 +248,8 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
                    namer.fresh)
     if stage == "anf":
         return function_source(fdef)
+    shares = check_mutations(fdef, scope, info, parameter_names(fdef) + [
+        a.id for a in fdef.args.kwonlyargs])
     scope.local_names |= {n.id for n in walk(fdef) if isinstance(n, gast.Name)
                           and isinstance(n.ctx, gast.Store)}
     activity = analyze(fdef.body, names, scope)
@@ -267,6 +271,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
                                                           names, kind, shapes, kinds,
                                                           floats)
     builder.fold = "proportional" not in disabled
+    builder.shares = shares  # names that may share storage (views): mutation.py
     derivative = builder.build()
     if stage == "derivative":
         return function_source(derivative)

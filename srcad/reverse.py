@@ -612,7 +612,8 @@ class Reverse:
         sweep = primal + seed_stmts + adjoint
         stack = self.namer.fresh("stack") if "stack" in self.namer.taken else "stack"
         self.namer.reserve(stack)
-        resolved, saved, uses_stack = resolve_saves(sweep, seed_stmts + adjoint, stack)
+        resolved, saved, uses_stack = resolve_saves(sweep, seed_stmts + adjoint, stack,
+                                                    getattr(self, "shares", {}))
         head = []
         if uses_stack:
             head.append(assign(stack, gast.List(elts=[], ctx=gast.Load())))
@@ -746,10 +747,14 @@ def _reads(stmts, values_only=False):
     return names
 
 
-def resolve_saves(sweep, adjoint, stack):
+def resolve_saves(sweep, adjoint, stack, shares=None):
     """Turn placeholder pairs into stack pushes and pops where the adjoint sweep reads the value
     after the restore point (anywhere in an enclosing loop counts), and drop the others.
-    Returns the statements and the set of names saved one by one."""
+    A store into an array is undone where the adjoint reads the array's values, itself or
+    through a name that may share its memory (shares: name -> such names, mutation.py; t1 =
+    y[1:] is a view whose values the store changes). Returns the statements and the set of
+    names saved one by one."""
+    shares = shares or {}
     kept = {}
     changed = True
     while changed:  # a kept slice restore reads its index names, a kept restore keeps its if
@@ -762,7 +767,8 @@ def resolve_saves(sweep, adjoint, stack):
             reads, value_reads = after[id(holder)]
             names = holder.var if isinstance(holder.var, tuple) else (_key(holder),)
             want = {v for v in names if holder.always or v in (
-                value_reads if holder.slice_ else reads)}
+                value_reads if holder.slice_ else reads) or (
+                holder.slice_ and shares.get(v, set()) & value_reads)}
             if want - kept.get(holder.pair, set()):
                 kept.setdefault(holder.pair, set()).update(want)
                 changed = True
