@@ -130,6 +130,9 @@ def _anf_block(stmts, fresh, carried, fresh_name=None):
     lin = _Linearize(fresh)
     for stmt in stmts:
         lin.origin = stmt
+        if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                and isinstance(stmt.value, gast.Name) and stmt.value.id == stmt.targets[0].id):
+            continue  # x = x does nothing (and its adjoint, added to itself, would double)
         if isinstance(stmt, gast.Assign):
             target = stmt.targets[0]
             stmt.value = lin.operation(stmt.value)
@@ -180,7 +183,7 @@ def _anf_block(stmts, fresh, carried, fresh_name=None):
             lin.out.append(stmt)
         else:
             lin.out.append(stmt)
-    return lin.out
+    return lin.out or [gast.Pass()]
 
 
 class _Rename(gast.NodeTransformer):

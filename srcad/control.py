@@ -139,7 +139,11 @@ class LowerLoops(gast.NodeTransformer):
         return head + [node]
 
     def _hold(self, expr, head, origin):
-        if isinstance(expr, gast.Name):
+        """A name for the sequence a loop iterates over: its own, unless the loop body binds it
+        again (Python iterates over the object the loop started with: keep that in a new name)."""
+        rebound = {n.id for stmt in origin.body for n in gast.walk(stmt)
+                   if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        if isinstance(expr, gast.Name) and expr.id not in rebound:
             return expr.id
         temp = self.fresh("t")
         head.append(_assign(temp, expr, origin))
