@@ -161,12 +161,12 @@ def _anf_block(stmts, fresh, carried, fresh_name=None):
             lin.out.append(stmt)
         elif isinstance(stmt, gast.If):
             stmt.test = lin.atom(stmt.test)
-            stmt.body = _anf_block(stmt.body, fresh, carried)
+            stmt.body = _anf_block(stmt.body, fresh, carried) or [gast.Pass()]
             stmt.orelse = _anf_block(stmt.orelse, fresh, carried)
             lin.out.append(stmt)
         elif isinstance(stmt, gast.For):
             stmt.iter = lin.atom(stmt.iter)
-            stmt.body = _anf_block(stmt.body, fresh, carried)
+            stmt.body = _anf_block(stmt.body, fresh, carried) or [gast.Pass()]
             lin.out.append(stmt)
         elif isinstance(stmt, gast.While):
             # while <cond>: body  ->  c = <cond>; while c: body; c = <cond>
@@ -179,11 +179,11 @@ def _anf_block(stmts, fresh, carried, fresh_name=None):
                                                       value=again, type_comment=None), stmt)
                 stmt.test = _name(temp)
                 stmt.body = stmt.body + [tail]
-            stmt.body = _anf_block(stmt.body, fresh, carried)
+            stmt.body = _anf_block(stmt.body, fresh, carried) or [gast.Pass()]
             lin.out.append(stmt)
         else:
             lin.out.append(stmt)
-    return lin.out or [gast.Pass()]
+    return lin.out
 
 
 class _Rename(gast.NodeTransformer):

@@ -80,6 +80,9 @@ class Reverse:
         self.containers = self.find_containers(fdef)
         self.appended = {s.value.func.value.id for s in flatten(fdef.body)
                          if list_op(s) and s.value.func.attr == "append"}
+        self.counters = {s.target.id for s in flatten(fdef.body)  # (ints: control.py makes
+                         if isinstance(s, gast.For) and isinstance(s.target, gast.Name)}
+        # every for loop a loop over a range)
 
     def find_containers(self, fdef):
         """Parameters read by item or attribute (params["W"], layers[0], model.W): they may be
@@ -362,10 +365,28 @@ class Reverse:
         adjoint = self.namer.adjoint(var)
         part = gast.Subscript(value=name(adjoint), slice=clone(target.slice),
                               ctx=gast.Load())
+        if not self.basic_index(target.slice):  # an index array may name an entry twice
+            part = call(["stored_part"], name(adjoint),
+                        operations.index_value(clone(target.slice)))
         self.accumulate_operand(stmt.value, part, True, out)
         out.append(assign(adjoint, call(["zero_at"], name(adjoint),
                                         operations.index_value(clone(target.slice)))))
         return out
+
+    def basic_index(self, index):
+        """Whether an index surely names each entry once (ints, slices, None, ...): its names
+        are loop counters or what the shape probe saw as numbers."""
+        if isinstance(index, gast.Slice):
+            return True
+        if isinstance(index, gast.Tuple):
+            return all(self.basic_index(e) for e in index.elts)
+        if isinstance(index, gast.Constant):
+            return index.value is None or index.value is Ellipsis or type(index.value) is int
+        if isinstance(index, gast.UnaryOp) and isinstance(index.operand, gast.Constant):
+            return type(index.operand.value) is int
+        if isinstance(index, gast.Name):
+            return index.id in self.counters or self.kinds.get(index.id) == "scalar"
+        return False
 
     def adjoint_of_append(self, stmt):
         """lst.append(v): v's adjoint is the last item of lst's adjoint (a list), taken off."""

@@ -165,6 +165,22 @@ def unindex(g, x, index):
 
 
 @helper(tangent="linear")
+def stored_part(g, index):
+    """g[index], the adjoint of the values a store y[index] = v wrote, where an index array
+    names an entry more than once: numpy keeps the last value written there, so the earlier
+    ones get a zero adjoint."""
+    part = g[index]
+    flat = np.arange(np.size(g)).reshape(np.shape(g))[index]  # the entry each value went to
+    order = np.ravel(flat)
+    if np.ndim(flat) == 0 or np.unique(order).size == order.size:
+        return part
+    _, first_of_reversed = np.unique(order[::-1], return_index=True)
+    last = np.zeros(order.size, dtype=bool)
+    last[order.size - 1 - first_of_reversed] = True
+    return np.where(np.reshape(last, np.shape(flat)), part, 0.0)
+
+
+@helper(tangent="linear")
 def unconcatenate(g, arrays, axis=0):
     """Adjoint of np.concatenate(arrays, axis): g cut back into pieces shaped like the arrays."""
     if axis is None:
