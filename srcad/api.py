@@ -19,7 +19,7 @@ import numpy as np
 
 from . import cache
 from .errors import SrcadError
-from .pipeline import build, disabled_passes
+from .pipeline import build, disabled_passes, target_function
 from .verify import verify_call, verify_on
 from .registry import REGISTRY
 from .emit import import_lines, module_text as module_text_of
@@ -44,7 +44,7 @@ def _check_wrt(wrt):
 def _callable(func):
     if not callable(func):
         raise SrcadError(f"srcad differentiates Python functions, got {func!r}")
-    target = func.__func__ if inspect.ismethod(func) else inspect.unwrap(func)
+    target = func.__func__ if inspect.ismethod(func) else target_function(func)
     if not inspect.isfunction(target):
         raise SrcadError(f"srcad differentiates Python functions it can read the source of; "
                          f"{func!r} is not one",

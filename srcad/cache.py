@@ -21,7 +21,7 @@ import threading
 from . import diskcache, runtime
 from .registry import REGISTRY
 from .files import cache_dir, compile_module, module_stem, restore  # noqa: F401  (cache_dir: API)
-from .pipeline import Outline, build
+from .pipeline import Outline, build, target_function
 
 _BUILDS = collections.OrderedDict()
 _MAX_BUILDS = 1024
@@ -86,7 +86,7 @@ def _once(table, key, func, make):
                 break
         flight[1].wait()
     try:
-        restore(inspect.unwrap(func))  # a generated function's text, if linecache lost it
+        restore(target_function(func))  # a generated function's text, if linecache lost it
         result = make()
         with _LOCK:
             table[key] = (func, result)

@@ -65,6 +65,8 @@ def derivative_name(func, kind, wrt):
         base += "_" + "_".join(params[i] for i in wrt)
     if not base.isidentifier():  # a __name__ set to anything: it is written into the code
         base = "_" + re.sub(r"[^A-Za-z0-9_]", "_", base)
+    while base in runtime.HELPERS:  # a user function named add: not the helper add_adjoint
+        base += "_"
     return base
 
 

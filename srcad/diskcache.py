@@ -69,8 +69,8 @@ def _denotes(value):
 def key(func, mode, kind, wrt, signature):
     """The disk key of a build, or None if this function cannot be cached on disk."""
     try:
-        text = inspect.getsource(func)
-        filename = inspect.getsourcefile(func)
+        text = inspect.getsource(func.__code__)  # (a functools.wraps wrapper's own text)
+        filename = inspect.getsourcefile(func.__code__)
     except (OSError, TypeError):
         return None
     code = func.__code__

@@ -54,8 +54,9 @@ def function_source(func):
     """(source text, SourceInfo) of `func`, or a SrcadError saying why there is none."""
     name = getattr(func, "__qualname__", repr(func))
     try:
-        lines, first_line = inspect.getsourcelines(func)
-        filename = inspect.getsourcefile(func) or inspect.getfile(func)
+        code = getattr(func, "__code__", func)  # (inspect would read a functools.wraps
+        lines, first_line = inspect.getsourcelines(code)  # wrapper as what it wraps)
+        filename = inspect.getsourcefile(code) or inspect.getfile(code)
     except (OSError, TypeError) as exc:
         raise SrcadError(
             f"srcad cannot read the source of {name} ({exc})",

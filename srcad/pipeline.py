@@ -133,6 +133,13 @@ class Outline:
         return cls(built.function_name, built.tangent_names)
 
 
+def target_function(func):
+    """The Python function srcad reads for func: func itself if it is one (a functools.wraps
+    wrapper is differentiated with what it computes, not as the function it wraps), else what
+    it wraps (a srcad derivative: its generated function)."""
+    return func if inspect.isfunction(func) else inspect.unwrap(func)
+
+
 def parameter_names(fdef):
     args = fdef.args
     return [a.id for a in args.posonlyargs + args.args]
@@ -221,7 +228,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
                          f"{', '.join(repr(k) for k in KINDS[mode])}")
     if stage is not None and stage not in STAGES and stage != "outline":  # (outline: internal)
         raise SrcadError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
-    func = inspect.unwrap(func)
+    func = target_function(func)
     fdef, info = parse_function(func)
     if stage == "parse":
         return function_source(fdef)
@@ -266,7 +273,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
     primal_name = fdef.name
     wanted = derivative_name(func, kind, tuple(wrt) if isinstance(wrt, tuple) else (wrt,)) if (
         kind in ("adjoint", "tangent")) else f"{primal_name}_{kind}"
-    fdef.name = namer.fresh(wanted) if wanted in taken else wanted
+    fdef.name = namer.fresh(wanted) if wanted in namer.taken else wanted  # (not a helper's)
     builder = (Reverse if mode == "reverse" else Forward)(fdef, scope, info, namer, activity,
                                                           names, kind, shapes, kinds,
                                                           floats)

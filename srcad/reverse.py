@@ -75,7 +75,7 @@ class Reverse:
         self.floats = floats or {}  # name -> float dtype character, from the probe
         self.kinds = kinds or {}
         self.initialized = set()
-        self.tuple_vars = self.find_tuple_vars(fdef.body)
+        self.tuple_vars = self.find_tuple_vars(flatten(fdef.body))
         self.dependencies = Dependencies(namer)
         self.containers = self.find_containers(fdef)
         self.appended = {s.value.func.value.id for s in flatten(fdef.body)
