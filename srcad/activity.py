@@ -34,6 +34,8 @@ def operand_names(value, scope):
         names = set()
         if op is None and isinstance(value.func, gast.Attribute):
             names |= operand_names(value.func.value, scope)  # x.method(...) reads x
+        if op is None and isinstance(value.func, gast.Name):
+            names.add(value.func.id)  # model(x): what it computes depends on model
         for arg in list(value.args) + [kw.value for kw in value.keywords]:
             names |= operand_names(arg, scope)
         return names

@@ -121,6 +121,7 @@ class Derivative:
         signature = signature_of(args, kwargs) if "specialize" not in self.disabled else None
         entry = self.specialized.get(signature)
         if entry is None:
+            _check_arguments(self.func, args, kwargs, self.wrt)
             if signature is None:
                 generic, comp = self.instance, None
             else:
@@ -429,6 +430,40 @@ class _NotGiven:
 _NOT_GIVEN = _NotGiven()  # the default of __call__'s parameters (_FastPath)
 _ADDING = threading.Lock()  # held by _FastPath.add
 _CALLS = itertools.count()  # numbers the file names of _FastPath's __call__s (tracebacks)
+
+
+def _check_arguments(func, args, kwargs, wrt):
+    """Refuse arguments srcad does not differentiate correctly: subclasses of ndarray
+    (np.matrix, masked arrays: their operators mean other things), and complex numbers among
+    the arguments it differentiates (no convention is implemented for them; complex values
+    elsewhere are refused where the shape probe sees them reach the derivative: pipeline.py),
+    also inside dicts, lists and tuples of parameters."""
+    positions = set(wrt) if isinstance(wrt, tuple) else {wrt}
+    positions = {p % len(args) for p in positions if -len(args) <= p < len(args)}
+
+    def problem(value, differentiated, depth=0):
+        if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
+            return f"an instance of {type(value).__module__}.{type(value).__qualname__} (a " \
+                   f"subclass of numpy.ndarray, whose operations mean other things)"
+        if differentiated and (isinstance(value, (complex, np.complexfloating)) or (
+                type(value) is np.ndarray and value.dtype.kind == "c")):
+            return "a complex number or array"
+        if depth < 4 and isinstance(value, (list, tuple)):
+            return next(filter(None, (problem(v, differentiated, depth + 1) for v in value)),
+                        None)
+        if depth < 4 and isinstance(value, dict):
+            return next(filter(None, (problem(v, differentiated, depth + 1)
+                                      for v in value.values())), None)
+        return None
+    for where, value, differentiated in [(f"argument {i}", a, i in positions)
+                                         for i, a in enumerate(args)] + [
+            (f"argument {k}=", v, False) for k, v in kwargs.items()]:
+        found = problem(value, differentiated)
+        if found is not None:
+            raise SrcadError(f"srcad does not differentiate {getattr(func, '__qualname__', func)}"
+                             f" at these arguments: {where} is {found}",
+                             hint="pass float arrays (np.asarray(x, dtype=float)); for complex "
+                                  "values, pass the real and imaginary parts as two arrays")
 
 
 def _runs(mode, kind, wrt, args, disabled=frozenset()):

@@ -76,7 +76,8 @@ def check(fdef, info):
                         raise info.error(target, "srcad unpacks tuples into plain names only",
                                          hint="unpack into names, then store them")
     last = fdef.body[-1] if fdef.body else None
-    if last is None or not any(isinstance(n, gast.Return) and n.value is not None
+    if last is None or not any(isinstance(n, gast.Return) and n.value is not None and not (
+            isinstance(n.value, gast.Constant) and n.value.value is None)
                                for n in gast.walk(fdef)):
         raise info.error(last or fdef, "the differentiated function must return a value",
                          hint="return the value to differentiate")

@@ -121,10 +121,10 @@ class Desugar(gast.NodeTransformer):
 
     def visit_Attribute(self, node):
         node = self.generic_visit(node)
-        if node.attr == "T" and isinstance(node.ctx, gast.Load) and self._is_local_value(
-                node.value):
-            call = gast.Call(func=attribute_chain(["np", "transpose"]), args=[node.value],
-                             keywords=[])
+        function = {"T": "transpose", "real": "real", "imag": "imag"}.get(node.attr)
+        if function and isinstance(node.ctx, gast.Load) and self._is_local_value(node.value):
+            call = gast.Call(func=attribute_chain(["np", function]), args=[node.value],
+                             keywords=[])  # x.real: np.real(x) (its template), not getattr
             return gast.copy_location(call, node)
         return node
 

@@ -262,6 +262,15 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
     activity = analyze(fdef.body, names, scope)
     shapes, kinds, floats = probe(fdef, func, scope, *example) if example is not None else (
         {}, {}, {})
+    complex_values = sorted(v for v, char in floats.items() if char in ("F", "D", "G")
+                            and activity(v))
+    if complex_values:  # (no convention for complex derivatives is implemented)
+        at = next(s for s in walk(fdef) if isinstance(s, gast.Assign) and isinstance(
+            s.targets[0], gast.Name) and s.targets[0].id in complex_values)
+        raise info.error(at, f"srcad does not differentiate complex values, and "
+                             f"{', '.join(complex_values[:3])} are complex here",
+                         hint="pass the real and imaginary parts as real arrays and compute "
+                              "with them")
     if mode == "reverse" and shapes and "invariance" not in disabled:  # values the output does
         activity.useful -= inert_names(fdef, shapes, floats)  # not depend on: constants
     singular = singular_names(fdef, shapes, kinds, floats) if (

@@ -656,14 +656,17 @@ class Reverse:
                 self.fdef.args.kw_defaults.append(None)
             else:  # h_adjoint(by, x, w): what call sites in other generated code use
                 (self.fdef.args.posonlyargs or self.fdef.args.args).insert(0, arg)
+            out = []
+            if self.kind == "vjp":  # the user's cotangent must be shaped like the output
+                out.append(gast.Expr(value=call(["check_cotangent"], name(seed_name),
+                                                clone(value))))
             if isinstance(value, (gast.Tuple, gast.List)):
-                out = []
                 self.accumulate_operand(value, name(seed_name), False, out)
                 return out
             var = operand_id(value)
             if var is not None and self.active(var):
                 self.initialized.add(var)
-            return []
+            return out
         if isinstance(value, (gast.Tuple, gast.List)):
             raise self.info.error(ret, "srcad.grad needs a function returning one scalar, this "
                                        "one returns a tuple",

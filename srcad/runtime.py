@@ -297,8 +297,27 @@ def copy_value(y):
 
 
 @helper(linear=False)
+def check_cotangent(dy, y):
+    """Refuse a vjp's cotangent dy that is not shaped like the output y (item by item for a
+    tuple of outputs)."""
+    if isinstance(y, (tuple, list)):
+        if not isinstance(dy, (tuple, list)) or len(dy) != len(y):
+            raise ValueError(f"srcad.vjp: the function returns {len(y)} outputs, so the "
+                             f"cotangent must be a tuple of {len(y)}, not {type(dy).__name__}")
+        for dy_item, y_item in zip(dy, y):
+            check_cotangent(dy_item, y_item)
+    elif np.shape(dy) != np.shape(y):
+        raise ValueError(f"srcad.vjp: the cotangent has shape {np.shape(dy)}, the output has "
+                         f"shape {np.shape(y)}: pass a cotangent shaped like the output")
+
+
+@helper(linear=False)
 def grad_seed(y):
     """The adjoint seed of a scalar output: a one of y's type. Refuses non-scalar outputs."""
+    number = isinstance(y, (float, int, np.ndarray, np.generic))
+    if not number or isinstance(y, (bool, np.bool_)):  # (None, a tuple, a flag)
+        raise TypeError(f"srcad.grad needs a function with a number as its output, this one "
+                        f"returned {type(y).__name__}")
     if np.size(y) != 1:
         raise ValueError(f"srcad.grad needs a function with a scalar output, this one returned "
                          f"shape {np.shape(y)}; use srcad.vjp or srcad.jacobian for it")

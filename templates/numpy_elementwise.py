@@ -516,6 +516,9 @@ def real(y, val):
     d[y] = np.real(d[val])
 
 
+non_differentiable(np.imag)  # of a real value: zeros (srcad refuses complex arguments)
+
+
 @adjoint(np.conj)
 def conj(y, x):
     d[x] = np.conj(d[y])

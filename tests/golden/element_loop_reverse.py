@@ -81,6 +81,10 @@ def zero_at(g, index):
 
 def grad_seed(y):
     """The adjoint seed of a scalar output: a one of y's type. Refuses non-scalar outputs."""
+    number = isinstance(y, (float, int, np.ndarray, np.generic))
+    if not number or isinstance(y, (bool, np.bool_)):  # (None, a tuple, a flag)
+        raise TypeError(f"srcad.grad needs a function with a number as its output, this one "
+                        f"returned {type(y).__name__}")
     if np.size(y) != 1:
         raise ValueError(f"srcad.grad needs a function with a scalar output, this one returned "
                          f"shape {np.shape(y)}; use srcad.vjp or srcad.jacobian for it")
