@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test golden bench docs clean
+.PHONY: install demo test fuzz golden bench docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,12 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# random NumPy programs against srcad's derivatives (tests/fuzz); shrunk failures in fuzz-failures/
+COUNT ?= 2000
+SEED ?=
+fuzz: $(STAMP)
+	SRCAD_VERIFY=1 $(BIN)/python -m tests.fuzz --count $(COUNT) $(if $(SEED),--seed $(SEED)) --out fuzz-failures
 
 golden: $(STAMP)
 	SRCAD_UPDATE_GOLDEN=1 $(BIN)/python -m pytest tests/test_golden.py

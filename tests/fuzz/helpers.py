@@ -1,0 +1,142 @@
+"""Helper-function families: module-level functions that f (or another helper) calls.
+
+    call_expr    h(a, b) in an expression: a helper returning a scalar or an array of the
+                 requested shape (made on first need, reused later: called in loops, from other
+                 helpers, with other arguments)
+    tuple_call   p, q = h(a, b): a helper returning a tuple the caller unpacks
+    list_call    h([x, y]): a helper taking a list of arrays (a loop over it, or xs[0], xs[1])
+
+A helper's body is made by the same statement and expression families as f's, in a scope of
+its own: its parameters are its variables, the size parameters are not in scope (so shapes come
+from its arguments), and its values are not known while generating (the guards check them when
+the statement that calls it is validated). A helper may take f's `log` list and append to it.
+"""
+from dataclasses import dataclass
+
+from . import stmts
+from .exprs import expr, operand
+from .scope import Expr, Var
+
+
+@dataclass
+class Helper:
+    name: str
+    params: tuple  # ((name, shape), ...)
+    returns: tuple  # shapes; one: a single value; two: a tuple
+    text: str
+    takes_log: bool = False
+    takes_list: bool = False
+
+
+def _scope_for(scope, params):
+    inner = scope.child(in_loop=True, sizes_known=False, helper_depth=scope.helper_depth + 1,
+                        values=None, long_loop=False, has_k=False)
+    inner.vars = {}
+    inner.ints = {}
+    inner.names = {}
+    inner.params = frozenset(name for name, _ in params)
+    for name, shape in params:
+        inner.add(Var(name, shape, py=shape == ()))
+    inner.side_effects = ("log",) if "log" in scope.side_effects else ()
+    return inner
+
+
+def make_helper(scope, returns):
+    """A new helper returning values of these shapes; appended to scope.helpers."""
+    shapes = scope.shapes()
+    count = scope.rng.randint(1, 3)
+    chosen = [scope.pick(shapes) for _ in range(count)]
+    for shape in returns:  # an argument of each returned shape keeps the body easy to make
+        if shape not in chosen and scope.of_shape(shape):
+            chosen.append(shape)
+    params = tuple((name, shape) for name, shape in zip("abcd", chosen))
+    inner = _scope_for(scope, params)
+    takes_log = bool(inner.side_effects) and scope.chance(0.3)
+    inner.side_effects = ()
+    body = []
+    for _ in range(scope.rng.randint(0, 3)):
+        family = scope.weighted([(stmts.assign, 4), (stmts.update, 2), (stmts.branch, 1),
+                                 (stmts.for_loop, 0.7), (stmts.stores, 0.5)])
+        body += family(inner)
+    if takes_log:
+        body.insert(0, "log.append(1)")
+        scope.tags.add("side_effect")
+    results = [expr(inner, shape, 2).text for shape in returns]
+    name = scope.fresh("helper")
+    names = [p for p, _ in params] + (["log"] if takes_log else [])
+    text = "\n".join([f"def {name}({', '.join(names)}):"] + stmts.indent(body) +
+                     [f"    return {', '.join(results)}"])
+    helper = Helper(name, params, tuple(returns), text, takes_log)
+    scope.helpers.append(helper)
+    scope.tags.add("helper" if len(returns) == 1 else "helper_tuple")
+    if scope.helper_depth:
+        scope.tags.add("helper_calls_helper")
+    return helper
+
+
+def _arguments(scope, helper, depth):
+    args = [operand(scope, shape, depth).text if scope.chance(0.3)
+            else expr(scope, shape, 0).text for _, shape in helper.params]
+    if helper.takes_log:
+        args.append("log")
+    return ", ".join(args)
+
+
+def _usable(scope, helper):
+    """A helper the scope may call: not itself (no recursion), taking log only where log is."""
+    return not helper.takes_list and (not helper.takes_log or "log" in scope.side_effects) and \
+        all(scope.of_shape(shape) or shape == () for _, shape in helper.params)
+
+
+def call_expr(scope, shape, depth):
+    existing = [h for h in scope.helpers if h.returns == (shape,) and _usable(scope, h)]
+    if existing and scope.chance(0.6):
+        helper = scope.pick(existing)
+        scope.tags.add("helper_reused" if not scope.in_loop else "helper_in_loop")
+    else:
+        if len(scope.helpers) >= 4:
+            return None
+        helper = make_helper(scope, (shape,))
+    return Expr(f"{helper.name}({_arguments(scope, helper, depth)})", shape, atomic=True)
+
+
+def tuple_call(scope, depth=2):
+    shapes = scope.shapes()
+    returns = (scope.pick(shapes), scope.pick(shapes))
+    existing = [h for h in scope.helpers if len(h.returns) == 2 and _usable(scope, h)]
+    helper = scope.pick(existing) if existing and scope.chance(0.5) else make_helper(scope,
+                                                                                     returns)
+    names = [scope.fresh("p") for _ in helper.returns]
+    for name, shape in zip(names, helper.returns):
+        scope.add(Var(name, shape, owned=False))
+    return [f"{', '.join(names)} = {helper.name}({_arguments(scope, helper, depth)})"]
+
+
+LIST_BODIES = [
+    ["total = 0.0", "for v in xs:", "    total = total + np.sum(np.sin(v) * v)", "return total"],
+    ["total = 0.0", "for v in xs:", "    total = total + np.mean(v ** 2)", "return total"],
+    ["total = 1.0", "for i, v in enumerate(xs):",
+     "    total = total + (i + 1.0) * np.sum(np.tanh(v))", "return total"],
+    ["return np.sum(xs[0] ** 2) * np.sum(np.cos(xs[-1]))"],
+    ["first = xs[0]", "rest = 0.0", "for v in xs[1:]:", "    rest = rest + np.sum(v)",
+     "return np.sum(first * first) + rest"],
+]
+
+
+def list_call(scope, depth=2):
+    """t = helper([x, y, ...]): a helper taking a list of arrays."""
+    existing = [h for h in scope.helpers if h.takes_list]
+    if existing and scope.chance(0.5):
+        helper = scope.pick(existing)
+    else:
+        body = scope.pick(LIST_BODIES)
+        name = scope.fresh("helper")
+        helper = Helper(name, (), ((),), "\n".join([f"def {name}(xs):"] + stmts.indent(body)),
+                        takes_list=True)
+        scope.helpers.append(helper)
+    items = [expr(scope, scope.pick(scope.shapes()), 1 if scope.chance(0.3) else 0).text
+             for _ in range(scope.rng.randint(2, 3))]
+    result = scope.fresh("t")
+    scope.add(Var(result, (), owned=True))
+    scope.tags.add("helper_list")
+    return [f"{result} = {helper.name}([{', '.join(items)}])"]

@@ -1,0 +1,578 @@
+"""Statement families: each returns the lines of one random statement (or a short group of
+statements that belong together) and records the variables it defines in the scope.
+
+    assign         t = <expr>
+    derive         a new variable of a new shape: reductions, slices, fancy reads, .T, ravel,
+                   expand_dims, np.concatenate, np.stack, np.outer
+    update         x = x * ..., s = s + ..., x += ... (in place only on arrays the program owns)
+    stores         y = x.copy() / np.zeros(..) / x * 1.0, then y[i] = .., y[:, j] += ..,
+                   y[idx] += .. (repeated indices), y[mask] = 0.0
+    views          v = y[1:]; v += .., v = y.reshape(-1); v *= 3, r = y.ravel(); r[0] = ..,
+                   y = x; y *= 2 after x = x * 1.0, np.add.at, y.fill(v), y.sort()
+    branch         if / elif / else on computed values, assigning a new name in every branch
+                   or reassigning an existing one under one branch
+    for_loop       range(k) (short: unrolled by srcad; long: kept as a loop), range(n),
+                   for row in X, enumerate, zip, nested; accumulations, recurrences, stores,
+                   break / continue
+    while_loop     counted, or on a computed value
+    list_stack     rows = []; rows.append(..) in a loop; np.stack(rows)
+    helper_stmt    a, b = helper(..) (tuple results), helper([x, y]) (a list of arrays)
+    side_effect    log.append(..), counter["calls"] += 1 (counted: a derivative runs them as often)
+    early_return   a loop with `return` inside (the last statement group of f)
+"""
+from . import exprs
+from .exprs import expr, number, operand
+from .scope import Var, broadcast, dim_text, minus, shape_text
+
+
+def indent(lines, levels=1):
+    return ["    " * levels + line for line in lines]
+
+
+def target_shape(scope, arrays=0.75):
+    shapes = scope.shapes()
+    arrays_ = [s for s in shapes if s]
+    if arrays_ and scope.chance(arrays):
+        return scope.pick(arrays_)
+    return ()
+
+
+def assign(scope, depth=3):
+    shape = target_shape(scope)
+    e = expr(scope, shape, depth)
+    name = scope.fresh("t")
+    scope.add(Var(name, shape, py=e.py, owned=e.owned, positive=e.positive))
+    return [f"{name} = {e.text}"]
+
+
+def derive(scope, depth=2):
+    """A new variable whose shape is not among the shapes so far."""
+    arrays = [v for v in scope.arrays(1) if not v.py]
+    if not arrays:
+        return assign(scope)
+    v = scope.pick(arrays)
+    s = v.shape
+    options = ["reduce", "slice", "transpose", "expand", "stack", "concat", "outer", "fancy",
+               "ravel"]
+    kind = scope.pick(options)
+    source = operand(scope, s, depth) if scope.chance(0.5) else exprs.leaf(scope, s)
+    e, shape = None, None
+    if kind == "reduce":
+        axis = scope.pick(list(range(len(s))) + [None])
+        keep = scope.chance(0.3)
+        name = scope.pick(["sum", "mean", "max", "min"])
+        shape = s[:axis] + ((1,) if keep else ()) + s[axis + 1:] if axis is not None else \
+            ((1,) * len(s) if keep else ())
+        args = ("" if axis is None else f", axis={axis}") + (", keepdims=True" if keep else "")
+        e = f"np.{name}({source.text}{args})"
+        scope.tags.add(f"reduce_{name}")
+    elif kind == "slice" and scope.min_size(s[0]) >= 2:
+        e, shape = f"{v.name}[1:]", (minus(s[0], 1),) + s[1:]
+        if len(s) == 2 and scope.min_size(s[1]) >= 2 and scope.chance(0.5):
+            e, shape = f"{v.name}[:, :-1]", (s[0], minus(s[1], 1))
+        scope.tags.add("read_slice")
+    elif kind == "fancy" and scope.min_size(s[0]) >= 3:
+        e, shape = f"{v.name}[np.array([0, 2, 0])]", (3,) + s[1:]
+        scope.tags.add("read_fancy")
+    elif kind == "transpose" and len(s) == 2:
+        e, shape = f"{source.atom()}.T", (s[1], s[0])
+        scope.tags.add("transpose")
+    elif kind == "ravel" and len(s) == 2:
+        e, shape = f"{source.atom()}.ravel()", (exprs._product_dim(*s),)
+        scope.tags.add("ravel")
+    elif kind == "expand" and len(s) == 1:
+        e, shape = scope.pick([(f"{source.atom()}[:, None]", (s[0], 1)),
+                               (f"np.expand_dims({source.text}, 0)", (1, s[0]))])
+        scope.tags.add("expand_dims")
+    elif kind == "stack" and len(s) == 1:
+        other = operand(scope, s, depth)
+        e, shape = f"np.stack([{source.text}, {other.text}])", (2, s[0])
+        if scope.chance(0.4):
+            e, shape = f"np.stack([{source.text}, {other.text}], axis=1)", (s[0], 2)
+        scope.tags.add("stack")
+    elif kind == "concat" and len(s) == 1:
+        w = scope.pick([u for u in scope.arrays(1) if u.ndim == 1 and not u.py])
+        d = f"{dim_text(s[0])} + {dim_text(w.shape[0])}" if not (
+            isinstance(s[0], int) and isinstance(w.shape[0], int)) else s[0] + w.shape[0]
+        e, shape = f"np.concatenate([{source.text}, {w.name}])", (d,)
+        scope.tags.add("concatenate")
+    elif kind == "outer" and len(s) == 1:
+        w = scope.pick([u for u in scope.arrays(1) if u.ndim == 1 and not u.py])
+        e, shape = f"np.outer({source.text}, {w.name})", (s[0], w.shape[0])
+        scope.tags.add("product_outer")
+    if e is None:
+        return assign(scope)
+    name = scope.fresh("t")
+    scope.add(Var(name, shape, owned=kind in ("reduce", "fancy", "stack", "concat", "outer")))
+    return [f"{name} = {e}"]
+
+
+def _into(scope, shape):
+    """A shape that broadcasts into `shape` (for in-place updates: the result keeps its shape)."""
+    return scope.pick([s for s in scope.shapes() if broadcast(shape, s) == shape] or [()])
+
+
+def update(scope, depth=2):
+    """Reassign or update an existing variable (arguments included)."""
+    candidates = list(scope.vars.values())
+    if not candidates:
+        return assign(scope)
+    v = scope.pick(candidates)
+    in_place = (v.shape and v.owned) or (not v.shape and (v.py or v.owned))
+    if in_place and scope.chance(0.5):
+        op = scope.weighted([("+=", 3), ("-=", 2), ("*=", 2), ("/=", 1), ("**=", 0.3)])
+        if op == "**=":
+            scope.tags.add("augassign_pow")
+            v.positive = False
+            return [f"{v.name} **= 2"]
+        e = exprs.denominator(scope, _into(scope, v.shape), depth) if op == "/=" else \
+            expr(scope, _into(scope, v.shape), depth)
+        scope.tags.add("augassign" if not v.shape else "augassign_array")
+        v.positive = v.positive and e.positive and op in ("+=", "*=", "/=")
+        v.py = v.py and e.py
+        return [f"{v.name} {op} {e.text}"]
+    e = expr(scope, _into(scope, v.shape), depth)
+    form = scope.pick(["{v} * {e}", "{v} + {e}", "0.5 * {v} + {e}", "np.tanh({v}) * 1.5",
+                       "{v} - {e}", "{e} * {v} - {v}"])
+    if v.name in scope.params:
+        scope.tags.add("reassign_argument")
+    scope.add(Var(v.name, v.shape, py=v.py and e.py, owned=True))
+    return [f"{v.name} = {form.format(v=v.name, e=e.atom())}"]
+
+
+# -- stores ---------------------------------------------------------------------------------------
+
+def _create(scope, shape):
+    """Lines that make a new array y of this shape that the program owns, and y's name."""
+    y = scope.fresh("y")
+    sources = [v for v in scope.of_shape(shape) if not v.py]
+    forms = []
+    if sources:
+        v = scope.pick(sources).name
+        forms += [("copy", f"{v}.copy()"), ("copy", f"np.copy({v})"), ("times_one", f"{v} * 1.0"),
+                  ("zeros_like", f"np.zeros_like({v})"), ("ones_like", f"np.ones_like({v})"),
+                  ("np_array", f"np.array({v})"), ("plus_zero", f"{v} + 0.0")]
+    if scope.sizes_known:
+        forms += [("zeros", f"np.zeros({shape_text(shape)})"),
+                  ("ones", f"np.ones({shape_text(shape)})")]
+    if not forms:
+        return None, None
+    tag, form = scope.pick(forms)
+    scope.tags.add("create_" + tag)
+    scope.add(Var(y, shape, owned=True))
+    return [f"{y} = {form}"], y
+
+
+def _store_line(scope, y, shape, depth):
+    """One store into y (of shape `shape`)."""
+    first = scope.min_size(shape[0])
+    options = ["index", "index", "mask"]
+    if first >= 2:
+        options += ["tail"]
+    if first >= 3:
+        options += ["repeated"]
+    if len(shape) == 2:
+        options += ["column", "element"]
+    kind = scope.pick(options)
+    op = scope.weighted([("=", 3), ("+=", 3), ("-=", 1), ("*=", 1)])
+    scope.tags.add(f"store_{kind}")
+    if kind == "index":
+        i = scope.pick([0, 1, -1] if first >= 2 else [0, -1])
+        e = expr(scope, _into(scope, shape[1:]), depth)
+        return f"{y}[{i}] {op} {e.text}"
+    if kind == "tail":
+        e = expr(scope, _into(scope, (minus(shape[0], 1),) + shape[1:]), depth)
+        return f"{y}[1:] {op} {e.text}"
+    if kind == "repeated":
+        index = scope.pick(["np.array([0, 2, 0])", "np.array([1, 1])", "[0, 2, 0]"])
+        count = 2 if index == "np.array([1, 1])" else 3
+        e = expr(scope, _into(scope, (count,) + shape[1:]), depth)
+        scope.tags.add("repeated_index")
+        return f"{y}[{index}] {op} {e.text}"
+    if kind == "column":
+        j = scope.pick([0, -1])
+        e = expr(scope, _into(scope, (shape[0],)), depth)
+        return f"{y}[:, {j}] {op} {e.text}"
+    if kind == "element":
+        e = expr(scope, (), depth)
+        return f"{y}[0, -1] {op} {e.text}"
+    # a mask of y's shape from values known now (y itself as created, or another variable)
+    others = [v for v in scope.of_shape(shape) if v.name != y and not v.py]
+    base = scope.pick(others).name if others else y
+    threshold = scope.threshold(base)
+    value = scope.pick(["0.0", "0.5", f"{number(scope).atom()}"])
+    masked = scope.pick([f"{y}[{base} > {threshold!r}] = {value}",
+                         f"{y}[{base} < {threshold!r}] *= 2.0"])
+    return masked
+
+
+def stores(scope, depth=2):
+    shapes = [s for s in scope.shapes(min_ndim=1, max_ndim=2)]
+    if not shapes:
+        return assign(scope)
+    shape = scope.pick(shapes)
+    lines, y = _create(scope, shape)
+    if lines is None:
+        return assign(scope)
+    for _ in range(scope.rng.randint(1, 3)):
+        lines.append(_store_line(scope, y, shape, depth))
+    return lines
+
+
+def _owned_array(scope, min_ndim=1, max_ndim=2):
+    """An array the program owns (made here if there is none): (lines, var)."""
+    owned = [v for v in scope.arrays(min_ndim) if v.owned and not v.py and v.ndim <= max_ndim]
+    if owned and scope.chance(0.7):
+        return [], scope.pick(owned)
+    shapes = scope.shapes(min_ndim=min_ndim, max_ndim=max_ndim)
+    if not shapes:
+        return None, None
+    lines, name = _create(scope, scope.pick(shapes))
+    if lines is None:
+        return None, None
+    return lines, scope.vars[name]
+
+
+def views(scope, depth=2):
+    """Writes through views and aliases, and in-place methods."""
+    kind = scope.pick(["slice_view", "reshape_view", "ravel_view", "alias", "add_at", "fill",
+                       "sort", "column_view", "transpose_view", "slice_view"])
+    scope.tags.add(f"view_{kind}")
+    if kind == "alias":
+        x = scope.pick([v for v in scope.arrays(1) if not v.py] or [None])
+        if x is None:
+            return assign(scope)
+        y = scope.fresh("y")
+        e = expr(scope, _into(scope, x.shape), depth)
+        op = scope.pick(["*= 2.0", f"+= {e.text}", "-= 0.5", f"*= {e.atom()}"])
+        lines = [f"{x.name} = {x.name} * 1.0", f"{y} = {x.name}", f"{y} {op}"]
+        scope.add(Var(x.name, x.shape, owned=True))
+        scope.add(Var(y, x.shape, owned=True))
+        return lines
+    lines, y = _owned_array(scope, max_ndim=1 if kind == "sort" else 2)
+    if lines is None:
+        return assign(scope)
+    s = y.shape
+    v = scope.fresh("v")
+    if kind == "slice_view" and scope.min_size(s[0]) >= 2:
+        tail = (minus(s[0], 1),) + s[1:]
+        e = expr(scope, _into(scope, tail), depth)
+        write = scope.pick([f"{v} += {e.text}", f"{v} *= {number(scope).atom()}",
+                            f"{v}[0] = {expr(scope, s[1:], depth).text}", f"{v} -= {e.text}"])
+        scope.add(Var(v, tail, owned=True))
+        return lines + [f"{v} = {y.name}[1:]", write]
+    if kind in ("reshape_view", "ravel_view"):
+        make = f"{y.name}.reshape(-1)" if kind == "reshape_view" else f"{y.name}.ravel()"
+        flat = (s[0] if len(s) == 1 else exprs._product_dim(*s),)
+        write = scope.pick([f"{v} *= 3.0", f"{v}[0] = {expr(scope, (), depth).text}",
+                            f"{v}[-1] += {expr(scope, (), depth).text}"])
+        scope.add(Var(v, flat, owned=True))
+        return lines + [f"{v} = {make}", write]
+    if kind == "add_at" and scope.min_size(s[0]) >= 3:
+        index = scope.pick(["np.array([0, 2, 0])", "np.array([1, 0, 1])"])
+        e = expr(scope, _into(scope, (3,) + s[1:]), depth)
+        return lines + [f"np.add.at({y.name}, {index}, {e.text})"]
+    if kind == "fill":
+        e = expr(scope, (), depth)
+        return lines + [f"{y.name}.fill({e.text})"]
+    if kind == "sort":
+        return lines + [f"{y.name}.sort()"]
+    if kind == "column_view" and len(s) == 2:
+        e = expr(scope, _into(scope, (s[0],)), depth)
+        scope.add(Var(v, (s[0],), owned=True))
+        return lines + [f"{v} = {y.name}[:, 0]", f"{v} -= {e.text}"]
+    if kind == "transpose_view" and len(s) == 2:
+        e = expr(scope, _into(scope, (s[0],)), depth)
+        scope.add(Var(v, (s[1], s[0]), owned=True))
+        return lines + [f"{v} = {y.name}.T", f"{v}[0] += {e.text}"]
+    e = expr(scope, _into(scope, s), depth)
+    return lines + [f"{y.name} *= {e.atom()}"]
+
+
+# -- control flow ---------------------------------------------------------------------------------
+
+def _body(scope, count, families):
+    lines = []
+    for _ in range(count):
+        family = scope.weighted(families)
+        lines += family(scope)
+    return lines
+
+
+def branch(scope, depth=2):
+    """if / elif / else on computed values."""
+    shape = target_shape(scope, 0.6)
+    existing = [v for v in scope.vars.values() if v.shape == shape]
+    reassign = existing and scope.chance(0.4)
+    target = scope.pick(existing).name if reassign else scope.fresh("t")
+    conditions = [exprs.condition(scope)]
+    if scope.chance(0.35):
+        conditions.append(exprs.condition(scope))
+        scope.tags.add("elif")
+    has_else = not reassign or scope.chance(0.5)
+    lines, results = [], []
+    for k, cond in enumerate(conditions + ([None] if has_else else [])):
+        inner = scope.child()
+        body = _body(inner, scope.rng.randint(0, 1), [(assign, 1), (update, 1)])
+        e = expr(inner, shape, depth)
+        results.append(e)
+        body.append(f"{target} = {e.text}")
+        head = "if" if k == 0 else "elif" if cond is not None else "else"
+        lines.append(f"{head} {cond}:" if cond is not None else "else:")
+        lines += indent(body)
+    scope.tags.add("if_reassign" if reassign else "if")
+    owned = all(e.owned for e in results) and (not reassign or scope.vars[target].owned)
+    scope.add(Var(target, shape, owned=owned, py=all(e.py for e in results) and (
+        not reassign or scope.vars[target].py)))
+    return lines
+
+
+def _bounded(scope, shape, depth):
+    """An expression of this shape whose size stays moderate: for loop bodies."""
+    e = expr(scope, shape, depth)
+    form = scope.pick(["np.sin({t})", "np.tanh({t})", "np.cos({t})", "{t}"])
+    if form == "{t}" and scope.long_loop:
+        form = "np.tanh({t})"
+    return form.format(t=e.text)
+
+
+def _state(scope):
+    """Lines before a loop and the name of the state it updates: an accumulator, a copy, or an
+    existing variable (arguments too)."""
+    kind = scope.pick(["zero", "zero", "copy", "existing"])
+    shape = target_shape(scope, 0.5)
+    if kind == "existing":
+        candidates = [v for v in scope.vars.values() if v.shape == shape]
+        if candidates:
+            v = scope.pick(candidates)
+            if v.name in scope.params:
+                scope.tags.add("reassign_argument")
+            return [], v.name, v.shape
+    name = scope.fresh("s" if not shape else "acc")
+    if kind == "copy" and scope.of_shape(shape):
+        source = scope.pick(scope.of_shape(shape)).name
+        init = f"{source} * 1.0"
+    elif shape and scope.sizes_known:
+        init = f"np.zeros({shape_text(shape)})"
+    elif shape:
+        source = scope.pick(scope.of_shape(shape)).name
+        init = f"np.zeros_like({source})"
+    else:
+        init = "0.0"
+    scope.add(Var(name, shape, py=init == "0.0", owned=True))
+    return [f"{name} = {init}"], name, shape
+
+
+def _accumulate(scope, state, shape, depth=2):
+    value = _bounded(scope, _into(scope, shape), depth)
+    c = abs(scope.constant(0.1, 1.0))
+    if scope.long_loop:
+        form = scope.pick(["{s} = 0.9 * {s} + {c} * {v}", "{s} = {s} + 0.05 * {v}"])
+    else:
+        form = scope.pick(["{s} = {s} + {v}", "{s} = {s} + {c} * {v}", "{s} += {c} * {v}",
+                           "{s} = 0.9 * {s} + {v}", "{s} = {s} * 0.5 + {c} * {v}",
+                           "{s} -= {v}"])
+    if "+=" in form or "-=" in form:
+        scope.tags.add("loop_augassign")
+    return [form.format(s=state, c=c, v=value)]
+
+
+def _recurrence(scope, state, shape, depth=2):
+    squares = [v for v in scope.vars.values() if len(shape) == 1 and v.shape == (shape[0],) * 2]
+    if squares and scope.chance(0.6):
+        W = scope.pick(squares).name
+        e = expr(scope, _into(scope, shape), depth - 1)
+        scope.tags.add("recurrence_matmul")
+        return [f"{state} = np.tanh({W} @ {state} + {e.atom()})"]
+    e = expr(scope, _into(scope, shape), depth - 1)
+    return [f"{state} = np.tanh({state} * {e.atom()} + 0.1)"]
+
+
+def _loop_control(scope, index):
+    kind = scope.pick(["continue_int", "break_int", "break_value", "continue_value"])
+    scope.tags.add(kind.split("_")[0])
+    if kind.endswith("int") and index is not None:
+        c = scope.rng.randint(0, 2)
+        return [f"if {index} == {c}:", "    continue"] if kind.startswith("continue") else \
+            [f"if {index} > {c + 1}:", "    break"]
+    return [f"if {exprs.condition(scope)}:", f"    {kind.split('_')[0]}"]
+
+
+def for_loop(scope, depth=2):
+    kinds = ["range_k", "range_dim", "rows", "enumerate", "zip", "range_1", "nested"]
+    if not scope.has_k:
+        kinds.remove("range_k")
+    kind = scope.pick(kinds)
+    lines, state, shape = _state(scope)
+    inner = scope.child(in_loop=True, long_loop=scope.long_loop and kind == "range_k")
+    index = None
+    element = None  # (name, shape) of the element a loop over values binds
+    arrays1 = [v for v in scope.arrays(1) if not v.py]
+    if kind in ("rows", "enumerate", "zip") and not arrays1:
+        kind = "range_dim"
+    if kind == "range_k":
+        head = "for i in range(k):"
+        index = "i"
+        inner.ints["i"] = "k"
+        scope.tags.add("loop_long" if scope.long_loop else "loop_short")
+    elif kind in ("range_dim", "range_1", "nested"):
+        dims = sorted({d for v in arrays1 for d in v.shape[:1]} | {3}, key=repr)
+        d = scope.pick(dims)
+        holders = [v for v in arrays1 if v.shape[0] == d]
+        count = dim_text(d) if isinstance(d, int) or scope.sizes_known or not holders else None
+        if count is None or (holders and scope.chance(0.4)):
+            holder = scope.pick(holders) if holders else None
+            count = scope.pick([f"len({holder.name})", f"{holder.name}.shape[0]"]) \
+                if holder else str(d)
+        start = "1, " if kind == "range_1" else ""
+        head = f"for i in range({start}{count}):"
+        index = "i"
+        inner.ints["i"] = d
+        scope.tags.add(f"loop_{kind}")
+    elif kind == "rows":
+        x = scope.pick(arrays1)
+        head = f"for row in {x.name}:"
+        element = ("row", x.shape[1:])
+        scope.tags.add("loop_rows")
+    elif kind == "enumerate":
+        x = scope.pick(arrays1)
+        head = f"for i, row in enumerate({x.name}):"
+        index, element = "i", ("row", x.shape[1:])
+        inner.ints["i"] = None
+        scope.tags.add("loop_enumerate")
+    else:
+        x = scope.pick(arrays1)
+        partners = [v for v in arrays1 if v.shape[0] == x.shape[0]]
+        y = scope.pick(partners)
+        head = f"for a, b in zip({x.name}, {y.name}):"
+        inner.add(Var("a", x.shape[1:], py=x.ndim == 1))
+        element = ("b", y.shape[1:])
+        scope.tags.add("loop_zip")
+    if element is not None:
+        inner.add(Var(element[0], element[1], py=not element[1]))
+    body = []
+    for _ in range(scope.rng.randint(1, 2)):
+        choice = scope.weighted([("accumulate", 4), ("recurrence", 1), ("store", 1),
+                                 ("control", 0.8), ("side", 0.3 if scope.side_effects else 0)])
+        if choice == "accumulate":
+            body += _accumulate(inner, state, shape)
+        elif choice == "recurrence" and shape:
+            body += _recurrence(inner, state, shape)
+        elif choice == "store":
+            body += _loop_store(inner, index) or _accumulate(inner, state, shape)
+        elif choice == "control":
+            body = _loop_control(inner, index) + body
+        elif choice == "side":
+            body += side_effect(inner)
+        else:
+            body += _accumulate(inner, state, shape)
+    if kind == "nested":
+        inner_lines = ["for j in range(2):"] + indent(_accumulate(inner, state, shape))
+        body += inner_lines
+        scope.tags.add("loop_nested")
+    if not any(line.lstrip().startswith(state) for line in body):
+        body += _accumulate(inner, state, shape)
+    scope.add(Var(state, shape, owned=True, py=False))
+    return lines + [head] + indent(body)
+
+
+def _loop_store(scope, index):
+    if index is None or scope.ints.get(index) is None:
+        return None
+    d = scope.ints[index]
+    owned = [v for v in scope.vars.values() if v.owned and v.shape and v.shape[0] == d
+             and not v.py]
+    if not owned:
+        return None
+    y = scope.pick(owned)
+    e = _bounded(scope, _into(scope, y.shape[1:]), 2)
+    op = scope.pick(["=", "+=", "*="])
+    scope.tags.add("loop_store")
+    return [f"{y.name}[{index}] {op} {e}"]
+
+
+def while_loop(scope, depth=2):
+    if scope.chance(0.5):
+        lines, state, shape = _state(scope)
+        count = "k" if scope.has_k and scope.chance(0.5) else str(scope.rng.randint(2, 5))
+        inner = scope.child(in_loop=True, long_loop=scope.long_loop and count == "k")
+        j = scope.fresh("j")
+        body = _accumulate(inner, state, shape) + [f"{j} += 1"]
+        scope.tags.add("while_counted")
+        scope.add(Var(state, shape, owned=True))
+        return lines + [f"{j} = 0", f"while {j} < {count}:"] + indent(body)
+    start_value = exprs.reduction(scope, (), 1) or exprs.read(scope, (), 1) or \
+        exprs.leaf(scope, ())
+    base = exprs.Expr(f"1.0 + {start_value.atom()} ** 2", (), positive=True)
+    w, c = scope.fresh("w"), scope.fresh("c")
+    start = scope.evaluate(base.text)
+    top = float(max(float(v) for v in start)) if start else 1.0
+    threshold = round(top * scope.rng.uniform(1.5, 6.0) + 0.37, 2)
+    growth = scope.pick(["{w} = {w} * 1.5 + 0.1", "{w} = {w} * {w} + 0.3",
+                         "{w} = {w} * 1.3 + 0.2 * np.tanh({w})"])
+    scope.tags.add("while_value")
+    scope.add(Var(w, (), owned=True))
+    return [f"{w} = {base.text}", f"{c} = 0", f"while {w} < {threshold!r} and {c} < 30:",
+            "    " + growth.format(w=w), f"    {c} += 1", f"{w} = {w} * {c}"]
+
+
+def list_stack(scope, depth=2):
+    shape = target_shape(scope, 0.7)
+    rows = scope.fresh("rows")
+    count_options = [("3", 3)]
+    if scope.has_k and not scope.long_loop:
+        count_options.append(("k", "k"))
+    arrays1 = [v for v in scope.arrays(1) if not v.py]
+    if scope.sizes_known:
+        count_options += [(dim_text(d), d) for d in {v.shape[0] for v in arrays1}
+                          if isinstance(d, str) and d in ("n", "m")]
+    count, dim = scope.pick(count_options)
+    inner = scope.child(in_loop=True)
+    inner.ints["i"] = dim if isinstance(dim, str) else None
+    e = expr(inner, shape, depth)
+    item = scope.pick([f"{e.atom()} * (i + 1)", f"np.sin({e.text} * i)", f"{e.atom()} + i",
+                       e.text])
+    how = scope.pick(["np.stack({r})", "np.stack({r})", "np.array({r})", "np.stack({r}, axis=-1)"])
+    result = scope.fresh("t")
+    new_shape = (dim,) + shape if "axis=-1" not in how else shape + (dim,)
+    scope.tags.add("list_" + how.split("(")[0].split(".")[1])
+    scope.add(Var(result, new_shape, owned=True))
+    return [f"{rows} = []", f"for i in range({count}):", f"    {rows}.append({item})",
+            f"{result} = {how.format(r=rows)}"]
+
+
+def helper_stmt(scope, depth=2):
+    from .helpers import list_call, tuple_call
+    if scope.helper_depth >= 1:
+        return assign(scope)
+    return (tuple_call if scope.chance(0.6) else list_call)(scope, depth)
+
+
+def side_effect(scope, depth=1):
+    if not scope.side_effects:
+        return assign(scope)
+    name = scope.pick(scope.side_effects)
+    scope.tags.add("side_effect")
+    if name == "log":
+        return [f"log.append({scope.pick(['1', '0.5', 'len(log)'])})"]
+    return ['counter["calls"] += 1']
+
+
+def early_return(scope, final):
+    """A loop that may return early: `final` is the text of f's last return value."""
+    arrays1 = [v for v in scope.arrays(1) if not v.py and v.ndim == 1]
+    if not arrays1:
+        return []
+    x = scope.pick(arrays1)
+    inner = scope.child(in_loop=True)
+    inner.ints["i"] = x.shape[0]
+    early = expr(inner, (), 2)
+    threshold = round(scope.rng.uniform(-0.8, 1.2), 2)
+    scope.tags.add("early_return")
+    return [f"for i in range(len({x.name})):", f"    if {x.name}[i] > {threshold!r}:",
+            f"        return {early.atom()} * {x.name}[i] + {final}"]
+
+
+FAMILIES = [(assign, 5), (derive, 2), (update, 2.5), (stores, 1.5), (views, 1.2), (branch, 1.5),
+            (for_loop, 2), (while_loop, 0.6), (list_stack, 0.7), (helper_stmt, 0.7),
+            (side_effect, 0.2)]
