@@ -165,17 +165,20 @@ class Forward:
         if call_node.func.attr == "append":
             item = call_node.args[0]
 
-            def tangent_of(node):
-                if isinstance(node, gast.Name) and self.active(node.id):
+            def tangent_of(node):  # (a value without a tangent: a zero one, since what is
+                if isinstance(node, gast.Name) and self.active(node.id):  # popped may carry one)
                     return name(self.namer.tangent(node.id))
-                return gast.Constant(value=None, kind=None)
+                if isinstance(node, gast.Name):
+                    return call(["np", "zeros_like"], name(node.id))
+                return gast.Constant(value=0.0, kind=None)
             if isinstance(item, (gast.Tuple, gast.List)):  # stack.append((t2, t3))
                 tangent = gast.Tuple(elts=[tangent_of(e) for e in item.elts], ctx=gast.Load())
             else:
                 tangent = tangent_of(item)
             return [gast.Expr(value=gast.Call(func=dlist, args=[tangent], keywords=[]))]
         pop = gast.Call(func=dlist, args=[], keywords=[])
-        if isinstance(stmt, gast.Assign) and self.active(stmt.targets[0].id):
+        if isinstance(stmt, gast.Assign) and self.activity(stmt.targets[0].id):
+            self.has_tangent.add(stmt.targets[0].id)
             return [assign(self.namer.tangent(stmt.targets[0].id), pop)]
         return [gast.Expr(value=pop)]
 
