@@ -4,6 +4,7 @@
         return np.sin(x)  ->  rebased onto the user's file, plus a SourceInfo that renders errors
                               (file:line:col, the line, a caret) for any node.
 """
+import dis
 import inspect
 import linecache
 import textwrap
@@ -86,6 +87,7 @@ def parse_function(func):
                          filename=info.filename, lineno=info.first_line, col=0,
                          line=info.line(info.first_line),
                          hint="srcad differentiates functions written with def") from None
+    _check_current(func, text, info)
     node = module.body[0]
     if not isinstance(node, gast.FunctionDef):
         lambdas = [n for n in gast.walk(module) if isinstance(n, gast.Lambda)]
@@ -117,6 +119,95 @@ def parse_function(func):
     for arg in node.args.args + node.args.kwonlyargs + node.args.posonlyargs:
         arg.annotation = None
     return node, info
+
+
+_CURRENT = {}  # (code object, source text) -> whether the text compiles to that code
+
+
+def _check_current(func, text, info):
+    """Refuse a function whose source on disk is not the code Python runs: a module edited after
+    it was imported (a notebook without autoreload) would otherwise be differentiated as the
+    new text, or as another function where lines moved. The text is compiled as the function
+    was (in a function that gives it its closure variables) and the code objects compared."""
+    code = getattr(func, "__code__", None)
+    if code is None or not hasattr(func, "__globals__"):
+        return
+    key = (code, text)
+    current = _CURRENT.get(key)
+    if current is None:
+        current = _CURRENT[key] = _compiles_to(code, text)
+        if len(_CURRENT) > 4096:
+            _CURRENT.pop(next(iter(_CURRENT)))
+    if not current:
+        raise info.error(None, f"the source of {func.__qualname__} in {info.filename} is not the "
+                               f"code Python is running: the file changed after it was loaded",
+                         hint="reload the module (importlib.reload) or run the cell or script "
+                              "again, then differentiate the function anew")
+
+
+def _compiles_to(code, text):
+    source = textwrap.dedent(text)
+    if code.co_freevars:  # as a nested function: its free names are an enclosing function's
+        inner = textwrap.indent(source, "    ")
+        source = (f"def __srcad_enclosing__():\n    {' = '.join(code.co_freevars)} = None\n"
+                  f"{inner}")
+    try:
+        module = compile(source, code.co_filename, "exec", dont_inherit=True,
+                         flags=code.co_flags & _FUTURE_FLAGS)
+    except (SyntaxError, ValueError):
+        return False
+    return any(_same_code(candidate, code) for candidate in _code_objects(module)
+               if candidate.co_name == code.co_name)
+
+
+_FUTURE_FLAGS = 0
+for _feature in __import__("__future__").all_feature_names:
+    _FUTURE_FLAGS |= getattr(__import__("__future__"), _feature).compiler_flag
+
+
+def _code_objects(code):
+    for const in code.co_consts:
+        if isinstance(const, type(code)):
+            yield const
+            yield from _code_objects(const)
+
+
+def _operations(code):
+    """The operations of a code object, as the compiler's choices between equivalent forms do
+    not change them: code compiled from a tool's AST (pytest, IPython) calls methods with
+    LOAD_ATTR where code compiled from text uses LOAD_METHOD; jump offsets move with that."""
+    out = []
+    for instruction in dis.get_instructions(code):
+        name = _SAME_OPERATION.get(instruction.opname, instruction.opname)
+        if name in _NO_OPERATION:
+            continue
+        argument = "" if "JUMP" in name or name.startswith("FOR_ITER") else str(
+            instruction.argrepr).replace("NULL + ", "")
+        if isinstance(instruction.argval, type(code)):  # (compared as a constant: _same_code)
+            argument = instruction.argval.co_name
+        out.append((name, argument))
+    return out
+
+
+_SAME_OPERATION = {"LOAD_METHOD": "LOAD_ATTR", "CALL_METHOD": "CALL"}
+_NO_OPERATION = {"PRECALL", "NOP", "RESUME", "CACHE", "PUSH_NULL", "EXTENDED_ARG"}
+
+
+def _same_code(a, b):
+    """The same operations, names and constants (line numbers aside)."""
+    if (a.co_names != b.co_names or a.co_varnames != b.co_varnames
+            or a.co_freevars != b.co_freevars or a.co_cellvars != b.co_cellvars
+            or a.co_argcount != b.co_argcount or a.co_kwonlyargcount != b.co_kwonlyargcount
+            or len(a.co_consts) != len(b.co_consts)
+            or (a.co_code != b.co_code and _operations(a) != _operations(b))):
+        return False
+    for x, y in zip(a.co_consts, b.co_consts):
+        if isinstance(x, type(a)) and isinstance(y, type(a)):
+            if not _same_code(x, y):
+                return False
+        elif type(x) is not type(y) or repr(x) != repr(y):
+            return False
+    return True
 
 
 def _lambda_as_def(lam, statement, name):

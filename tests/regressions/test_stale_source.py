@@ -1,0 +1,55 @@
+"""srcad reads a function's source from its file. A module edited after it was imported (a
+notebook without autoreload) was differentiated as the new text, or as another function where
+lines moved: the derivative of other code. The text is compiled again and compared with the
+code Python runs; if they differ, srcad refuses."""
+import importlib.util
+import sys
+
+import numpy as np
+import pytest
+
+import srcad
+
+
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+ORIGINAL = "import numpy as np\n\n\ndef f(x):\n    return np.sum(x * x) * 2.0\n"
+
+
+@pytest.mark.parametrize("edited", [
+    ORIGINAL.replace("2.0", "3.0"),  # a constant changed
+    ORIGINAL.replace("x * x", "x + x"),  # an operator changed
+    "import numpy as np\n\n\ndef g(x):\n    return np.sum(np.sin(x))\n\n\n" + ORIGINAL[20:],
+])
+def test_an_edited_module_is_refused(tmp_path, edited):
+    path = tmp_path / "stale_module.py"
+    path.write_text(ORIGINAL)
+    module = load(str(path), f"srcad_stale_{abs(hash(edited))}")
+    x = np.array([0.5, -1.0])
+    np.testing.assert_allclose(srcad.grad(module.f, verify=False)(x), 4 * x)
+    path.write_text(edited)
+    with pytest.raises(srcad.SrcadError, match="is not the code Python is running"):
+        srcad.grad(module.f, verify=False)(np.ones(3))  # new shapes: a new build, refused
+
+
+def closure_maker(c):
+    def inner(x):
+        return np.sum(x * c)
+    return inner
+
+
+class Holder:
+    def method(self, x):
+        return np.sum(x * x) + super().__hash__() * 0.0
+
+
+def test_current_sources_are_accepted():
+    x = np.array([0.5, -1.0])
+    np.testing.assert_allclose(srcad.grad(closure_maker(np.array([2.0, 3.0])))(x), [2.0, 3.0])
+    np.testing.assert_allclose(srcad.grad(lambda v: np.sum(v * v))(x), 2 * x)
