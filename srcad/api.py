@@ -166,6 +166,14 @@ class Derivative:
             cache.annotate_error(exc, comp)
             raise
 
+    def forget(self):
+        """Drop every specialization and the fast path: build again on the next call."""
+        self.specialized, self.keys, self.by_key, self.verified = {}, {}, {}, set()
+        self._instance = None
+        self.fast_path = _FastPath()
+        if type(self) is not Derivative:  # (its own class, made by the fast path)
+            type(self).__call__ = Derivative.__call__
+
     def keyed(self, args, types):
         """specialize(args, {}), remembered under a key cheaper than the signature: the types
         of the arguments and what the signature reads of them (_key_of)."""
@@ -195,7 +203,11 @@ class Derivative:
                 entry = self.keyed(args, types)
         function, sync, comp = entry
         if sync is not None:
-            sync()
+            try:
+                sync()
+            except cache.Stale:  # a callee was redefined: build again
+                _renew_all()
+                return self.run(args, kwargs, extra)
         if self.verify and id(function) not in self.verified:
             self.verified.add(id(function))
             return verify_call(self, entry, args, kwargs, extra)
@@ -355,7 +367,8 @@ class _FastPath:
         else:
             finish = ["return CALL"]
         params = [f"a{i}" for i in range(max(map(len, self.inline)) + len(extra))]
-        namespace = {"Derivative": Derivative, "cache": cache, "_": _NOT_GIVEN}
+        namespace = {"Derivative": Derivative, "cache": cache, "_": _NOT_GIVEN,
+                     "_renewed": _renewed}
         lines = [f"def __call__(self, {''.join(p + '=_, ' for p in params)}/, *more, **kw):",
                  "    if not more and not kw:"]
         for n, (types, inline) in enumerate(self.inline.items()):
@@ -390,6 +403,7 @@ class _FastPath:
             parts = [f"k{p}" if "." in part else part for p, part in enumerate(parts)]
         call = ", ".join(params[:len(types)] + [f"{name}={params[len(types) + i]}"
                                                 for i, name in enumerate(extra)])
+        given = ", ".join(params[:count])  # (the arguments as the general path takes them)
         for j, (key, (function, sync, comp)) in enumerate(inline):
             namespace.update({f"F{n}_{j}": function, f"S{n}_{j}": sync, f"C{n}_{j}": comp})
             same = []
@@ -397,7 +411,7 @@ class _FastPath:
                 namespace[f"V{n}_{j}_{p}"] = value
                 same.append(f"{part} {'is' if isinstance(value, np.dtype) else '=='} V{n}_{j}_{p}")
             body = _call_lines([f"S{n}_{j}()"] if sync is not None else [],
-                               f"F{n}_{j}({call})", f"C{n}_{j}", finish)
+                               f"F{n}_{j}({call})", f"C{n}_{j}", finish, given)
             if same:
                 shown = ", ".join(map(repr, key))
                 shown = shown if len(shown) <= 60 else shown[:57] + "..."
@@ -409,17 +423,37 @@ class _FastPath:
             body = [f"entry = K{n}.get({key})", "if entry is not None:",
                     "    fn, sync, comp = entry"]
             body += ["    " + line for line in _call_lines(
-                ["if sync is not None:", "    sync()"], f"fn({call})", "comp", finish)]
+                ["if sync is not None:", "    sync()"], f"fn({call})", "comp", finish, given)]
             lines += ["    " + line for line in body]
         return lines
 
 
-def _call_lines(sync, call, comp, finish):
+def _call_lines(sync, call, comp, finish, given):
     """Lines that run a specialized function: the sync lines, the call, the packing of its
-    result (finish, with CALL for the call), the note on errors."""
-    lines = sync + ["try:"] + ["    " + line.replace("CALL", call) for line in finish]
-    return lines + ["except Exception as exc:", f"    cache.annotate_error(exc, {comp})",
+    result (finish, with CALL for the call), the note on errors; a redefined callee (the sync
+    raises cache.Stale) sends the arguments (given) back to the general path, to build anew."""
+    lines = ["try:"] + ["    " + line for line in sync] + [
+        "    " + line.replace("CALL", call) for line in finish]
+    return lines + ["except cache.Stale:", f"    return _renewed(self, {given})",
+                    "except Exception as exc:", f"    cache.annotate_error(exc, {comp})",
                     "    raise"]
+
+
+def _renewed(derivative, *args):
+    """derivative(*args) after every derivative was dropped (a callee was redefined)."""
+    _renew_all()
+    return Derivative.__call__(derivative, *args)
+
+
+def _renew_all():
+    """A callee was redefined (cache.Stale): every build and specialization is dropped and
+    made again when next needed."""
+    with _BINDING:
+        cache.forget_all()
+        for per_func in list(_DERIVATIVES.values()):
+            for found in list(per_func.values()):
+                if isinstance(found, Derivative):
+                    found.forget()
 
 
 class _NotGiven:
@@ -621,13 +655,11 @@ def hessian(func, wrt=0, *, disable=None, verify=None):
                          hint="build the blocks with srcad.jacobian(srcad.grad(f, wrt=i), "
                               "wrt=j, mode='forward')")
     gradient = derivative(func, "reverse", "grad", wrt, disable, verify)
-    inner = jacobian(gradient.generated, wrt=wrt, mode="forward", disable=disable,
-                     verify=verify)
 
     def hess(*args, **kwargs):
-        if gradient.sync is not None:
-            gradient.sync()
-        return inner(*args, **kwargs)
+        generated = _synced(gradient)
+        return jacobian(generated, wrt=wrt, mode="forward", disable=disable,
+                        verify=verify)(*args, **kwargs)
 
     hess.__name__ = f"{getattr(func, '__name__', 'f')}_hessian"
     return hess
@@ -636,15 +668,26 @@ def hessian(func, wrt=0, *, disable=None, verify=None):
 def hvp(func, wrt=0, *, disable=None, verify=None):
     """hvp(*args, v) -> H v without forming H (forward mode over the generated gradient)."""
     gradient = derivative(func, "reverse", "grad", wrt, disable, verify)
-    inner = derivative(gradient.generated, "forward", "jvp", wrt, disable, verify)
 
     def product(*args, **kwargs):
-        if gradient.sync is not None:
-            gradient.sync()
-        return inner(*args, **kwargs)
+        generated = _synced(gradient)
+        return derivative(generated, "forward", "jvp", wrt, disable, verify)(*args, **kwargs)
 
     product.__name__ = f"{getattr(func, '__name__', 'f')}_hvp"
     return product
+
+
+def _synced(gradient):
+    """The generated gradient that hessian and hvp differentiate, its globals synced (built
+    again if a callee was redefined)."""
+    if gradient.sync is not None:
+        try:
+            gradient.sync()
+        except cache.Stale:
+            _renew_all()
+            if gradient.sync is not None:
+                gradient.sync()
+    return gradient.generated
 
 
 _KIND_OF_MODE = {"reverse": "grad", "forward": "jvp"}

@@ -17,6 +17,7 @@ at once (_once: the others wait for its result, and build it themselves if it ra
 import collections
 import inspect
 import threading
+import types
 
 from . import diskcache, runtime
 from .registry import REGISTRY
@@ -56,6 +57,20 @@ class Compiled:
         self.disabled = disabled  # the passes it was built without (its callees likewise)
         self.path, self.code = compile_module(built.source,
                                               module_stem(built.func, built.function_name))
+
+
+class Stale(Exception):
+    """A function a generated derivative calls was redefined since the derivative was bound
+    (mod.helper = new, a notebook cell run again): every derivative is built again
+    (api.Derivative catches it and rebuilds), never the old callee's derivative with the new
+    callee's values."""
+
+
+def forget_all():
+    """Drop every build (after a callee was redefined: see Stale)."""
+    with _LOCK:
+        _BUILDS.clear()
+        _OUTLINES.clear()
 
 
 def _key(func, mode, kind, wrt, signature, disabled=frozenset()):
@@ -163,7 +178,8 @@ class Instance:
             dependency_syncs = self._bind_dependencies(comp, namespace, key)
         finally:
             in_progress.pop(key, None)
-        self.function.__srcad_sync__ = self._make_sync(func, built, namespace, dependency_syncs)
+        self.function.__srcad_sync__ = self._make_sync(func, built, namespace, dependency_syncs,
+                                                       self._watched(func, built))
         self.sync = self.function.__srcad_sync__
         if self.sync is not None:  # bound now too, so the generated code can be read by srcad
             self.sync()
@@ -192,7 +208,30 @@ class Instance:
         return syncs
 
     @staticmethod
-    def _make_sync(func, built, namespace, dependency_syncs=()):
+    def _watched(func, built):
+        """(name, attribute, callee) for each callee whose derivative is bound here, as the
+        generated code reaches it: a global or closure variable holding it (attribute None),
+        or an attribute of a module one holds (mod.helper)."""
+        callees = {id(key[0]): key[0] for key in built.dependencies.values()}
+        if not callees:
+            return ()
+        cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+        out = []
+        for name in list(built.user_globals) + list(built.user_cells):
+            try:
+                value = cells[name].cell_contents if name in cells else func.__globals__[name]
+            except (KeyError, ValueError):
+                continue
+            for callee in callees.values():
+                if value is callee:
+                    out.append((name, None, callee))
+                elif isinstance(value, types.ModuleType) and getattr(
+                        value, callee.__name__, None) is callee:
+                    out.append((name, callee.__name__, callee))
+        return tuple(out)
+
+    @staticmethod
+    def _make_sync(func, built, namespace, dependency_syncs=(), watched=()):
         upstream = getattr(func, "__srcad_sync__", None)
         user_globals = func.__globals__
         cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
@@ -211,6 +250,13 @@ class Instance:
                     namespace[name] = user_globals[name]
             for name, cell in cell_items:
                 namespace[name] = cell.cell_contents
+            for name, attribute, callee in watched:  # (a few identity tests)
+                value = namespace.get(name)
+                if attribute is not None:
+                    value = getattr(value, attribute, None)
+                if value is not callee:
+                    raise Stale(f"{name}{'.' + attribute if attribute else ''} is no longer "
+                                f"{callee.__qualname__}")
         return sync
 
 
