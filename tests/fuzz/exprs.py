@@ -68,7 +68,7 @@ def leaf(scope, shape, depth=0):
 def pair(scope, shape):
     """Two operand shapes that broadcast to shape: (shape, shape), (shape, ()), (row, matrix),
     (column, row), ... from the shapes of variables in scope."""
-    available = set(scope.shapes()) | {shape, ()}
+    available = sorted(set(scope.shapes()) | {shape, ()}, key=repr)  # (sorted: str hashes vary)
     pairs = [(a, b) for a in available for b in available if broadcast(a, b) == shape]
     weights = []
     for a, b in pairs:

@@ -18,6 +18,7 @@ smaller program only under the same condition, so reported programs stay in smoo
 The plain source (what srcad sees) never contains the checks.
 """
 import ast
+import warnings
 
 import numpy as np
 
@@ -194,7 +195,9 @@ def instrument(source):
 
 
 def instrumented_code(source, filename="<fuzz>"):
-    return compile(instrument(source), filename, "exec")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        return compile(instrument(source), filename, "exec")
 
 
 def namespace():

@@ -22,6 +22,7 @@ import contextlib
 import copy
 import signal
 import time
+import warnings
 
 from .checker import Checker
 from .generator import validate
@@ -326,8 +327,10 @@ def _fewer_calls(program, calls):
 def _from_tree(program, tree):
     try:
         source = ast.unparse(ast.fix_missing_locations(tree)) + "\n"
-        compile(source, "<shrink>", "exec")
-    except (SyntaxError, ValueError, TypeError, AttributeError):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", SyntaxWarning)  # 1.0[0]: not worth trying
+            compile(source, "<shrink>", "exec")
+    except (SyntaxError, SyntaxWarning, ValueError, TypeError, AttributeError):
         return None
     return program.with_(source=source)
 

@@ -524,7 +524,8 @@ def list_stack(scope, depth=2):
         count_options.append(("k", "k"))
     arrays1 = [v for v in scope.arrays(1) if not v.py]
     if scope.sizes_known:
-        count_options += [(dim_text(d), d) for d in {v.shape[0] for v in arrays1}
+        count_options += [(dim_text(d), d) for d in sorted({v.shape[0] for v in arrays1},
+                                                           key=repr)
                           if isinstance(d, str) and d in ("n", "m")]
     count, dim = scope.pick(count_options)
     inner = scope.child(in_loop=True)
@@ -573,6 +574,6 @@ def early_return(scope, final):
             f"        return {early.atom()} * {x.name}[i] + {final}"]
 
 
-FAMILIES = [(assign, 5), (derive, 2), (update, 2.5), (stores, 1.5), (views, 1.2), (branch, 1.5),
+FAMILIES = [(assign, 5), (derive, 2), (update, 2.5), (stores, 1.5), (views, 0.9), (branch, 1.5),
             (for_loop, 2), (while_loop, 0.6), (list_stack, 0.7), (helper_stmt, 0.7),
             (side_effect, 0.2)]

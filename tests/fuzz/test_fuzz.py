@@ -67,6 +67,22 @@ def test_generation_is_deterministic_and_valid():
                    if isinstance(x, np.ndarray))
 
 
+def test_generation_does_not_depend_on_string_hashing():
+    """The same programs in processes with other PYTHONHASHSEEDs (sets of shapes hold
+    strings): a seed printed by one run must give the same program in the next."""
+    import subprocess
+    import sys
+    code = ("import hashlib; from tests.fuzz.generator import generate, Discard\n"
+            "out = []\nfor s in range(30):\n    try: out.append(generate(s).source)\n"
+            "    except Discard: out.append('-')\nprint(hashlib.sha1(''.join(out).encode())"
+            ".hexdigest())")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    digests = {subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
+                              text=True, env=dict(os.environ, PYTHONHASHSEED=str(h)),
+                              check=True).stdout for h in (1, 2)}
+    assert len(digests) == 1
+
+
 SMOOTH = """import numpy as np
 
 
