@@ -21,6 +21,7 @@ from . import cache
 from .errors import SrcadError
 from .pipeline import build, disabled_passes, target_function
 from .verify import verify_call, verify_on
+from .calls import mode_of_kind
 from .registry import REGISTRY
 from .emit import import_lines, module_text as module_text_of
 from .shapes import signature_of
@@ -737,7 +738,7 @@ def module_text(built, disabled=frozenset()):
         seen.add(current.function_name)
         builts.append(current)
         for func, kind, wrt in current.dependencies.values():
-            mode = "reverse" if kind == "adjoint" else "forward"
+            mode = mode_of_kind(kind)
             queue.append(cache.compiled(func, mode, kind, wrt, disabled=disabled).built)
     imports = {}
     for b in builts:

@@ -20,6 +20,7 @@ import threading
 import types
 
 from . import diskcache, runtime
+from .calls import mode_of_kind
 from .registry import REGISTRY
 from .files import cache_dir, compile_module, module_stem, restore  # noqa: F401  (cache_dir: API)
 from .pipeline import Outline, build, target_function
@@ -200,7 +201,7 @@ class Instance:
                 other, other_name = other
                 namespace[dep_name] = _late(other, other_name)
                 continue
-            mode = "reverse" if dep_kind == "adjoint" else "forward"
+            mode = mode_of_kind(dep_kind)
             dep = derivative(dep_func, mode, dep_kind, wrt, disable=comp.disabled)
             namespace[dep_name] = dep.generated
             if dep.sync is not None:

@@ -1,14 +1,20 @@
-"""Calls of the user's own functions: each callee gets a derivative function of its own, generated
-once and called from every call site (and from itself, for recursion).
+"""Calls of the user's own functions: each callee gets derivative functions of its own,
+generated once and called from every call site (and from themselves, for recursion).
 
-    y = layer(x, W)      reverse:  t5 = layer_adjoint(by, x, W)     (seed first, then the call's
-                                   bx = t5[0]; bW = t5[1]           arguments; one adjoint per
-                                                                    positional parameter)
-                         forward:  dy = layer_tangent(dx, dW, x, W) (tangents first)
+    y = layer(x, W)   reverse, primal sweep:   y_record = layer_forward(x, W)
+                                               y = y_record[0]
+                      reverse, adjoint sweep:  t5 = layer_backward(by, y_record[1], x, W)
+                                               bx = t5[0]; bW = t5[1]
+                      forward:                 y_pair = layer_tangent(dx, dW, x, W)
+                                               y = y_pair[0]; dy = y_pair[1]
 
-The derivative of a callee is taken with respect to the parameters that carry derivatives at the
-call site (layer_adjoint_x when only x does); call sites that agree share one function. The
-callee runs its primal again inside it.
+Reverse mode splits the callee's derivative in two: layer_forward runs the callee's primal once
+and returns its value and its tape (the values its adjoint reads, and its stack), and
+layer_backward runs the adjoint from that tape. The callee's statements run once per call, as
+in the function (random draws, appends, prints), and nesting costs no recomputation. Forward
+mode returns the value with the tangent. The derivative of a callee is taken with respect to
+the parameters that carry derivatives at the call site (layer_forward_x when only x does); call
+sites that agree share one function.
 """
 import inspect
 import re
@@ -17,7 +23,14 @@ import types
 from .registry import REGISTRY
 from . import runtime
 
-KIND_SUFFIX = {"adjoint": "adjoint", "tangent": "tangent"}
+KIND_SUFFIX = {"adjoint": "adjoint", "tangent": "tangent", "record": "forward",
+               "backward": "backward"}
+CALLEE_KINDS = tuple(KIND_SUFFIX)  # derivatives of callees, called from generated code
+
+
+def mode_of_kind(kind):
+    """The mode a callee derivative's kind belongs to."""
+    return "forward" if kind == "tangent" else "reverse"
 
 
 def is_user_function(op):

@@ -28,6 +28,7 @@ import types
 import warnings
 
 from .files import build_dir, compile_module, module_stem, write_atomically
+from .calls import CALLEE_KINDS
 from .registry import REGISTRY
 from .resolve import canonical_name
 
@@ -166,7 +167,7 @@ def _dependencies(entries):
             return None
         name, module, qualname, kind, wrt = entry
         target = _function(module, qualname)
-        if (not _is_name(name) or target is None or kind not in ("adjoint", "tangent")
+        if (not _is_name(name) or target is None or kind not in CALLEE_KINDS
                 or not isinstance(wrt, list) or not all(_is_int(w) for w in wrt)):
             return None
         dependencies[name] = (target, kind, tuple(wrt))

@@ -71,7 +71,7 @@ class Forward:
         except operations.UnknownCall as exc:
             raise unknown_call(self.info, exc.args[0]) from None
         if op is not None and is_user_function(op):
-            return self.tangent_of_user_call(op, args, keywords, value, target)
+            return self.tangent_of_user_call(op, args, keywords, value, target, stmt)
         if op is None:
             if target in self.always:
                 return [assign(self.namer.tangent(target), call(["np", "zeros_like"],
@@ -117,8 +117,9 @@ class Forward:
             return []
         return out
 
-    def tangent_of_user_call(self, func, args, keywords, node, target):
-        """t = h(a, b)  ->  dt = h_tangent(da, db, a, b): zeros for parameters without tangents."""
+    def tangent_of_user_call(self, func, args, keywords, node, target, stmt):
+        """t = h(a, b)  ->  t_pair = h_tangent(da, db, a, b); t = t_pair[0]; dt = t_pair[1]:
+        the callee's value and tangent from one run of it (its statements run once)."""
         bound = bind(func, args, keywords, self.info, node)
         wrt, tangents = [], []
         for i, p in enumerate(positional_params(func)):
@@ -132,8 +133,13 @@ class Forward:
         value = gast.Call(func=name(callee), args=tangents + clone(args),
                           keywords=[gast.keyword(arg=k, value=clone(v))
                                     for k, v in keywords.items()])
+        pair = self.namer.fresh_name(f"{target}_pair")
+        stmt.before = [assign(pair, value, stmt)]  # (block writes it before the statement)
+        stmt.value = gast.Subscript(value=name(pair), slice=gast.Constant(value=0, kind=None),
+                                    ctx=gast.Load())
         self.has_tangent.add(target)
-        return [assign(self.namer.tangent(target), value)]
+        return [assign(self.namer.tangent(target), gast.Subscript(
+            value=name(pair), slice=gast.Constant(value=1, kind=None), ctx=gast.Load()))]
 
     def zero_tangent(self, target):
         if target in self.always:
@@ -207,6 +213,7 @@ class Forward:
                 if header is not None:
                     out.append(header)
                 last_line = stmt.lineno
+            out.extend(getattr(stmt, "before", ()))
             out.append(stmt)
             out.extend(tangent)
         return out
@@ -235,6 +242,8 @@ class Forward:
                 body.append(assign(result, out))
                 out = name(result)
             body.append(scalar_check(out.id))
+        if self.kind == "tangent":  # a callee's: its value too (calls.py)
+            out = gast.Tuple(elts=[clone(ret.value), out], ctx=gast.Load())
         body.append(gast.Return(value=out))
         if seed and not any(seed[-1].targets[0].id in loaded_names(s) for s in body):
             body = body[len(seed):]  # the output does not depend on x

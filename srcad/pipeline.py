@@ -21,7 +21,7 @@ from .broadcasts import sink_broadcasts
 from .cancel import cancel_factors
 from .anf import anf, version
 from .check import check
-from .calls import derivative_name
+from .calls import CALLEE_KINDS, derivative_name
 from .control import lower_control
 from .desugar import desugar
 from .emit import function_source, module_text
@@ -38,7 +38,7 @@ from .invariance import inert_names
 from .lift import lift
 from .mutation import check_mutations
 from .resolve import LIBRARY_MODULES, assigned_names, resolve
-from .reverse import Reverse
+from .reverse import Reverse, split_half
 from .runtime import HELPERS
 from .shapes import float_chars, probe
 from .signs import sink_signs
@@ -89,7 +89,7 @@ def disabled_passes(disable):
 
 STAGES = ("parse", "resolve", "check", "desugar", "anf", "activity", "derivative", "optimize",
           "emit")
-KINDS = {"reverse": ("grad", "value_and_grad", "vjp", "adjoint"),
+KINDS = {"reverse": ("grad", "value_and_grad", "vjp", "adjoint", "record", "backward"),
          "forward": ("jvp", "tangent", "grad")}
 # adjoint / tangent: the derivatives of callees, called from other generated code (see calls.py)
 # forward grad: the gradient of a function of one float, its tangent seeded with 1.0 (forward.py)
@@ -147,7 +147,7 @@ def parameter_names(fdef):
 
 def wrt_names(fdef, wrt, info, kind=None):
     names = parameter_names(fdef)
-    if kind in ("adjoint", "tangent"):  # callee derivatives: keyword-only parameters count too
+    if kind in CALLEE_KINDS:  # callee derivatives: keyword-only parameters count too
         names = names + [a.id for a in fdef.args.kwonlyargs]
     positions = wrt if isinstance(wrt, tuple) else (wrt,)
     out = []
@@ -281,7 +281,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
         return function_source(fdef) + f"# active: {', '.join(active)}\n"
     primal_name = fdef.name
     wanted = derivative_name(func, kind, tuple(wrt) if isinstance(wrt, tuple) else (wrt,)) if (
-        kind in ("adjoint", "tangent")) else f"{primal_name}_{kind}"
+        kind in CALLEE_KINDS) else f"{primal_name}_{kind}"
     fdef.name = namer.fresh(wanted) if wanted in namer.taken else wanted  # (not a helper's)
     builder = (Reverse if mode == "reverse" else Forward)(fdef, scope, info, namer, activity,
                                                           names, kind, shapes, kinds,
@@ -296,12 +296,16 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
             mode == "forward") else [])
     derivative = improve(derivative, mode, kind, builder, namer, shapes, kinds, floats,
                          singular, disabled)
+    if kind in ("record", "backward"):  # one half of the callee's adjoint (calls.py)
+        derivative = split_half(derivative, kind, namer)
     if stage == "optimize":
         return function_source(derivative)
     shortname = info.filename.replace("\\", "/").rsplit("/", 1)[-1]
     what = {"grad": "gradient", "value_and_grad": "value and gradient",
             "vjp": "vector-Jacobian product", "jvp": "Jacobian-vector product",
-            "adjoint": "adjoint (seed first)", "tangent": "tangent (tangents first)"}[kind]
+            "adjoint": "adjoint (seed first)", "tangent": "value and tangent (tangents first)",
+            "record": "value and tape for the adjoint",
+            "backward": "adjoint from the tape (seed and tape first)"}[kind]
     derivative.body.insert(0, gast.Expr(value=gast.Constant(
         value=f"{what[0].upper()}{what[1:]} of {primal_name} ({shortname}:{info.first_line}) with "
               f"respect to {', '.join(names)}.", kind=None)))

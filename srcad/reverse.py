@@ -26,7 +26,7 @@ from .activity import SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES
 from .activity import assigned_name, flatten, list_op, operand_names
 from .calls import Dependencies, bind, is_user_function, positional_params, returns_tuple
 from .instantiate import Accumulate, constant_node, instantiate, name, operand_id
-from .naming import clone, walk
+from .naming import bound_counts, clone, loaded_names, walk
 from .registry import REGISTRY, require_template
 from .shapes import _broadcast, expression_shape, outside_factors
 
@@ -332,17 +332,51 @@ class Reverse:
         self.initialized.discard(target)
         return out
 
-    def adjoint_of_user_call(self, func, args, keywords, node, target, out):
-        """t = h(a, b): the callee's own adjoint function gives one adjoint per parameter."""
+    def active_parameters(self, func, args, keywords, node):
+        """(position, argument name) of the callee's parameters that carry adjoints here."""
         params = positional_params(func)
         bound = bind(func, args, keywords, self.info, node)
-        active = [(i, bound[p].id) for i, p in enumerate(params)
-                  if isinstance(bound.get(p), gast.Name) and self.active(bound[p].id)]
+        return [(i, bound[p].id) for i, p in enumerate(params)
+                if isinstance(bound.get(p), gast.Name) and self.active(bound[p].id)]
+
+    def find_records(self, body):
+        """The calls of user functions that carry adjoints: each runs the callee's forward half
+        in the primal sweep (its value and tape, kept in `t_record`), and its backward half,
+        from that tape, in the adjoint sweep (calls.py)."""
+        self.records = {}
+        for stmt in flatten(body):
+            if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                    and self.active(stmt.targets[0].id)):
+                continue
+            try:
+                op, args, keywords = operations.operation(stmt.value, self.scope)
+            except operations.UnknownCall:
+                continue
+            if op is None or not is_user_function(op):
+                continue
+            active = self.active_parameters(op, args, keywords, stmt.value)
+            if not active:
+                continue
+            wrt = tuple(i for i, _ in active)
+            target = stmt.targets[0].id
+            record = Record(self.namer.fresh_name(f"{target}_record"),
+                            self.dependencies.name_for(op, "record", wrt),
+                            self.dependencies.name_for(op, "backward", wrt))
+            self.records[id(stmt.value)] = self.records[id(stmt)] = record
+            if target in self.overwritten:
+                self.overwritten.add(record.name)
+
+    def adjoint_of_user_call(self, func, args, keywords, node, target, out):
+        """t = h(a, b): the callee's backward half gives one adjoint per parameter, from the
+        tape its forward half recorded in the primal sweep."""
+        active = self.active_parameters(func, args, keywords, node)
         if not active:
             return
-        callee = self.dependencies.name_for(func, "adjoint", tuple(i for i, _ in active))
-        value = gast.Call(func=name(callee),
-                          args=[name(self.namer.adjoint(target))] + clone(args),
+        record = self.records[id(node)]
+        tape = gast.Subscript(value=name(record.name), slice=gast.Constant(value=1, kind=None),
+                              ctx=gast.Load())
+        value = gast.Call(func=name(record.backward),
+                          args=[name(self.namer.adjoint(target)), tape] + clone(args),
                           keywords=[gast.keyword(arg=k, value=clone(v))
                                     for k, v in keywords.items()])
         if len(active) == 1:
@@ -435,6 +469,9 @@ class Reverse:
                         stmt.targets[0].id in self.overwritten
                         and not getattr(stmt, "first_definition", False)
                         and not getattr(stmt, "batched", False)) else None
+                    if restore is not None and id(stmt) in self.records:
+                        block = block + [Restore(self.records[id(stmt)].name,
+                                                 ("record", id(stmt)))]
                 if block and stmt.lineno != last_line:
                     header = origin_comment(self.info, stmt, "grad of")
                     if header is not None:
@@ -528,6 +565,16 @@ class Reverse:
                 elif target.id in self.overwritten and not getattr(
                         stmt, "first_definition", False) and not getattr(stmt, "batched", False):
                     out.append(Save(target.id, id(stmt)))
+                    if id(stmt) in self.records:
+                        out.append(Save(self.records[id(stmt)].name, ("record", id(stmt))))
+                if id(stmt) in self.records:  # t = h(a, b): t_record = h_forward(a, b);
+                    record = self.records[id(stmt)]  # t = t_record[0]
+                    call_node = stmt.value
+                    out.append(assign(record.name, gast.Call(
+                        func=name(record.forward), args=clone(call_node.args),
+                        keywords=clone(call_node.keywords)), stmt))
+                    stmt.value = gast.Subscript(value=name(record.name), slice=gast.Constant(
+                        value=0, kind=None), ctx=gast.Load())
                 out.append(stmt)
             elif isinstance(stmt, gast.If):
                 stmt.body = self.primal_block(stmt.body, depth)
@@ -583,6 +630,8 @@ class Reverse:
                             stmt.recompute.append(inner)  # x[t] again, not a saved view
                         else:
                             stmt.batch.append(var)
+                            if id(inner) in self.records:  # (its callee's tape goes with it)
+                                stmt.batch.append(self.records[id(inner)].name)
                 breaks = any(isinstance(s, gast.Break) for s in flatten(stmt.body))
                 if isinstance(stmt, gast.While) or breaks:
                     stmt.counter = self.namer.fresh("n")
@@ -607,6 +656,7 @@ class Reverse:
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
                 defined |= {assigned_name(s) for s in flatten([stmt]) if assigned_name(s)}
         self.safe = safe_names(body, params)
+        self.find_records(body)
         self.prepare_loops(body, 0)
         seed_stmts = self.seed(ret)
         adjoint = self.adjoint_block(body)
@@ -622,14 +672,17 @@ class Reverse:
             else:
                 results.append(call(["zero_gradient"], name(var)))
         value = results[0] if len(results) == 1 else gast.Tuple(elts=results, ctx=gast.Load())
-        if self.kind == "value_and_grad":  # f's value as the primal sweep left it (the
-            # adjoint sweep restores overwritten names, and stores into arrays, to older values)
-            kept = self.namer.fresh("value")
-            stores = any(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)
-                         for s in flatten(body))
+        if self.kind in ("value_and_grad", "record", "backward"):  # f's value as the primal
+            # sweep left it (the adjoint sweep restores overwritten names, and stores into
+            # arrays, its callees' too, to older values)
+            kept = self.namer.fresh_name("value")
+            stores = self.records or any(isinstance(s, gast.Assign) and isinstance(
+                s.targets[0], gast.Subscript) for s in flatten(body))
             primal.append(assign(kept, call(["copy_value"], clone(ret.value)) if stores and (
                 isinstance(ret.value, gast.Name)) else clone(ret.value)))
             value = gast.Tuple(elts=[name(kept), value], ctx=gast.Load())
+        if self.kind in ("record", "backward"):  # where split_half cuts the adjoint in two
+            primal.append(gast.Expr(value=name(SPLIT)))
         sweep = primal + seed_stmts + adjoint
         stack = self.namer.fresh("stack") if "stack" in self.namer.taken else "stack"
         self.namer.reserve(stack)
@@ -648,7 +701,7 @@ class Reverse:
     def seed(self, ret):
         """Statements that give the returned value its adjoint (the seed)."""
         value = ret.value
-        if self.kind in ("vjp", "adjoint"):
+        if self.kind in ("vjp", "adjoint", "record", "backward"):
             seed_name = self.seed_name(ret)
             arg = name(seed_name, gast.Param())
             if self.kind == "vjp":  # f_vjp(x, w, *, by)
@@ -692,6 +745,59 @@ class Reverse:
 
 # ---------------------------------------------------------------------------------------------
 # values the adjoint sweep needs that the primal sweep overwrites
+
+
+class Record:
+    """A call of a user function in reverse mode: the name of its value-and-tape pair and the
+    names of the callee's forward and backward halves."""
+
+    def __init__(self, name, forward, backward):
+        self.name = name
+        self.forward = forward
+        self.backward = backward
+
+
+SPLIT = "__srcad_split__"  # the statement between the primal sweep and the adjoint sweep
+
+
+def split_half(fdef, kind, namer):
+    """One half of a callee's adjoint, built whole (h(bout, x, w) returning (value, gradients),
+    with the SPLIT marker after its primal sweep) and cut at the marker:
+
+        record:    def h_forward(x, w):                    (the primal sweep)
+                       ...
+                       return value, (t1, t3, stack)       (what the adjoint sweep reads)
+        backward:  def h_backward(bout, tape, x, w):
+                       t1, t3, stack = tape
+                       ...                                 (the adjoint sweep)
+                       return bx, bw
+
+    Both halves come from builds of the same function, so they agree on every name."""
+    body = fdef.body
+    cut = next(i for i, stmt in enumerate(body) if isinstance(stmt, gast.Expr)
+               and isinstance(stmt.value, gast.Name) and stmt.value.id == SPLIT)
+    forward, backward, ret = body[:cut], body[cut + 1:-1], body[-1]
+    value, gradients = ret.value.elts
+    bound = set(bound_counts(gast.Module(body=forward, type_ignores=[])))
+    tape = sorted(bound & loaded_names(gast.Module(body=backward + [gradients],
+                                                   type_ignores=[])))
+    args = fdef.args
+    seed = (args.posonlyargs or args.args).pop(0)
+    if kind == "record":
+        surely = {t.id for stmt in forward if isinstance(stmt, gast.Assign)
+                  for t in stmt.targets if isinstance(t, gast.Name)}  # (bound at the top level)
+        unbound = [assign(t, gast.Constant(value=None, kind=None)) for t in tape
+                   if t not in surely]  # (bound in a branch or a loop that may not run)
+        fdef.body = unbound + forward + [gast.Return(value=gast.Tuple(elts=[value, gast.Tuple(
+            elts=[name(t) for t in tape], ctx=gast.Load())], ctx=gast.Load()))]
+        return fdef
+    holder = namer.fresh_name("tape")
+    (args.posonlyargs or args.args)[:0] = [seed, name(holder, gast.Param())]
+    unpack = [gast.Assign(targets=[gast.Tuple(elts=[name(t, gast.Store()) for t in tape],
+                                              ctx=gast.Store())], value=name(holder),
+                          type_comment=None)] if tape else []
+    fdef.body = unpack + backward + [gast.Return(value=gradients)]
+    return fdef
 
 
 class Save(gast.Expr):

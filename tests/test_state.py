@@ -50,8 +50,10 @@ def test_helpers_in_both_modes_and_second_order():
 
 def test_each_helper_derivative_is_generated_once():
     source = srcad.source(uses_helpers, wrt=(0, 1))
-    assert source.count("= layer_adjoint_x_w(") == 2  # one function, two call sites
-    assert source.count("def layer_adjoint_x_w(") == 1
+    assert source.count("= layer_forward_x_w(") == 2  # one function, two call sites
+    assert source.count("= layer_backward_x_w(") == 2
+    assert source.count("def layer_forward_x_w(") == 1
+    assert source.count("def layer_backward_x_w(") == 1
 
 
 def test_tuple_values():
@@ -164,7 +166,7 @@ def test_nested_functions_and_lambdas_are_lifted():
     loss = make_model(0.5)
     srcad.check_grads(loss, (X[:2].copy(), X[2:].copy() + 1.0), wrt=(0, 1), order=2)
     text = srcad.source(loss, wrt=(0, 1))
-    assert "g(x, scale=scale, w=w)" in text and "def g_adjoint" in text
+    assert "g_forward_v_w(x, scale=scale, w=w)" in text and "def g_backward_v_w" in text
 
 
 def test_a_nested_function_passed_as_a_value_is_refused():

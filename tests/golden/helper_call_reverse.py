@@ -43,10 +43,12 @@ def float_type(x):
 
 def helper_call_grad(x, w):
     """Gradient of helper_call (golden_functions.py:73) with respect to x, w."""
-    t1 = scaled_tanh(x, w)
+    t1_record = scaled_tanh_forward(x, w)
+    t1 = t1_record[0]
     t2 = t1 ** 2
     t3 = np.sum(t2)
-    t4 = scaled_tanh(x, 2.0)
+    t4_record = scaled_tanh_forward_x(x, 2.0)
+    t4 = t4_record[0]
     t5 = np.sum(t4)
     out = t3 + t5
     bout = grad_seed(out)
@@ -54,31 +56,43 @@ def helper_call_grad(x, w):
     bt3 = unbroadcast(bout, t3)
     bt5 = unbroadcast(bout, t5)
     bt4 = np.broadcast_to(bt5, np.shape(t4))
-    bx = scaled_tanh_adjoint_x(bt4, x, 2.0)
+    bx = scaled_tanh_backward_x(bt4, t4_record[1], x, 2.0)
     bt2 = np.broadcast_to(bt3, np.shape(t2))
     bt1 = unbroadcast(bt2 * 2 * t1, t1)
-    t6 = scaled_tanh_adjoint(bt1, x, w)
+    t6 = scaled_tanh_backward(bt1, t1_record[1], x, w)
     bx = bx + t6[0]
     bw = t6[1]
     return bx, bw
 
 
-def scaled_tanh_adjoint_x(bout, x, w):
-    """Adjoint (seed first) of scaled_tanh (golden_functions.py:69) with respect to x."""
+def scaled_tanh_forward(x, w):
+    """Value and tape for the adjoint of scaled_tanh (golden_functions.py:69) with respect to x, w."""
     t1 = w * x
     out = np.tanh(t1)
-    # grad of: return np.tanh(w * x)  (golden_functions.py:70)
-    bt1 = bout * (1.0 - out * out)
-    bx = unbroadcast(bt1 * w, x)
-    return bx
+    return out, (out,)
 
 
-def scaled_tanh_adjoint(bout, x, w):
-    """Adjoint (seed first) of scaled_tanh (golden_functions.py:69) with respect to x, w."""
-    t1 = w * x
-    out = np.tanh(t1)
+def scaled_tanh_backward(bout, tape, x, w):
+    """Adjoint from the tape (seed and tape first) of scaled_tanh (golden_functions.py:69) with respect to x, w."""
+    out, = tape
     # grad of: return np.tanh(w * x)  (golden_functions.py:70)
     bt1 = bout * (1.0 - out * out)
     bw = unbroadcast(bt1 * x, w)
     bx = unbroadcast(bt1 * w, x)
     return bx, bw
+
+
+def scaled_tanh_forward_x(x, w):
+    """Value and tape for the adjoint of scaled_tanh (golden_functions.py:69) with respect to x."""
+    t1 = w * x
+    out = np.tanh(t1)
+    return out, (out,)
+
+
+def scaled_tanh_backward_x(bout, tape, x, w):
+    """Adjoint from the tape (seed and tape first) of scaled_tanh (golden_functions.py:69) with respect to x."""
+    out, = tape
+    # grad of: return np.tanh(w * x)  (golden_functions.py:70)
+    bt1 = bout * (1.0 - out * out)
+    bx = unbroadcast(bt1 * w, x)
+    return bx
