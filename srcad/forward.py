@@ -55,11 +55,19 @@ class Forward:
         stored = {assigned_name(s) for s in flatten(fdef.body) if isinstance(s, gast.Assign)
                   and isinstance(s.targets[0], gast.Subscript)}
         self.stored = {v for v in stored if activity(v)}
+        self.stored_tangents = {namer.tangent(v) for v in self.stored}
         self.always = {v for v in assigned_in_blocks(fdef.body) | stored if activity(v)}
         self.has_tangent |= self.always
 
     def active(self, var):
         return var in self.has_tangent
+
+    def zeros(self, var):
+        """A zero tangent for var: np.zeros_like(var) where the shape probe saw an array or a
+        number, else zero_tangent(var), which also makes the zeros of a list, tuple or dict."""
+        if self.kinds.get(var) in ("array", "scalar"):
+            return call(["np", "zeros_like"], name(var))
+        return call(["zero_tangent"], name(var))
 
     def tangent_of_assign(self, stmt):
         target = stmt.targets[0].id
@@ -74,8 +82,7 @@ class Forward:
             return self.tangent_of_user_call(op, args, keywords, value, target, stmt)
         if op is None:
             if target in self.always:
-                return [assign(self.namer.tangent(target), call(["np", "zeros_like"],
-                                                                  name(target)))]
+                return [assign(self.namer.tangent(target), self.zeros(target))]
             return []
         template = require_template("tangent", op, self.info, value)
         try:
@@ -94,7 +101,7 @@ class Forward:
                 if isinstance(tangent, Zero):
                     if target in self.always:
                         out.append(assign(self.namer.tangent(target),
-                                          call(["np", "zeros_like"], name(target))))
+                                          self.zeros(target)))
                     continue
                 self.has_tangent.add(target)
                 shapes = self.shapes
@@ -105,10 +112,13 @@ class Forward:
                                                  and self.active(a.id))):
                     tangent = call(["rebroadcast"], tangent, name(target))
                 tangent = materialize_zeros(tangent)
-                if target in self.stored and op is not operations.copy and not is_fresh(tangent):
-                    # the primal made a new array (y = x.copy(), y = x + 0): so must the
-                    # tangent, or stores into y would reach another tangent. (y = x aliases in
-                    # the primal, and its tangent aliases likewise.)
+                if not is_fresh(tangent) and (
+                        (target in self.stored and op is not operations.copy)
+                        or (is_fresh(value) and loaded_names(tangent) & self.stored_tangents)):
+                    # the primal made a new array (y = x.copy(), y = x + 0, t = a + y): so must
+                    # the tangent (not dy itself, as rebroadcast(dy, t) is), or stores into y
+                    # would reach another tangent. (y = x aliases in the primal, and its
+                    # tangent aliases likewise.)
                     tangent = call(["np", "copy"], tangent)
                 out.append(assign(self.namer.tangent(target), tangent))
             else:
@@ -123,10 +133,10 @@ class Forward:
         bound = bind(func, args, keywords, self.info, node)
         wrt, tangents = [], []
         for i, p in enumerate(positional_params(func)):
-            arg = bound.get(p)
-            if isinstance(arg, gast.Name) and self.active(arg.id):
+            tangent = self.tangent_of_argument(bound.get(p))
+            if tangent is not None:
                 wrt.append(i)
-                tangents.append(name(self.namer.tangent(arg.id)))
+                tangents.append(tangent)
         if not wrt:
             return self.zero_tangent(target)
         callee = self.dependencies.name_for(func, "tangent", tuple(wrt))
@@ -141,9 +151,23 @@ class Forward:
         return [assign(self.namer.tangent(target), gast.Subscript(
             value=name(pair), slice=gast.Constant(value=1, kind=None), ctx=gast.Load()))]
 
+    def tangent_of_argument(self, arg):
+        """The tangent of a call's argument: a name's, or a display of its items' (h([a, b])
+        takes [da, db], zeros for items without one); None if nothing in it has a tangent."""
+        if isinstance(arg, gast.Name):
+            return name(self.namer.tangent(arg.id)) if self.active(arg.id) else None
+        if isinstance(arg, (gast.Tuple, gast.List)):
+            items = [self.tangent_of_argument(e) for e in arg.elts]
+            if all(item is None for item in items):
+                return None
+            return type(arg)(elts=[item if item is not None else self.zeros(e.id) if isinstance(
+                e, gast.Name) else gast.Constant(value=0.0, kind=None)
+                for item, e in zip(items, arg.elts)], ctx=gast.Load())
+        return None
+
     def zero_tangent(self, target):
         if target in self.always:
-            return [assign(self.namer.tangent(target), call(["np", "zeros_like"], name(target)))]
+            return [assign(self.namer.tangent(target), self.zeros(target))]
         return []
 
     def tangent_of_store(self, stmt):
@@ -175,7 +199,7 @@ class Forward:
                 if isinstance(node, gast.Name) and self.active(node.id):  # popped may carry one)
                     return name(self.namer.tangent(node.id))
                 if isinstance(node, gast.Name):
-                    return call(["np", "zeros_like"], name(node.id))
+                    return self.zeros(node.id)
                 return gast.Constant(value=0.0, kind=None)
             if isinstance(item, (gast.Tuple, gast.List)):  # stack.append((t2, t3))
                 tangent = gast.Tuple(elts=[tangent_of(e) for e in item.elts], ctx=gast.Load())
@@ -224,7 +248,7 @@ class Forward:
         params = [a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
         # a parameter that is not differentiated but takes varied values in a loop starts with a
         # zero tangent
-        head = [assign(self.namer.tangent(p), call(["np", "zeros_like"], name(p)))
+        head = [assign(self.namer.tangent(p), self.zeros(p))
                 for p in params if p in self.always and p not in self.wrt]
         seed = self.seed() if self.kind == "grad" else []  # f_grad(x, w): dx = 1.0 in the body
         body = seed + head + self.block(fdef.body[:-1])
@@ -278,7 +302,7 @@ class Forward:
         if var is not None and self.active(var):
             return name(self.namer.tangent(var))
         if var is not None:
-            return call(["np", "zeros_like"], name(var))
+            return self.zeros(var)
         return call(["np", "zeros_like"], value)
 
 

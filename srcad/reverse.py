@@ -23,7 +23,7 @@ import gast
 from . import operations
 from .operations import unknown_call
 from .activity import SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES
-from .activity import assigned_name, flatten, list_op, operand_names
+from .activity import assigned_name, flatten, flow, list_op, operand_names
 from .calls import Dependencies, bind, is_user_function, positional_params, returns_tuple
 from .instantiate import Accumulate, constant_node, instantiate, name, operand_id
 from .naming import bound_counts, clone, loaded_names, walk
@@ -333,11 +333,14 @@ class Reverse:
         return out
 
     def active_parameters(self, func, args, keywords, node):
-        """(position, argument name) of the callee's parameters that carry adjoints here."""
+        """(position, argument) of the callee's parameters that carry adjoints here: a name, or
+        a list or tuple display holding one (h([a, b]))."""
         params = positional_params(func)
         bound = bind(func, args, keywords, self.info, node)
-        return [(i, bound[p].id) for i, p in enumerate(params)
-                if isinstance(bound.get(p), gast.Name) and self.active(bound[p].id)]
+        return [(i, bound[p]) for i, p in enumerate(params)
+                if (isinstance(bound.get(p), gast.Name) and self.active(bound[p].id)) or (
+                    isinstance(bound.get(p), (gast.Tuple, gast.List))
+                    and self._any_active(bound[p]))]
 
     def find_records(self, body):
         """The calls of user functions that carry adjoints: each runs the callee's forward half
@@ -380,14 +383,14 @@ class Reverse:
                           keywords=[gast.keyword(arg=k, value=clone(v))
                                     for k, v in keywords.items()])
         if len(active) == 1:
-            self.accumulate(active[0][1], value, False, out)
+            self.accumulate_operand(active[0][1], value, False, out)
             return
         holder = self.namer.fresh("t")
         out.append(assign(holder, value))
-        for k, (_, var) in enumerate(active):
+        for k, (_, argument) in enumerate(active):
             item = gast.Subscript(value=name(holder), slice=gast.Constant(value=k, kind=None),
                                   ctx=gast.Load())
-            self.accumulate(var, item, False, out)
+            self.accumulate_operand(argument, item, False, out)
 
     # subscript stores: y[index] = v ---------------------------------------------------------
     def adjoint_of_store(self, stmt):
@@ -441,11 +444,11 @@ class Reverse:
         """A zero adjoint for var: shaped like var where var surely has a value here."""
         if var in self.containers or var in self.tuple_vars:
             value = gast.Constant(value=None, kind=None)  # add_adjoint's zero
-        elif var in self.safe and var in self.shapes and var in self.floats and (
+        elif var in self.bound_here and var in self.shapes and var in self.floats and (
                 self.kinds.get(var) == "array"):  # a float array of a known shape
             value = call(["np", "zeros"], constant_node(self.shapes[var]),
                          gast.Attribute(value=name(var), attr="dtype", ctx=gast.Load()))
-        elif var in self.safe:
+        elif var in self.bound_here:
             value = call(["zero_gradient"], name(var))
         elif var in self.shapes and self.kinds.get(var) == "array":  # shape known: allocate it
             value = call(["np", "zeros"], constant_node(self.shapes[var]))
@@ -482,11 +485,12 @@ class Reverse:
                     out.append(restore)
             elif list_op(stmt) and stmt.value.func.attr == "append":
                 out.extend(self.adjoint_of_append(stmt))
-            elif isinstance(stmt, gast.If):
-                out.extend(self.adjoint_if(stmt))
-                last_line = None
-            elif isinstance(stmt, (gast.For, gast.While)):
-                out.extend(self.adjoint_loop(stmt))
+            elif isinstance(stmt, (gast.If, gast.For, gast.While)):
+                outer = self.bound_here  # a block at the top level: what is bound before it
+                self.bound_here = self.bound_at.get(id(stmt), outer)  # has a value when its
+                out.extend(self.adjoint_if(stmt) if isinstance(stmt, gast.If)  # adjoint runs
+                           else self.adjoint_loop(stmt))
+                self.bound_here = outer
                 last_line = None
         return out
 
@@ -544,11 +548,11 @@ class Reverse:
         """Active names whose adjoints a loop body adds to (the candidates for carrying)."""
         names = set()
         for stmt in flatten(body):
-            var = assigned_name(stmt)
-            if var is None or not self.active(var):
+            found = flow(stmt, self.scope)  # (an assignment, or lst.append(v): v's adjoint)
+            if found is None or not self.active(found[0]):
                 continue
-            names.add(var)
-            names |= {n for n in operand_names(stmt.value, self.scope) if self.active(n)}
+            names.add(found[0])
+            names |= {n for n in found[1] if self.active(n)}
         return names
 
     def depth_of(self, stmt):
@@ -656,6 +660,13 @@ class Reverse:
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
                 defined |= {assigned_name(s) for s in flatten([stmt]) if assigned_name(s)}
         self.safe = safe_names(body, params)
+        self.bound_at = {}  # id(top-level statement) -> names surely bound before it runs
+        bound = set(params)
+        for stmt in body:
+            self.bound_at[id(stmt)] = set(bound)
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+                bound.add(stmt.targets[0].id)
+        self.bound_here = self.safe  # (the names zero() may read: see adjoint_block)
         self.find_records(body)
         self.prepare_loops(body, 0)
         seed_stmts = self.seed(ret)

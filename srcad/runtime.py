@@ -65,7 +65,11 @@ def unbroadcast(g, x):
     axes = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(g)[i] != 1)
     if axes:
         g = np.sum(g, axis=axes, keepdims=True)
-    return np.reshape(g, shape) if np.shape(g) != shape else g
+    if np.shape(g) == shape:
+        return g
+    if np.size(g) == 1 and not np.any(g):  # a zero written as 0.0 for zeros of some shape
+        return np.zeros(shape, np.result_type(g, 0.0))
+    return np.reshape(g, shape)
 
 
 @helper(tangent="linear")
@@ -297,6 +301,21 @@ def copy_value(y):
 
 
 @helper(linear=False)
+def zero_tangent(x):
+    """A zero tangent for x: zeros shaped like an array or number, the same structure of zeros
+    for a list, tuple or dict (np.zeros_like of a list of arrays of two shapes fails)."""
+    if type(x) is np.ndarray:
+        return np.zeros_like(x)
+    if x is None:  # (add_adjoint's zero: an adjoint no contribution reached yet)
+        return None
+    if isinstance(x, (list, tuple)):
+        return type(x)(zero_tangent(item) for item in x)
+    if isinstance(x, dict):
+        return {key: zero_tangent(value) for key, value in x.items()}
+    return np.zeros_like(x)
+
+
+@helper(linear=False)
 def check_cotangent(dy, y):
     """Refuse a vjp's cotangent dy that is not shaped like the output y (item by item for a
     tuple of outputs)."""
@@ -334,6 +353,9 @@ def float_type(x):
 
 @helper(linear=False)
 def zero_gradient(x):
-    """The gradient of an argument the output does not depend on: float zeros shaped like it."""
+    """The gradient of an argument the output does not depend on: float zeros shaped like it
+    (for a dict, list, tuple or object of parameters: zeros in its structure)."""
+    if isinstance(x, (dict, list, tuple)):
+        return as_gradient(None, x)
     return np.zeros(np.shape(x), dtype=float_type(x))
 

@@ -19,7 +19,11 @@ def unbroadcast(g, x):
     axes = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(g)[i] != 1)
     if axes:
         g = np.sum(g, axis=axes, keepdims=True)
-    return np.reshape(g, shape) if np.shape(g) != shape else g
+    if np.shape(g) == shape:
+        return g
+    if np.size(g) == 1 and not np.any(g):  # a zero written as 0.0 for zeros of some shape
+        return np.zeros(shape, np.result_type(g, 0.0))
+    return np.reshape(g, shape)
 
 
 def grad_seed(y):

@@ -7,11 +7,25 @@ Source: golden_functions.py:36. Regenerate it rather than edit it.
 import numpy as np
 
 
+def zero_tangent(x):
+    """A zero tangent for x: zeros shaped like an array or number, the same structure of zeros
+    for a list, tuple or dict (np.zeros_like of a list of arrays of two shapes fails)."""
+    if type(x) is np.ndarray:
+        return np.zeros_like(x)
+    if x is None:  # (add_adjoint's zero: an adjoint no contribution reached yet)
+        return None
+    if isinstance(x, (list, tuple)):
+        return type(x)(zero_tangent(item) for item in x)
+    if isinstance(x, dict):
+        return {key: zero_tangent(value) for key, value in x.items()}
+    return np.zeros_like(x)
+
+
 def running_sum_loop_jvp(x, n, *, dx):
     """Jacobian-vector product of running_sum_loop (golden_functions.py:36) with respect to x."""
     # tangent of: s = 0.0  (golden_functions.py:37)
     s = 0.0
-    ds = np.zeros_like(s)
+    ds = zero_tangent(s)
     t1 = range(n)
     for i in t1:
         # tangent of: s = s + np.sin(x[i]) * x[i]  (golden_functions.py:39)
