@@ -83,6 +83,30 @@ class Reverse:
         self.counters = {s.target.id for s in flatten(fdef.body)  # (ints: control.py makes
                          if isinstance(s, gast.For) and isinstance(s.target, gast.Name)}
         # every for loop a loop over a range)
+        self.sequences = self.find_sequences(fdef)
+
+    def find_sequences(self, fdef):
+        """Names whose adjoints may be lists, tuples or dicts (added with add_adjoint, whose
+        zero is None; `+` would concatenate them): containers, tuples, appended lists, values
+        the probe saw as neither arrays nor numbers, and slices and copies of those."""
+        found = set(self.containers) | self.tuple_vars | self.appended | {
+            v for v, kind in self.kinds.items() if kind == "other"}
+        changed = True
+        while changed:
+            changed = False
+            for stmt in flatten(fdef.body):
+                if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                        and stmt.targets[0].id not in found):
+                    continue
+                value = stmt.value
+                if (isinstance(value, gast.Name) and value.id in found) or (
+                        isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
+                        and value.value.id in found and isinstance(value.slice, gast.Slice)) or (
+                        isinstance(value, gast.Call)
+                        and self.scope.lookup(value.func) in (list, tuple)):
+                    found.add(stmt.targets[0].id)
+                    changed = True
+        return found
 
     def find_containers(self, fdef):
         """Parameters read by item or attribute (params["W"], layers[0], model.W): they may be
@@ -221,8 +245,7 @@ class Reverse:
         adjoint = self.namer.adjoint(var)
         if var in self.appended:  # a list built with append: its adjoint is a list, popped
             value = call(["list"], value)  # item by item in the reverse loop
-        if var in self.initialized and (var in self.tuple_vars or var in self.containers
-                                        or var in self.appended):
+        if var in self.initialized and var in self.sequences:
             value = call(["add_adjoint"], name(adjoint), value)
         elif var in self.initialized:
             if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
@@ -442,7 +465,7 @@ class Reverse:
     # blocks ----------------------------------------------------------------------------------
     def zero(self, var):
         """A zero adjoint for var: shaped like var where var surely has a value here."""
-        if var in self.containers or var in self.tuple_vars:
+        if var in self.sequences:
             value = gast.Constant(value=None, kind=None)  # add_adjoint's zero
         elif var in self.bound_here and var in self.shapes and var in self.floats and (
                 self.kinds.get(var) == "array"):  # a float array of a known shape
@@ -797,6 +820,7 @@ def split_half(fdef, kind, namer):
     if kind == "record":
         surely = {t.id for stmt in forward if isinstance(stmt, gast.Assign)
                   for t in stmt.targets if isinstance(t, gast.Name)}  # (bound at the top level)
+        surely |= {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
         unbound = [assign(t, gast.Constant(value=None, kind=None)) for t in tape
                    if t not in surely]  # (bound in a branch or a loop that may not run)
         fdef.body = unbound + forward + [gast.Return(value=gast.Tuple(elts=[value, gast.Tuple(

@@ -185,6 +185,13 @@ def stored_part(g, index):
 
 
 @helper(tangent="linear")
+def item_adjoints(g, items):
+    """The adjoints of the items of a tuple or list display from the adjoint g of its value:
+    g's items, zeros shaped like the item where g holds None (no adjoint reached it)."""
+    return [zero_gradient(item) if part is None else part for part, item in zip(g, items)]
+
+
+@helper(tangent="linear")
 def unconcatenate(g, arrays, axis=0):
     """Adjoint of np.concatenate(arrays, axis): g cut back into pieces shaped like the arrays."""
     if axis is None:

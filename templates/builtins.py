@@ -102,3 +102,37 @@ def unsum(g, iterable):
         return np.broadcast_to(g, np.shape(iterable))
     return [g for _ in iterable]
 
+
+
+# list(x), tuple(x): the rows of an array, or the items of a sequence, as a list or tuple
+@adjoint(builtins.list, name="builtins.list")
+def list_(y, iterable=()):
+    d[iterable] = unlist(d[y], iterable)
+
+
+@tangent(builtins.list, name="builtins.list")
+def list_tangent(y, iterable=()):
+    d[y] = list(d[iterable])
+
+
+@adjoint(builtins.tuple, name="builtins.tuple")
+def tuple_(y, iterable=()):
+    d[iterable] = unlist(d[y], iterable)
+
+
+@tangent(builtins.tuple, name="builtins.tuple")
+def tuple_tangent(y, iterable=()):
+    d[y] = tuple(d[iterable])
+
+
+@helper(tangent="linear")
+def unlist(g, iterable):
+    """The adjoint of list(x) or tuple(x), given the items' adjoints g (None: zero): an array's
+    rows stacked back, a sequence's items as a list."""
+    if g is None:
+        return None
+    if isinstance(iterable, np.ndarray):
+        rows = [np.zeros(np.shape(row), np.result_type(row, 0.0)) if item is None else item
+                for item, row in zip(g, iterable)]
+        return np.stack(rows) if rows else np.zeros(np.shape(iterable))
+    return list(g)

@@ -10,7 +10,7 @@ import numpy as np
 
 from srcad.operations import copy, pack
 from srcad.registry import adjoint, d, non_differentiable, tangent
-from srcad.runtime import matmul_adjoint_a, matmul_adjoint_b, unattr, unindex
+from srcad.runtime import item_adjoints, matmul_adjoint_a, matmul_adjoint_b, unattr, unindex
 from srcad.templates.numpy_elementwise import safe_mul
 
 # z = x + y ------------------------------------------------------------------------------------
@@ -151,7 +151,7 @@ def attribute(y, x, attribute):
 # y = (a, b, ...) and y = a --------------------------------------------------------------------
 @adjoint(pack, name="tuple display")
 def tuple_display(y, *items):
-    d[items] = d[y]
+    d[items] = item_adjoints(d[y], items)
 
 
 @tangent(pack, name="tuple display")

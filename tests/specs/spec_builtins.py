@@ -1,4 +1,5 @@
-"""Spec rows for templates/builtins.py: max/min of two values, abs, float, pow."""
+"""Spec rows for templates/builtins.py: max/min of two values, abs, float, pow, sum, list,
+tuple."""
 import builtins
 
 from specs import Arr, Spec
@@ -18,4 +19,8 @@ SPECS = [
     Spec(builtins.sum, "sum(x) * x", x=Arr((3, 2))),
     Spec(builtins.sum, "sum([x, y * y, x * y])", x=Arr((2,)), y=Arr((2,))),
     Spec(builtins.sum, "sum((x, y), 1.5)", x=Arr(None), y=Arr(None)),
+    Spec(builtins.list, "np.stack(list(x)) * x", x=Arr((3, 2))),
+    Spec(builtins.list, "list(x)[1] * list(x)[0]", x=Arr((2, 3))),
+    Spec(builtins.tuple, "np.stack(tuple(x))[::-1] * x", x=Arr((3, 2))),
+    Spec(builtins.tuple, "tuple([x, y * x])[1] * y", x=Arr((2,)), y=Arr((2,))),
 ]
