@@ -83,6 +83,17 @@ def _mutates(a):
     a[0] = 0.0
 
 
+def _push(stack, value):
+    stack.append(value)
+
+
+def helper_that_appends_to_its_argument(x):
+    s = []
+    _push(s, x * 2.0)
+    b = s.pop()
+    return np.sum(b * x)
+
+
 def helper_that_writes_its_argument(x):
     y = x * 2.0
     _mutates(y)
@@ -100,6 +111,7 @@ def helper_that_writes_its_argument(x):
     (sort_in_place, r"\.sort\(\)"),
     (fill_in_place, r"\.fill\(\)"),
     (helper_that_writes_its_argument, "changes an argument in place"),
+    (helper_that_appends_to_its_argument, "changes an argument in place"),
 ])
 def test_writes_srcad_cannot_model_are_refused_at_the_line(func, what):
     for transform in (srcad.grad, srcad.jvp):
