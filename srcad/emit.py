@@ -40,6 +40,7 @@ def function_source(fdef):
     """Python source of a gast FunctionDef, with comment markers turned into comments."""
     numbering = _NumberComments()
     numbering.visit(fdef)
+    _fill_empty_blocks(fdef)
     module = _SignedNumbers().visit(gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[])))
     ast.fix_missing_locations(module)
     text = astor.to_source(module, pretty_source=_one_line_per_statement)
@@ -54,6 +55,13 @@ def function_source(fdef):
         else:
             lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def _fill_empty_blocks(fdef):
+    """A block the passes emptied (dead code, a propagated copy) holds `pass`."""
+    for node in gast.walk(fdef):
+        if isinstance(node, (gast.If, gast.For, gast.While)) and not node.body:
+            node.body = [gast.Pass()]
 
 
 class _SignedNumbers(ast.NodeTransformer):

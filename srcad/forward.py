@@ -174,8 +174,8 @@ class Forward:
         """y[index] = v  ->  dy[index] = dv (0.0 where v has no tangent)."""
         target = stmt.targets[0]
         var = target.value.id
-        if not self.active(var):
-            return []
+        if not self.active(var) or not self.activity(var):  # (a parameter's tangent is the
+            return []  # caller's array until the function makes its own: never stored into)
         value = stmt.value
         tangent = name(self.namer.tangent(value.id)) if (
             isinstance(value, gast.Name) and self.active(value.id)) else gast.Constant(

@@ -14,7 +14,7 @@ import textwrap
 
 import gast
 
-from .naming import clone, walk
+from .naming import clone, number_value, walk
 from .operations import Index, index_value
 from .registry import Default
 
@@ -192,8 +192,9 @@ class _ShapeFacts(gast.NodeTransformer):
             arg = node.args[0]
             if isinstance(arg, gast.Name) and arg.id in self.shapes:
                 return constant_node(_SHAPE_FUNCTIONS[func.attr](self.shapes[arg.id]))
-            if isinstance(arg, gast.Name):
-                node.shape_unknown = True
+            if number_value(arg) is not None:  # a number (np.dot(x, 1.23)): shape ()
+                return constant_node(_SHAPE_FUNCTIONS[func.attr](()))
+            node.shape_unknown = True  # (a name, or anything else: the general branch)
         return node
 _COMPARE = {gast.Is: lambda a, b: a is b, gast.IsNot: lambda a, b: a is not b,
             gast.Eq: lambda a, b: a == b, gast.NotEq: lambda a, b: a != b}

@@ -464,15 +464,20 @@ class Reverse:
 
     # blocks ----------------------------------------------------------------------------------
     def zero(self, var):
-        """A zero adjoint for var: shaped like var where var surely has a value here."""
-        if var in self.sequences:
-            value = gast.Constant(value=None, kind=None)  # add_adjoint's zero
+        """A zero adjoint for var: shaped like var where var surely has a value here (in its
+        structure: zero_gradient of a list is a list of zeros), else add_adjoint's zero None
+        for what may be a sequence. (A parameter read by item may be an array: its adjoint
+        meets arithmetic, where None would not do.)"""
+        if var in self.tuple_vars:
+            value = gast.Constant(value=None, kind=None)  # (items tracked one by one)
         elif var in self.bound_here and var in self.shapes and var in self.floats and (
                 self.kinds.get(var) == "array"):  # a float array of a known shape
             value = call(["np", "zeros"], constant_node(self.shapes[var]),
                          gast.Attribute(value=name(var), attr="dtype", ctx=gast.Load()))
         elif var in self.bound_here:
             value = call(["zero_gradient"], name(var))
+        elif var in self.sequences:
+            value = gast.Constant(value=None, kind=None)  # add_adjoint's zero
         elif var in self.shapes and self.kinds.get(var) == "array":  # shape known: allocate it
             value = call(["np", "zeros"], constant_node(self.shapes[var]))
         else:

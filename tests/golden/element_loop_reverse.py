@@ -102,6 +102,14 @@ def float_type(x):
     return np.result_type(np.asarray(x).dtype, np.float32)
 
 
+def zero_gradient(x):
+    """The gradient of an argument the output does not depend on: float zeros shaped like it
+    (for a dict, list, tuple or object of parameters: zeros in its structure)."""
+    if isinstance(x, (dict, list, tuple)):
+        return as_gradient(None, x)
+    return np.zeros(np.shape(x), dtype=float_type(x))
+
+
 def element_loop_grad(x):
     """Gradient of element_loop (golden_functions.py:62) with respect to x."""
     stack = []
@@ -123,7 +131,7 @@ def element_loop_grad(x):
     # grad of: return np.sum(y ** 2)  (golden_functions.py:66)
     bt9 = np.broadcast_to(bout, np.shape(t9))
     by = unbroadcast(bt9 * 2 * y, y)
-    bx = None
+    bx = zero_gradient(x)
     for i in t3[::-1]:
         t7 = x[i]
         t4, t5, t6, t8 = stack.pop()

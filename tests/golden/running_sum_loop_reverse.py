@@ -95,6 +95,14 @@ def float_type(x):
     return np.result_type(np.asarray(x).dtype, np.float32)
 
 
+def zero_gradient(x):
+    """The gradient of an argument the output does not depend on: float zeros shaped like it
+    (for a dict, list, tuple or object of parameters: zeros in its structure)."""
+    if isinstance(x, (dict, list, tuple)):
+        return as_gradient(None, x)
+    return np.zeros(np.shape(x), dtype=float_type(x))
+
+
 def running_sum_loop_grad(x, n):
     """Gradient of running_sum_loop (golden_functions.py:36) with respect to x."""
     stack = []
@@ -110,7 +118,7 @@ def running_sum_loop_grad(x, n):
         s = t6
         stack.append((t3, t5))
     bs = grad_seed(s)
-    bx = None
+    bx = zero_gradient(x)
     for i in t1[::-1]:
         t2 = x[i]
         t4 = x[i]
