@@ -1,7 +1,7 @@
 """The compiler, pass by pass. Each pass is one module with one job:
 
     parse -> lift -> resolve -> check -> desugar -> control -> anf -> [unroll] -> anf's versions
-      -> activity -> (shape probe) -> [invariance, singular points]
+      -> mutation fence -> activity -> (shape probe) -> [invariance, singular points]
       -> forward | reverse -> optimize -> [cancel factors -> sink broadcasts -> common factors
       -> optimize] -> sink signs -> in place -> [singular guards] -> [batch outer products]
       -> [strength reduction] -> emit                     ([...]: shape-specialized builds only)
