@@ -14,18 +14,7 @@ import pytest
 
 import srcad
 
-
-def central_gradient(f, args, i, h=1e-6):
-    x = np.asarray(args[i], dtype=float)
-    out = np.zeros(x.shape)
-    for j in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[j] += h
-        down[j] -= h
-        a, b = list(args), list(args)
-        a[i], b[i] = up, down
-        out[j] = (f(*a) - f(*b)) / (2 * h)
-    return out
+from .numeric import central_gradient
 
 
 def zero_in_a_branch_after_a_loop(x):

@@ -6,6 +6,8 @@ import numpy as np
 
 import srcad
 
+from .numeric import central
+
 
 def while_with_break(x):
     y = x
@@ -16,10 +18,6 @@ def while_with_break(x):
         if y > 8.0:
             break
     return y / x
-
-
-def central(f, x, h=1e-6):
-    return (f(x + h) - f(x - h)) / (2 * h)
 
 
 def test_reverse_mode_of_a_while_loop_left_by_break():

@@ -6,16 +6,9 @@ import pytest
 
 import srcad
 
+from .numeric import central
+
 IDX = np.array([0, 0, 1])
-
-
-def central(f, x, h=1e-6):
-    out = np.zeros_like(x)
-    for i in range(x.size):
-        e = np.zeros_like(x)
-        e[i] = h
-        out[i] = (f(x + e) - f(x - e)) / (2 * h)
-    return out
 
 
 def add_at_repeats(x):
