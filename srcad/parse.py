@@ -4,6 +4,7 @@
         return np.sin(x)  ->  rebased onto the user's file, plus a SourceInfo that renders errors
                               (file:line:col, the line, a caret) for any node.
 """
+import __future__
 import dis
 import inspect
 import linecache
@@ -160,9 +161,9 @@ def _compiles_to(code, text):
                if candidate.co_name == code.co_name)
 
 
-_FUTURE_FLAGS = 0
-for _feature in __import__("__future__").all_feature_names:
-    _FUTURE_FLAGS |= getattr(__import__("__future__"), _feature).compiler_flag
+_FUTURE_FLAGS = 0  # (the compiler flags a `from __future__ import` sets)
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
 
 
 def _code_objects(code):
