@@ -230,6 +230,10 @@ class Summary:
             written.append(path)
         with open(os.path.join(directory, "summary.txt"), "w", encoding="utf-8") as handle:
             handle.write(self.text() + "\n")
+        with open(os.path.join(directory, "failures.txt"), "w", encoding="utf-8") as handle:
+            for r in self.failing():  # one line per failing program: seed, then its failures
+                keys = sorted({f"{kind} {mode}" for kind, mode in (f.key for f in r.failures)})
+                handle.write(f"{r.seed}\t" + "\t".join(keys) + "\n")
         return written
 
 
@@ -288,9 +292,8 @@ def _shrink_jobs(results, per_key, budget, most=None):
     by_key = collections.defaultdict(list)
     for r in results:
         if r.failures and r.discarded is None:
-            f = primary([f for f in r.failures if f.kind != "hang"] or r.failures)
-            if f.kind != "hang":
-                by_key[f.key].append(r)
+            for key in sorted({f.key for f in r.failures if f.kind != "hang"}):
+                by_key[key].append(r)
     jobs = []
     for key, rs in sorted(by_key.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         rs = sorted(rs, key=lambda r: r.size)

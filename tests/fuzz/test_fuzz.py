@@ -31,6 +31,12 @@ def test_random_programs():
     with verify_environment():
         summary = run_batch(SEED, COUNT, jobs=JOBS, quick=True, shrink_per_key=1,
                             shrink_budget=5.0, max_shrinks=4)
+    programs = summary.programs
+    refused = [r for r in programs if r.refusals and {m for m, _ in r.refusals} >= {
+        m for m in r.modes if m != "unoptimized"}]
+    assert len(refused) <= 0.4 * len(programs), (
+        f"srcad refused every mode on {len(refused)} of {len(programs)} random programs: a "
+        f"fuzzer of what srcad refuses tests nothing.\n\n{summary.text()}")
     failing = summary.failing()
     if failing:
         shown = "\n\n".join(f"--- {s.key[0]} in {s.key[1]} (seed {s.seed}):\n{_body(s.script)}"
