@@ -141,8 +141,9 @@ class LowerLoops(gast.NodeTransformer):
     def _hold(self, expr, head, origin):
         """A name for the sequence a loop iterates over: its own, unless the loop body binds it
         again (Python iterates over the object the loop started with: keep that in a new name)."""
-        rebound = {n.id for stmt in origin.body for n in gast.walk(stmt)
-                   if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        rebound = {n.id for stmt in origin.body + [origin.target] for n in gast.walk(stmt)
+                   if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}  # (the loop's
+        # own targets too: for a, b in zip(b, c) binds b each turn)
         if isinstance(expr, gast.Name) and expr.id not in rebound:
             return expr.id
         temp = self.fresh("t")

@@ -185,10 +185,10 @@ class MutationFence:
         return of_args | {OUTSIDE}  # a user function may return what it was given, or a global
 
     # statements ---------------------------------------------------------------------------
-    def run(self, params):
+    def run(self, params, check=True):
         self.liveness(self.fdef.body, set())
         facts = _Facts({p: frozenset({("param", p)}) for p in params})
-        self.block(self.fdef.body, facts, check=True)
+        self.block(self.fdef.body, facts, check=check)
         return self
 
     def block(self, stmts, facts, check):
@@ -357,10 +357,10 @@ def _writes_parameters(func):
 def check_mutations(fdef, scope, info, params):
     """Raise SrcadError at the first write srcad cannot model; return name -> the names that may
     share its storage somewhere in the function. (srcad's own generated code, differentiated
-    again for Hessians, writes only into arrays it owns, by construction: inplace.py.)"""
-    if hasattr(scope.func, "__srcad_sync__"):
-        return {}
-    fence = MutationFence(fdef, scope, info).run(params)
+    again for Hessians, writes only into arrays it owns, by construction (inplace.py): it is
+    not checked, only summarized.)"""
+    generated = hasattr(scope.func, "__srcad_sync__")
+    fence = MutationFence(fdef, scope, info).run(params, check=not generated)
     shares = {}
     for name, objects in fence.seen.items():
         shares[name] = {other for other, theirs in fence.seen.items()

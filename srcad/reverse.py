@@ -465,10 +465,11 @@ class Reverse:
     # blocks ----------------------------------------------------------------------------------
     def zero(self, var):
         """A zero adjoint for var: shaped like var where var surely has a value here (in its
-        structure: zero_gradient of a list is a list of zeros), else add_adjoint's zero None
-        for what may be a sequence. (A parameter read by item may be an array: its adjoint
-        meets arithmetic, where None would not do.)"""
-        if var in self.tuple_vars:
+        structure: zero_gradient of a list is a list of zeros), else the number 0.0, which
+        arithmetic broadcasts and the helpers of sequence adjoints (add_adjoint, as_gradient)
+        take for no adjoint. (A parameter read by item may be an array or a list: its adjoint
+        may meet either.)"""
+        if var in self.tuple_vars and var not in self.appended:
             value = gast.Constant(value=None, kind=None)  # (items tracked one by one)
         elif var in self.bound_here and var in self.shapes and var in self.floats and (
                 self.kinds.get(var) == "array"):  # a float array of a known shape
@@ -476,7 +477,7 @@ class Reverse:
                          gast.Attribute(value=name(var), attr="dtype", ctx=gast.Load()))
         elif var in self.bound_here:
             value = call(["zero_gradient"], name(var))
-        elif var in self.sequences:
+        elif var in self.appended:
             value = gast.Constant(value=None, kind=None)  # add_adjoint's zero
         elif var in self.shapes and self.kinds.get(var) == "array":  # shape known: allocate it
             value = call(["np", "zeros"], constant_node(self.shapes[var]))
@@ -647,8 +648,11 @@ class Reverse:
         for stmt in stmts:
             if isinstance(stmt, (gast.For, gast.While)):
                 stmt.depth = depth
-                local = local_names(stmt.body)
-                stmt.batch = []
+                inside = {id(s) for s in flatten(stmt.body)}  # a name the function also binds
+                outside = self.params | {assigned_name(s) for s in flatten(self.fdef.body)
+                                         if id(s) not in inside}  # elsewhere has a value
+                local = local_names(stmt.body) - outside  # before the loop that the adjoint of
+                stmt.batch = []  # its first turn needs (its shape, for a zero): not batched
                 stmt.recompute = []
                 exit_at = closing_break(stmt.body)  # (what follows it is not run on the last
                 for inner in stmt.body[:exit_at]:  # turn) assigned unconditionally, once, before
@@ -688,6 +692,7 @@ class Reverse:
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
                 defined |= {assigned_name(s) for s in flatten([stmt]) if assigned_name(s)}
         self.safe = safe_names(body, params)
+        self.params = set(params)
         self.bound_at = {}  # id(top-level statement) -> names surely bound before it runs
         bound = set(params)
         for stmt in body:
@@ -764,6 +769,11 @@ class Reverse:
                                        "one returns a tuple",
                                   hint="use srcad.vjp for functions with several outputs")
         var = operand_id(value)
+        if var is not None and self.kinds.get(var) == "other":  # (what the probe saw)
+            raise self.info.error(ret, "srcad.grad needs a function returning a number, and this "
+                                       "one returns a list, dict or other object here",
+                                  hint="return a number (np.sum(...) of it, or one item); use "
+                                       "srcad.vjp for several outputs")
         if var is None or not self.active(var):
             return []
         self.initialized.add(var)

@@ -188,6 +188,8 @@ def stored_part(g, index):
 def item_adjoints(g, items):
     """The adjoints of the items of a tuple or list display from the adjoint g of its value:
     g's items, zeros shaped like the item where g holds None (no adjoint reached it)."""
+    if no_adjoint(g):
+        return [zero_gradient(item) for item in items]
     return [zero_gradient(item) if part is None else part for part, item in zip(g, items)]
 
 
@@ -239,12 +241,20 @@ def rebroadcast(dy, y):
     return dy if np.shape(dy) == np.shape(y) else np.broadcast_to(dy, np.shape(y))
 
 
+@helper(linear=False)
+def no_adjoint(g):
+    """Whether g stands for a zero adjoint of any structure: None, or the number 0 (a zero
+    written before the value's structure was known)."""
+    return g is None or (type(g) in (float, int) and g == 0)
+
+
 @helper(linear=False)  # add_adjoint(0, b) is b: zeros fold like a sum (instantiate.py)
 def add_adjoint(a, b):
-    """a + b for adjoints that may be sequences or dicts (added item by item; None is zero)."""
-    if a is None:
+    """a + b for adjoints that may be sequences or dicts (added item by item; None, or the
+    number 0, is zero)."""
+    if no_adjoint(a):
         return b
-    if b is None:
+    if no_adjoint(b):
         return a
     if isinstance(a, dict):
         out = dict(a)
@@ -268,10 +278,10 @@ def as_gradient(g, x):
     gradients (zeros for items nothing reached), an object's attributes as a SimpleNamespace,
     an array or scalar as itself."""
     if isinstance(x, dict):
-        g = g or {}
+        g = {} if no_adjoint(g) else g
         return {key: as_gradient(g.get(key), value) for key, value in x.items()}
     if isinstance(x, (list, tuple)):
-        g = g if g is not None else [None] * len(x)
+        g = [None] * len(x) if no_adjoint(g) else g
         return type(x)(as_gradient(gi, xi) for gi, xi in zip(g, x))
     if isinstance(g, dict) and not isinstance(x, (np.ndarray, float, int)):
         import types

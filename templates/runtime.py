@@ -8,7 +8,8 @@ are linear in two arguments (the adjoint and the other factor); add_adjoint is a
 """
 from srcad.registry import d, non_differentiable, tangent
 from srcad.runtime import (add_adjoint, check_cotangent, float_type, grad_seed,
-                           matmul_adjoint_a, matmul_adjoint_b, zero_gradient, zero_tangent)
+                           matmul_adjoint_a, matmul_adjoint_b, no_adjoint, zero_gradient,
+                           zero_tangent)
 
 
 @tangent(matmul_adjoint_a)
@@ -26,4 +27,5 @@ def add_adjoint_tangent(z, a, b):
     d[z] = add_adjoint(d[a], d[b])
 
 
-non_differentiable(grad_seed, float_type, zero_gradient, check_cotangent, zero_tangent)
+non_differentiable(grad_seed, float_type, zero_gradient, check_cotangent, zero_tangent,
+                   no_adjoint)

@@ -41,11 +41,18 @@ def unindex(g, x, index):
     return out
 
 
+def no_adjoint(g):
+    """Whether g stands for a zero adjoint of any structure: None, or the number 0 (a zero
+    written before the value's structure was known)."""
+    return g is None or (type(g) in (float, int) and g == 0)
+
+
 def add_adjoint(a, b):
-    """a + b for adjoints that may be sequences or dicts (added item by item; None is zero)."""
-    if a is None:
+    """a + b for adjoints that may be sequences or dicts (added item by item; None, or the
+    number 0, is zero)."""
+    if no_adjoint(a):
         return b
-    if b is None:
+    if no_adjoint(b):
         return a
     if isinstance(a, dict):
         out = dict(a)
@@ -62,10 +69,10 @@ def as_gradient(g, x):
     gradients (zeros for items nothing reached), an object's attributes as a SimpleNamespace,
     an array or scalar as itself."""
     if isinstance(x, dict):
-        g = g or {}
+        g = {} if no_adjoint(g) else g
         return {key: as_gradient(g.get(key), value) for key, value in x.items()}
     if isinstance(x, (list, tuple)):
-        g = g if g is not None else [None] * len(x)
+        g = [None] * len(x) if no_adjoint(g) else g
         return type(x)(as_gradient(gi, xi) for gi, xi in zip(g, x))
     if isinstance(g, dict) and not isinstance(x, (np.ndarray, float, int)):
         import types
