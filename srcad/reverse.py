@@ -555,8 +555,14 @@ class Reverse:
         out = list(pre)
         if counter is not None and self.depth_of(stmt) > 0:
             out.append(Restore(counter, ("count", id(stmt)), always=True))
+        if isinstance(stmt, gast.For) and stmt.target.id in self.rebound_targets:
+            # the loop's counter is also bound elsewhere: what it held before the loop comes
+            # back after the loop's adjoint (an unrolled loop before it reads i = 1)
+            after_loop = [Restore(stmt.target.id, ("target", id(stmt)))]
+        else:
+            after_loop = []
         if not body:
-            return out
+            return out + after_loop
         if isinstance(stmt, gast.For):
             # the same values backwards: r[::-1] (r[:n][::-1] after a break at iteration n)
             source = name(stmt.iter.id) if counter is None else gast.Subscript(
@@ -571,7 +577,7 @@ class Reverse:
             loop = gast.For(target=name("_", gast.Store()), iter=call(["range"], name(counter)),
                             body=body, orelse=[], type_comment=None)
         out.append(loop)
-        return out
+        return out + after_loop
 
     def loop_carried(self, body):
         """Active names whose adjoints a loop body adds to (the candidates for carrying)."""
@@ -623,6 +629,8 @@ class Reverse:
                     out.append(assign(counter, gast.Constant(value=0, kind=None)))
                     stmt.body.insert(0, assign(counter, gast.BinOp(
                         left=name(counter), op=gast.Add(), right=gast.Constant(value=1, kind=None))))
+                if isinstance(stmt, gast.For) and stmt.target.id in self.rebound_targets:
+                    out.append(Save(stmt.target.id, ("target", id(stmt))))
                 out.append(stmt)
                 if counter is not None and depth > 0:
                     out.append(Save(counter, ("count", id(stmt)), always=True))
@@ -693,6 +701,9 @@ class Reverse:
                 defined |= {assigned_name(s) for s in flatten([stmt]) if assigned_name(s)}
         self.safe = safe_names(body, params)
         self.params = set(params)
+        targets = [s.target.id for s in flatten(body) if isinstance(s, gast.For)]
+        bound = {assigned_name(s) for s in flatten(body)} | self.params
+        self.rebound_targets = {t for t in targets if t in bound or targets.count(t) > 1}
         self.bound_at = {}  # id(top-level statement) -> names surely bound before it runs
         bound = set(params)
         for stmt in body:

@@ -76,7 +76,7 @@ def unbroadcast(g, x):
 def unreduce(g, x, axis=None, keepdims=False):
     """Spread the adjoint g of a reduction of x over `axis` back to x's shape."""
     shape = np.shape(x)
-    if axis is not None and not keepdims:
+    if axis is not None and not keepdims and shape:  # (numpy reduces a 0-d x over axis 0 too)
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
     return np.broadcast_to(g, shape)
@@ -85,8 +85,8 @@ def unreduce(g, x, axis=None, keepdims=False):
 @helper(tangent="linear")
 def unreduce_extremum(g, x, y, axis=None, keepdims=False):
     """Adjoint of max/min: g goes to the entries equal to the extremum, shared evenly on ties."""
-    if axis is not None and not keepdims:  # g and y with the reduced axes back, of length 1
-        shape = list(np.shape(x))
+    if axis is not None and not keepdims and np.ndim(x):  # g and y with the reduced axes
+        shape = list(np.shape(x))  # back, of length 1
         for a in (axis if type(axis) is tuple else (axis,)):
             shape[a % len(shape)] = 1
         g = g.reshape(shape) if type(g) is np.ndarray else np.reshape(g, shape)
@@ -103,7 +103,7 @@ def unreduce_extremum(g, x, y, axis=None, keepdims=False):
 def extremum_tangent(dx, x, y, axis=None, keepdims=False):
     """Tangent of max/min: the mean of dx over the entries that attain the extremum."""
     yk = y
-    if axis is not None and not keepdims:
+    if axis is not None and not keepdims and np.ndim(x):
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         yk = np.expand_dims(y, tuple(a % np.ndim(x) for a in axes))
     mask = np.equal(x, yk)

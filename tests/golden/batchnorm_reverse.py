@@ -26,7 +26,7 @@ def unbroadcast(g, x):
 def unreduce(g, x, axis=None, keepdims=False):
     """Spread the adjoint g of a reduction of x over `axis` back to x's shape."""
     shape = np.shape(x)
-    if axis is not None and not keepdims:
+    if axis is not None and not keepdims and shape:  # (numpy reduces a 0-d x over axis 0 too)
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
     return np.broadcast_to(g, shape)

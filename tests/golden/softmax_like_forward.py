@@ -10,7 +10,7 @@ import numpy as np
 def extremum_tangent(dx, x, y, axis=None, keepdims=False):
     """Tangent of max/min: the mean of dx over the entries that attain the extremum."""
     yk = y
-    if axis is not None and not keepdims:
+    if axis is not None and not keepdims and np.ndim(x):
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         yk = np.expand_dims(y, tuple(a % np.ndim(x) for a in axes))
     mask = np.equal(x, yk)
