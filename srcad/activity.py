@@ -46,9 +46,13 @@ def operand_names(value, scope):
 
 
 def returned_names(stmt):
-    value = stmt.value
-    elts = value.elts if isinstance(value, (gast.Tuple, gast.List)) else [value]
-    return {e.id for e in elts if isinstance(e, gast.Name)}
+    """The names a return statement returns, inside nested tuple displays too (a callee's
+    forward half returns (value, (t1, stack))."""
+    def names(node):
+        if isinstance(node, (gast.Tuple, gast.List)):
+            return set().union(*(names(e) for e in node.elts)) if node.elts else set()
+        return {node.id} if isinstance(node, gast.Name) else set()
+    return names(stmt.value)
 
 
 class Activity:

@@ -58,3 +58,25 @@ def test_programs(func, args):
             np.testing.assert_allclose(got, central_gradient(func, args, i), rtol=1e-6,
                                        atol=1e-9)
         srcad.check_grads(func, args, wrt=tuple(range(len(args))))
+
+
+def tanh_total(xs):
+    for i, v in enumerate(xs):
+        total = np.sum(np.tanh(v))
+    return total
+
+
+def through_a_helper_loop(x):
+    return tanh_total([x, x * 0.5])
+
+
+def test_hessian_through_a_helper_that_keeps_a_stack():
+    """A callee's forward half returns (value, (..., stack)): the names in the nested tuple were
+    not counted as returned, so the stack had no tangent in forward mode and the Hessian of a
+    function calling a helper with a loop was 0."""
+    x, v = np.array([-1.2, 0.3]), np.array([-1.86, 0.4])
+    gradient = srcad.grad(through_a_helper_loop, disable="all")
+    want = (gradient(x + 1e-6 * v) - gradient(x - 1e-6 * v)) / 2e-6
+    for disable in (None, "all"):
+        np.testing.assert_allclose(srcad.hvp(through_a_helper_loop, disable=disable)(x, v), want,
+                                   rtol=1e-6)
