@@ -31,6 +31,7 @@ import numpy as np
 
 from .activity import SHAPE_ATTRIBUTES
 from .naming import loaded_names
+from .parse import parse_function
 from .resolve import canonical_name
 
 OUTSIDE = "outside"  # storage of globals, closure cells and what unknown calls return
@@ -329,7 +330,6 @@ _SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Po
 def _writes_parameters(func):
     """Whether a user function stores into, or calls a writing method of, one of its parameters
     (read from its source; False when there is none to read)."""
-    from .parse import parse_function
     try:
         fdef, _ = parse_function(func)
     except Exception:
