@@ -327,6 +327,30 @@ def refused_no_return(x):
     y = x * 2.0
 
 
+def refused_write_through_a_view(x):
+    y = x.copy()
+    v = y[1:]
+    v += x[:-1]
+    return np.sum(y * y)
+
+
+def refused_store_into_an_argument(x):
+    x[0] = 0.0
+    return np.sum(x * x)
+
+
+def refused_in_place_call(x):
+    y = np.zeros(3)
+    np.add.at(y, np.array([0, 0, 1]), x)
+    return np.sum(y * y)
+
+
+def refused_in_place_method(x):
+    y = x * 2.0
+    y.sort()
+    return y[0] * 3.0
+
+
 REFUSED = [
     (refused_star_args, "`*args` unpacking in calls (`f(*xs)`)", "pass the arguments one by one"),
     (refused_star_kwargs, "`**kwargs` unpacking in calls", "pass keyword arguments by name"),
@@ -338,6 +362,16 @@ REFUSED = [
     (refused_unpack_into_store, "unpacking into anything but plain names (`a, y[0] = ...`)",
      "unpack into names, then store them"),
     (refused_no_return, "a function without a `return` value", "return the value to differentiate"),
+    (refused_write_through_a_view, "writes through a view or another name for an array that is "
+     "read afterwards (`v = y[1:]; v += e`, `z = y; y *= 2`)",
+     "write into the array itself (`y[1:] += e`), or make a copy (`v = y[1:].copy()`)"),
+    (refused_store_into_an_argument, "stores into an argument (`x[0] = 0.0`): the caller's "
+     "array", "store into a copy: `x = x.copy()` first"),
+    (refused_in_place_call, "calls that write into an argument (`np.add.at`, `np.copyto`, "
+     "`np.fill_diagonal`, a helper that changes its argument)",
+     "build the result as a new array (`np.bincount(idx, weights=x, minlength=n)`)"),
+    (refused_in_place_method, "methods that change an array in place (`y.sort()`, "
+     "`y.fill(v)`)", "`y = np.sort(y)`, `y = np.full_like(y, v)`"),
 ]
 
 
