@@ -8,7 +8,9 @@ on the first call's again, which must give the same bits):
     value_and_grad  srcad.value_and_grad(f, wrt)    the value is f's own (type, shape, 1e-12)
     vjp             srcad.vjp(f, wrt=(all))         <v, J^T w> against <w, central differences>
     jvp             srcad.jvp(f, wrt=(all))         J v against central differences (vector)
-    dot             <J v, w> == <v, J^T w>          jvp against vjp, relative 1e-9, no step
+    dot             <J v, w> == <v, J^T w>          jvp against vjp, relative 1e-9 (of |J v| |w|
+                                                    and |v| |J^T w|; 1e-12 |v| |w| absolute), no
+                                                    step
     hvp             srcad.hvp(f, wrt=i)             H v against central differences of grad
     float32         grad (or vjp) of float32 arguments: float32 gradients (where f's output is
                     float32), close to the float64 gradient at the same point
@@ -567,8 +569,9 @@ class Checker:
             rhs = sum(float(np.sum(np.asarray(g, dtype=float) * np.asarray(u)))
                       for g, u in zip(jtw, v))
             scale = max(norm(jv) * norm(w), norm(jtw) * norm(v))
+            floor = 1e-12 * norm(v) * norm(w)  # rounding where the exact answer is 0
             self.outcome.checked += 1
-            if abs(lhs - rhs) > 1e-9 * scale + 1e-300:
+            if abs(lhs - rhs) > 1e-9 * scale + floor + 1e-300:
                 self.fail("dot", "vjp/jvp", call,
                           f"<J v, w> = {lhs!r} (jvp) but <v, J^T w> = {rhs!r} (vjp)")
 

@@ -9,6 +9,7 @@ place a derivative can jump, that the values are at a safe distance from the jum
     np.maximum(a, b), minimum |a - b| > MARGIN elementwise
     np.max(e), e.min(), ...   no two entries within MARGIN along the reduced axis (ties)
     np.sort(e), e.sort()      no two entries within MARGIN along the sorted axis
+    np.sin(e), cos, tan       |e| < 1000 (no meaningful digits beyond)
     a < b, a == b, ...        |a - b| > MARGIN wherever the operands are floats (if, while,
                               a if c else b, np.where masks, y[mask] = ...)
 
@@ -81,6 +82,12 @@ class Guards:
             raise GuardViolation("a comparison of nearly equal floats")
         return _COMPARE[op](a, b)
 
+    def moderate(self, value):
+        """The argument of a periodic function: sin(7e11) has no meaningful digits."""
+        if np.max(np.abs(value), initial=0.0) > 1e3:
+            raise GuardViolation("sin/cos/tan of a huge argument")
+        return value
+
     def power(self, base, exponent):
         self.positive(base)
         return base ** exponent
@@ -96,6 +103,7 @@ _COMPARE = {"Lt": lambda a, b: a < b, "LtE": lambda a, b: a <= b, "Gt": lambda a
 _POSITIVE = {"log", "sqrt", "log2", "log10"}
 _NONZERO = {"abs", "absolute", "fabs", "sign"}
 _APART = {"maximum", "minimum", "fmax", "fmin"}
+_PERIODIC = {"sin", "cos", "tan"}
 _TIES = {"max", "min", "amax", "amin", "sort", "argmax", "argmin", "median"}
 
 
@@ -141,6 +149,8 @@ class _Instrument(ast.NodeTransformer):
                 node.args[0] = _guard_call("positive", node.args[0])
             elif name in _NONZERO:
                 node.args[0] = _guard_call("nonzero", node.args[0])
+            elif name in _PERIODIC:
+                node.args[0] = _guard_call("moderate", node.args[0])
             elif name in _APART and len(node.args) >= 2:
                 pair = _guard_call("apart", node.args[0], node.args[1])
                 node.args[:2] = [ast.Starred(value=pair, ctx=ast.Load())]
