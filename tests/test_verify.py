@@ -93,3 +93,14 @@ def test_where_the_reference_is_not_defined_any_value_goes():
         return np.sum(a * b / b)
     with np.errstate(invalid="ignore", divide="ignore"):
         srcad.grad(ratio, verify=True)(np.array([1.0, 2.0]), np.array([0.0, 3.0]))
+
+
+def test_a_list_the_function_appends_to_is_not_a_changed_argument():
+    """f's own side effect on a list it is given runs in the derivative call too (once); only
+    the arrays an argument held must stay as they were."""
+    def logs(x, log):
+        log.append(np.sum(x))
+        return np.sum(x * x)
+    log = []
+    np.testing.assert_allclose(srcad.grad(logs, verify=True)(X, log), 2 * X)
+    assert len(log) == 1
