@@ -13,6 +13,7 @@ import inspect
 import textwrap
 
 import gast
+import numpy as np
 
 from .naming import clone, number_value, walk
 from .operations import Index, index_value
@@ -178,7 +179,10 @@ _SHAPE_FUNCTIONS = {"shape": lambda s: s, "ndim": len,
 
 
 class _ShapeFacts(gast.NodeTransformer):
-    """np.shape(v) / np.ndim(v) / np.size(v) of a probed name -> its constant value."""
+    """np.shape(v) / np.ndim(v) / np.size(v) of a probed name -> its constant value; a numpy
+    ufunc of numbers (np.log(1.5), from a template) -> the Python float it is: a Python float is
+    weak, so a float32 adjoint times it stays float32 as the user's 1.5 ** x is, where numpy's
+    float64 scalar would make it float64 (the same bits: numpy computes it, now)."""
 
     def __init__(self, shapes):
         self.shapes = shapes
@@ -186,6 +190,9 @@ class _ShapeFacts(gast.NodeTransformer):
     def visit_Call(self, node):
         node = self.generic_visit(node)
         func = node.func
+        value = _number_of(node)
+        if type(value) is float and value - value == 0:  # (finite)
+            return gast.Constant(value=value, kind=None)
         if (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
                 and func.value.id == "np" and func.attr in _SHAPE_FUNCTIONS
                 and len(node.args) == 1 and not node.keywords):
@@ -196,6 +203,42 @@ class _ShapeFacts(gast.NodeTransformer):
                 return constant_node(_SHAPE_FUNCTIONS[func.attr](()))
             node.shape_unknown = True  # (a name, or anything else: the general branch)
         return node
+_NUMBER_OPS = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
+               gast.Mult: lambda a, b: a * b, gast.Gt: lambda a, b: a > b,
+               gast.GtE: lambda a, b: a >= b, gast.Lt: lambda a, b: a < b,
+               gast.LtE: lambda a, b: a <= b}
+
+
+def _number_of(node):
+    """The Python number (or bool) an expression of numbers is: literals, + - * and
+    comparisons of them, np.where of them, numpy ufuncs of them (as Python floats, numpy's own
+    bits); None for anything else."""
+    value = number_value(node)
+    if value is not None:
+        return value
+    if isinstance(node, gast.BinOp) and type(node.op) in _NUMBER_OPS:
+        a, b = _number_of(node.left), _number_of(node.right)
+        return None if a is None or b is None else _NUMBER_OPS[type(node.op)](a, b)
+    if isinstance(node, gast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _NUMBER_OPS:
+        a, b = _number_of(node.left), _number_of(node.comparators[0])
+        return None if a is None or b is None else _NUMBER_OPS[type(node.ops[0])](a, b)
+    if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+            and isinstance(node.func.value, gast.Name) and node.func.value.id == "np"
+            and not node.keywords):
+        return None
+    args = [_number_of(a) for a in node.args]
+    if not args or any(a is None for a in args):
+        return None
+    if node.func.attr == "where" and len(args) == 3:
+        return args[1] if args[0] else args[2]
+    ufunc = getattr(np, node.func.attr, None)
+    if not (isinstance(ufunc, np.ufunc) and ufunc.nout == 1 and ufunc.nin == len(args)):
+        return None
+    with np.errstate(all="ignore"):
+        value = ufunc(*args)
+    return float(value) if isinstance(value, np.floating) else None
+
+
 _COMPARE = {gast.Is: lambda a, b: a is b, gast.IsNot: lambda a, b: a is not b,
             gast.Eq: lambda a, b: a == b, gast.NotEq: lambda a, b: a != b}
 

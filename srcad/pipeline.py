@@ -34,6 +34,7 @@ from .parse import parse_function
 from .factor import factor_contributions
 from .files import write_module
 from .inplace import in_place
+from .keep_dtypes import keep_in_place_dtypes
 from .invariance import inert_names
 from .lift import lift
 from .mutation import check_mutations
@@ -262,6 +263,9 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
     activity = analyze(fdef.body, names, scope)
     shapes, kinds, floats = probe(fdef, func, scope, *example) if example is not None else (
         {}, {}, {})
+    if shapes and keep_in_place_dtypes(fdef, kinds, floats, namer.fresh):
+        activity = analyze(fdef.body, names, scope)  # (new temporaries, and the dtypes the
+        shapes, kinds, floats = probe(fdef, func, scope, *example)  # casts keep)
     complex_values = sorted(v for v, char in floats.items() if char in ("F", "D", "G")
                             and activity(v))
     if complex_values:  # (no convention for complex derivatives is implemented)
