@@ -32,6 +32,8 @@ def main(argv=None):
     parser.add_argument("--shrink-budget", type=float, default=30.0,
                         help="seconds per shrink")
     parser.add_argument("--timeout", type=int, default=120, help="seconds per program")
+    parser.add_argument("--no-verify", action="store_true", help="build the derivatives without "
+                        "srcad's verify mode (to measure the derivatives alone)")
     parser.add_argument("--show", action="store_true", help="print each failing program and "
                         "its failures as they come")
     options = parser.parse_args(argv)
@@ -52,11 +54,12 @@ def main(argv=None):
 
     # srcad writes the modules it generates (gradients that hvp differentiates) to its cache
     # folder: thousands of programs would fill ~/.cache/srcad, so they go to a temporary one
-    with verify_environment(XDG_CACHE_HOME=directory()):
+    with verify_environment(XDG_CACHE_HOME=directory(),
+                            SRCAD_VERIFY="0" if options.no_verify else "1"):
         summary = run_batch(seed, options.count, jobs=options.jobs, quick=options.quick,
                             shrink_per_key=options.shrink_per_key,
                             shrink_budget=options.shrink_budget, timeout=options.timeout,
-                            progress=progress)
+                            progress=progress, verify=not options.no_verify)
     written = summary.write(options.out)
     print(summary.text())
     print(f"wrote {len(written)} reproductions and summary.txt to {options.out}/")

@@ -49,7 +49,6 @@ import numpy as np
 
 import srcad
 
-from . import oracle
 from .oracle import Differences, check_contraction, check_vector, flat, norm
 from .program import load
 
@@ -159,7 +158,7 @@ def _variables(source):
 def verify_environment(**more):
     """SRCAD_VERIFY=1 (and the variables in `more`) while programs are checked; restored
     afterwards."""
-    wanted = dict(SRCAD_VERIFY="1", **more)
+    wanted = {"SRCAD_VERIFY": "1", **more}
     before = {name: os.environ.get(name) for name in wanted}
     os.environ.update(wanted)
     try:
@@ -279,7 +278,7 @@ class Checker:
         return maker(self.f, **kwargs, **options)
 
     def fail(self, kind, mode, call, detail):
-        self.outcome.failures.append(oracle_failure(kind, mode, call, detail))
+        self.outcome.failures.append(Failure(kind, mode, call, detail))
 
     def args(self, call, dtype=np.float64):
         return self.program.arguments(call, dtype)
@@ -692,10 +691,6 @@ def _cast(value, like):
     return float(value)
 
 
-def oracle_failure(kind, mode, call, detail):
-    return Failure(kind, mode, call, detail)
-
-
 def _short(value, limit=160):
     text = repr(value)
     text = " ".join(text.split())
@@ -707,4 +702,4 @@ def check(program, **options):
     return Checker(program, **options).run()
 
 
-__all__ = ["Checker", "Failure", "Outcome", "MODES", "check", "refusal_reason", "oracle"]
+__all__ = ["Checker", "Failure", "Outcome", "MODES", "check", "refusal_reason"]

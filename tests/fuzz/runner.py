@@ -60,7 +60,7 @@ def plan(seed, output, quick):
     return ["vjp", "jvp", rotation[seed % len(rotation)]]
 
 
-def check_seed(seed, quick=False, timeout=120):
+def check_seed(seed, quick=False, timeout=120, verify=True):
     """Generate and check the program of one seed."""
     start = time.monotonic()
     try:
@@ -73,7 +73,7 @@ def check_seed(seed, quick=False, timeout=120):
     if timeout:
         signal.alarm(timeout)
     try:
-        outcome = Checker(program, modes=result.modes).run()
+        outcome = Checker(program, modes=result.modes, verify=verify).run()
         result.failures, result.refusals = outcome.failures, outcome.refusals
         result.unsure, result.checked = outcome.unsure, outcome.checked
         result.noise = outcome.noise
@@ -244,7 +244,7 @@ def _pool(jobs):
 
 
 def run_batch(first_seed, count, jobs=1, quick=False, shrink_per_key=3, shrink_budget=30.0,
-              timeout=120, progress=None, max_shrinks=None):
+              timeout=120, progress=None, max_shrinks=None, verify=True):
     """Check `count` programs from first_seed on, then shrink failures (see the docstring)."""
     start = time.monotonic()
     results = []
@@ -255,7 +255,7 @@ def run_batch(first_seed, count, jobs=1, quick=False, shrink_per_key=3, shrink_b
             needed = count - sum(r.discarded is None for r in results)
             chunk = range(next_seed, next_seed + needed + needed // 20 + 1)
             next_seed = chunk.stop
-            jobs_in = [(s, quick, timeout) for s in chunk]
+            jobs_in = [(s, quick, timeout, verify) for s in chunk]
             mapped = pool.imap(_check_job, jobs_in) if pool else map(_check_job, jobs_in)
             for result in mapped:
                 if sum(r.discarded is None for r in results) >= count:

@@ -26,7 +26,6 @@ import warnings
 
 from .checker import Checker
 from .generator import validate
-from .program import Program
 
 
 def _size(program, calls):
@@ -355,4 +354,4 @@ def _others(program, calls):
     yield from other_candidates(program, calls)
 
 
-__all__ = ["shrink", "fails", "modes_for", "Program"]
+__all__ = ["shrink", "fails", "modes_for"]
