@@ -62,6 +62,17 @@ def expect(label, condition, detail):
         _FAILED.append(label)
 
 
+def derivative(label, call):
+    """call(): a derivative's result; None (and a note: not a bug) when srcad refuses the
+    function with SrcadError, as it may instead of giving a wrong number."""
+    import srcad
+    try:
+        return call()
+    except srcad.SrcadError as exc:
+        print(f"{label}\n    refused: {str(exc).splitlines()[0]}  (a refusal, not a wrong number)")
+        return None
+
+
 def runs(label, call):
     """call() must not raise; prints the exception (the bug) if it does. Returns its value."""
     try:
