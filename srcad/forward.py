@@ -20,6 +20,7 @@ with f's own arguments; it checks that the output is a scalar unless the shape p
 import math
 
 import gast
+import numpy as np
 
 from . import operations
 from .activity import assigned_name, flatten, list_op
@@ -56,6 +57,7 @@ class Forward:
                   and isinstance(s.targets[0], gast.Subscript)}
         self.stored = {v for v in stored if activity(v)}
         self.stored_tangents = {namer.tangent(v) for v in self.stored}
+        self.sequences = sequence_names(fdef.body, scope, self.kinds)
         self.always = {v for v in assigned_in_blocks(fdef.body) | stored if activity(v)}
         self.has_tangent |= self.always
 
@@ -85,8 +87,14 @@ class Forward:
                 return [assign(self.namer.tangent(target), self.zeros(target))]
             return []
         template = require_template("tangent", op, self.info, value)
+        tangent_of = self.namer.tangent
+        if isinstance(op, np.ufunc):  # a ufunc makes an array of a list operand: so must the
+            def tangent_of(var):  # list of tangents meet its template's arithmetic as one
+                if var in self.sequences:  # (-[da] fails, [da] * 2 repeats the list)
+                    return call(["np", "asarray"], name(self.namer.tangent(var)))
+                return self.namer.tangent(var)
         try:
-            pieces = instantiate(template, name(target), args, keywords, self.namer.tangent,
+            pieces = instantiate(template, name(target), args, keywords, tangent_of,
                                  self.active, self.namer.fresh, self.shapes)
         except TypeError as exc:
             raise self.info.error(value, f"srcad cannot match this call to its template ({exc})",
@@ -231,6 +239,10 @@ class Forward:
                 last_line = None
             elif isinstance(stmt, (gast.For, gast.While)):
                 stmt.body = self.block(stmt.body) or [gast.Pass()]
+                if isinstance(stmt, gast.For) and self.active(stmt.target.id):  # a counter
+                    # (control.py loops over ranges) that reaches values with tangents: zero
+                    stmt.body.insert(0, assign(self.namer.tangent(stmt.target.id),
+                                               gast.Constant(value=0.0, kind=None)))
                 last_line = None
             if tangent and getattr(stmt, "lineno", None) and stmt.lineno != last_line:
                 header = origin_comment(self.info, stmt, "tangent of")
@@ -304,6 +316,27 @@ class Forward:
         if var is not None:
             return self.zeros(var)
         return call(["np", "zeros_like"], value)
+
+
+def sequence_names(body, scope, kinds):
+    """Names that may hold lists or tuples: bound to displays, list(...) or tuple(...), appended
+    to, seen by the probe as neither arrays nor numbers, and copies of those."""
+    found = {v for v, kind in kinds.items() if kind == "other"} | {
+        s.value.func.value.id for s in flatten(body) if list_op(s)}
+    changed = True
+    while changed:
+        changed = False
+        for stmt in flatten(body):
+            if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                    and stmt.targets[0].id not in found):
+                continue
+            value = stmt.value
+            if isinstance(value, (gast.List, gast.Tuple)) or (
+                    isinstance(value, gast.Name) and value.id in found) or (
+                    isinstance(value, gast.Call) and scope.lookup(value.func) in (list, tuple)):
+                found.add(stmt.targets[0].id)
+                changed = True
+    return found
 
 
 def scalar_check(var):

@@ -708,8 +708,7 @@ class Reverse:
         bound = set(params)
         for stmt in body:
             self.bound_at[id(stmt)] = set(bound)
-            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
-                bound.add(stmt.targets[0].id)
+            bound |= surely_bound([stmt])
         self.bound_here = self.safe  # (the names zero() may read: see adjoint_block)
         self.find_records(body)
         self.prepare_loops(body, 0)
@@ -741,8 +740,9 @@ class Reverse:
         sweep = primal + seed_stmts + adjoint
         stack = self.namer.fresh("stack") if "stack" in self.namer.taken else "stack"
         self.namer.reserve(stack)
-        resolved, saved, uses_stack = resolve_saves(sweep, seed_stmts + adjoint, stack,
-                                                    getattr(self, "shares", {}))
+        returned = gast.Expr(value=value)  # (what the return reads: zero_gradient(a) of a
+        resolved, saved, uses_stack = resolve_saves(  # parameter bound again must see it)
+            sweep, seed_stmts + adjoint + [returned], stack, getattr(self, "shares", {}))
         head = []
         if uses_stack:
             head.append(assign(stack, gast.List(elts=[], ctx=gast.Load())))
@@ -1119,6 +1119,18 @@ def overwritten_names(body, params):
 
     walk(body, False)
     return in_loops | {v for v, n in counts.items() if n > 1} | (set(counts) & set(params))
+
+
+def surely_bound(stmts):
+    """The names a block binds on every path through it (both arms of an if; a loop may not
+    run at all)."""
+    out = set()
+    for stmt in stmts:
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+            out.add(stmt.targets[0].id)
+        elif isinstance(stmt, gast.If):
+            out |= surely_bound(stmt.body) & surely_bound(stmt.orelse)
+    return out
 
 
 def safe_names(body, params):
