@@ -6,7 +6,8 @@ Affects: grad, value_and_grad, vjp (a crash in generated code).
 Found by tests/fuzz (seed 301933 at a78144e, and similar programs in earlier batches).
 Mechanism (a guess): the zero adjoint of the untaken branch's value is built for the shape
 the probe saw for the other branch, or as a number that unbroadcast cannot reshape.
-Status: open at a78144e.
+Status: crash at a78144e; fixed by e8b115a (names bound on both arms of an if are surely
+bound).
 """
 import os
 import sys

@@ -8,7 +8,8 @@ failure after the float32 dtypes).
 Mechanism (a guess): since d084465 the gradient saves the counter before the loop and restores
 it after its adjoint; differentiating that generated gradient again, the restored counter i has
 no tangent (None), and the adjoint bt * i meets di = None in the product rule.
-Status: open at a78144e.
+Status: crash at a78144e; fixed by e8b115a (a loop counter that reaches tangents gets a zero
+tangent).
 """
 import os
 import sys

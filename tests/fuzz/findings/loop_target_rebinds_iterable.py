@@ -7,8 +7,8 @@ their parameters as loop targets).
 Mechanism (a guess): srcad lowers `for a, b in zip(X, Y)` to a counted loop that reads X[i] and
 Y[i] on every turn; after the first turn `b` names an element, so b[i] indexes a number.
 Status: crash at 0623fd6, 97e561f, c49de5f; fixed between c49de5f and a78144e for f below; a
-variant is still open at a78144e: g calls the helper with an item, last(A[0, 0], B), and vjp
-raises "ValueError: setting an array element with a sequence" (seed 302025).
+variant was still open at a78144e: g calls the helper with an item, last(A[0, 0], B), and vjp
+raised "ValueError: setting an array element with a sequence" (seed 302025); fixed at 8ba7cd0.
 """
 import os
 import sys

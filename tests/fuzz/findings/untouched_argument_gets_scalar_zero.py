@@ -7,7 +7,7 @@ Found by tests/fuzz: its structure check (seeds 301300, 300123, 303884, 303086 a
 Mechanism (a guess): the adjoint of x starts as the number 0.0 wherever srcad cannot be sure x
 is bound with a known shape (here t = x or t = -x under an if), and nothing adds an array to it
 on this path, so the number is returned as it is.
-Status: open at a78144e.
+Status: 0.0 at a78144e (and earlier); zeros of x's shape since e8b115a (as_gradient).
 """
 import os
 import sys
