@@ -13,6 +13,7 @@ value_and_grad, hvp, float32, unoptimized), to fit a time budget.
 import collections
 import multiprocessing
 import os
+import re
 import signal
 import time
 from dataclasses import dataclass, field
@@ -220,6 +221,9 @@ class Summary:
     def write(self, directory):
         """Each shrunk reproduction as a script, and the summary, into directory."""
         os.makedirs(directory, exist_ok=True)
+        for name in os.listdir(directory):  # the previous run's reproductions (ours only)
+            if re.fullmatch(r"[\w.-]+-seed\d+\.py", name):
+                os.remove(os.path.join(directory, name))
         written = []
         for s in self.shrunk:
             kind = s.key[0].replace(":", "-")
