@@ -5,10 +5,13 @@ writes it `y = y - e`, which is the same value, except that numpy may promote: a
 minus a float64 scalar (np.sin(0.7)) is float64. Where the shape probe saw that happen, the
 statement is written as the in-place operation computes it, the promoted result cast back:
 
-    y_1 = y - t2        (y float32, y_1 float64)   ->   t9 = y - t2
+    y_1 = y - t2        (y float32, y_1 float64)   ->   t8 = np.asarray(y, dtype=np.float64)
+                                                        t9 = t8 - t2
                                                         y_1 = np.asarray(t9, dtype=np.float32)
 
-so f's value, and the gradient's dtype, are what f computes.
+so f's value, and the gradient's dtype, are what f computes: the promotion is written out too,
+and the adjoint of each conversion is cast back to the dtype converted from (cast_back), so the
+gradient of y stays float32.
 """
 import gast
 
@@ -24,25 +27,23 @@ def keep_in_place_dtypes(fdef, kinds, floats, fresh):
     for block in list(_blocks(fdef)):
         out = []
         for stmt in block:
-            cast = _promoted(stmt, kinds, floats)
-            if cast is not None:
+            casts = _promoted(stmt, kinds, floats)
+            if casts is not None:
                 changed = True
-                temp = fresh("t")
-                out.append(gast.copy_location(gast.Assign(
-                    targets=[gast.Name(id=temp, ctx=gast.Store(), annotation=None,
-                                       type_comment=None)],
-                    value=stmt.value, type_comment=None), stmt))
-                stmt.value = gast.Call(
-                    func=gast.Attribute(value=_name("np"), attr="asarray", ctx=gast.Load()),
-                    args=[_name(temp)], keywords=[gast.keyword(arg="dtype", value=gast.Attribute(
-                        value=_name("np"), attr=cast, ctx=gast.Load()))])
+                back, up = casts
+                promoted, temp = fresh("t"), fresh("t")
+                out.append(_assign(promoted, _as_dtype(stmt.value.left, up), stmt))
+                stmt.value.left = _name(promoted)
+                out.append(_assign(temp, stmt.value, stmt))
+                stmt.value = _as_dtype(_name(temp), back)
             out.append(stmt)
         block[:] = out
     return changed
 
 
 def _promoted(stmt, kinds, floats):
-    """The numpy dtype name to cast an augmented assignment's result back to, or None."""
+    """The numpy dtype names to cast an augmented assignment's result back to and its left
+    operand up to, or None."""
     if getattr(stmt, "augmented", None) is None or not isinstance(stmt.value, gast.BinOp):
         return None
     old, new = stmt.value.left, stmt.targets[0]
@@ -51,7 +52,21 @@ def _promoted(stmt, kinds, floats):
     before, after = floats.get(old.id), floats.get(new.id)
     if kinds.get(old.id) != "array" or not before or not after or before == after:
         return None
-    return _DTYPES.get(before)
+    if before not in _DTYPES or after not in _DTYPES:
+        return None
+    return _DTYPES[before], _DTYPES[after]
+
+
+def _assign(ident, value, at):
+    return gast.copy_location(gast.Assign(
+        targets=[gast.Name(id=ident, ctx=gast.Store(), annotation=None, type_comment=None)],
+        value=value, type_comment=None), at)
+
+
+def _as_dtype(value, dtype):
+    return gast.Call(func=gast.Attribute(value=_name("np"), attr="asarray", ctx=gast.Load()),
+                     args=[value], keywords=[gast.keyword(arg="dtype", value=gast.Attribute(
+                         value=_name("np"), attr=dtype, ctx=gast.Load()))])
 
 
 def _blocks(fdef):

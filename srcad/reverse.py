@@ -125,6 +125,14 @@ class Reverse:
                 out.add(value.value.id)
         return out
 
+    def in_dtype(self, adjoint, var):
+        """The gradient of parameter var in var's dtype (runtime.in_dtype_of): generic builds
+        ask at run time; specialized ones only where var is narrower than float64 (a float64
+        parameter's gradient is float64 already)."""
+        if self.shapes and self.floats.get(var) not in ("f", "e"):
+            return adjoint
+        return call(["in_dtype_of"], adjoint, name(var))
+
     def find_tuple_vars(self, body):
         """Names bound to tuples whose items get adjoints of their own (t1[0] -> bt1_0)."""
         out = set()
@@ -722,7 +730,7 @@ class Reverse:
                     gast.Constant(value=None, kind=None)
                 results.append(call(["as_gradient"], reached, name(var)))
             elif var in self.initialized:
-                results.append(name(self.namer.adjoint(var)))
+                results.append(self.in_dtype(name(self.namer.adjoint(var)), var))
             else:
                 results.append(call(["zero_gradient"], name(var)))
         value = results[0] if len(results) == 1 else gast.Tuple(elts=results, ctx=gast.Load())

@@ -289,6 +289,17 @@ def as_gradient(g, x):
                                         for key, value in g.items()})
     if g is None or (no_adjoint(g) and np.shape(x) != ()):  # (an array's zero as 0.0)
         return np.zeros(np.shape(x), dtype=np.result_type(np.asarray(x).dtype, np.float32))
+    return in_dtype_of(g, x)
+
+
+@helper(tangent="linear")
+def in_dtype_of(g, x):
+    """The gradient g of a float array (or numpy float) x in x's dtype: a float32 parameter
+    has a float32 gradient, however f promoted on the way (float64 constants, in-place casts).
+    Anything else passes unchanged."""
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "f" and \
+            isinstance(g, (np.ndarray, np.generic, float)) and np.result_type(g) != x.dtype:
+        return g.astype(x.dtype) if isinstance(g, np.ndarray) else x.dtype.type(g)
     return g
 
 

@@ -181,6 +181,17 @@ def undiag(g, v, k=0):
 
 
 @helper(tangent="linear")
+def cast_back(g, y, x):
+    """The adjoint g of a conversion of x whose result is y, in x's float dtype (float64 for an
+    integer x): zero when y is an integer or boolean array (a rounding, whose derivative is 0
+    wherever it exists). A float32 x promoted to float64 gets a float32 gradient, as x is."""
+    if not np.issubdtype(np.result_type(y), np.inexact):
+        return np.zeros(np.shape(g))
+    dtype = np.result_type(np.asarray(x).dtype, np.float32)
+    return g if np.result_type(g) == dtype else np.asarray(g, dtype=dtype)
+
+
+@helper(tangent="linear")
 def through_cast(g, y):
     """The derivative g passed through a conversion whose result is y: zero when y is an integer
     or boolean array (a rounding, whose derivative is 0 wherever it exists), else g."""
@@ -307,7 +318,7 @@ def copy(y, a, order="K", subok=False):
 # np.array(x) copies x; np.array([a, b]) stacks a and b (d[object] is then their derivatives)
 @adjoint(np.array)
 def array(y, object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0):
-    d[object] = np.reshape(through_cast(d[y], y), np.shape(object))
+    d[object] = np.reshape(cast_back(d[y], y, object), np.shape(object))
 
 
 @tangent(np.array)
@@ -317,7 +328,7 @@ def array(y, object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0):
 
 @adjoint(np.asarray)
 def asarray(y, a, dtype=None, order=None, *, device=None, copy=None):
-    d[a] = np.reshape(through_cast(d[y], y), np.shape(a))
+    d[a] = np.reshape(cast_back(d[y], y, a), np.shape(a))
 
 
 @tangent(np.asarray)
@@ -327,7 +338,7 @@ def asarray(y, a, dtype=None, order=None, *, device=None, copy=None):
 
 @adjoint(np.ascontiguousarray)
 def ascontiguousarray(y, a, dtype=None):
-    d[a] = np.reshape(through_cast(d[y], y), np.shape(a))
+    d[a] = np.reshape(cast_back(d[y], y, a), np.shape(a))
 
 
 @tangent(np.ascontiguousarray)

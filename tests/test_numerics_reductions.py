@@ -345,8 +345,9 @@ expand_weights, unexpand_weights, undiagonal = (
 untranspose, unjoin, untile, unrepeat, unpad, repad, pad_constant, unpad_constant = (
     HELPERS[name] for name in ("untranspose", "unjoin", "untile", "unrepeat", "unpad", "repad",
                                "pad_constant", "unpad_constant"))
-untake, untake_along_axis, undiag, through_cast = (
-    HELPERS[name] for name in ("untake", "untake_along_axis", "undiag", "through_cast"))
+untake, untake_along_axis, undiag, through_cast, cast_back = (
+    HELPERS[name] for name in ("untake", "untake_along_axis", "undiag", "through_cast",
+                               "cast_back"))
 
 A3 = np.zeros((2, 3, 4))
 X2 = np.zeros((3, 4))
@@ -449,6 +450,10 @@ def h_through_cast(g):
     return through_cast(g, np.ones(3))
 
 
+def h_cast_back(g):
+    return cast_back(g, np.ones(3, dtype=np.float32), np.ones(3))  # (float64 x: exact)
+
+
 HELPER_CASES = [
     (h_to_lanes, [(2, 3, 4)]), (h_from_lanes, [(3, 8)]), (h_shift_along, [(3, 4)]),
     (h_linear_scan, [(3, 5), (3, 5)]), (h_linear_scan_reverse, [(3, 5), (3, 5)]),
@@ -458,7 +463,7 @@ HELPER_CASES = [
     (h_untranspose, [(2, 3, 4)]), (h_unjoin, [(3, 5)]), (h_untile, [(2, 3, 8)]),
     (h_unrepeat, [(3, 6)]), (h_unpad, [(4, 7)]), (h_repad, [(2, 3)]), (h_pad_constant, [(2, 2)]),
     (h_unpad_constant, [(6, 7)]), (h_untake, [(3, 2, 2)]), (h_untake_along_axis, [(1, 4)]),
-    (h_undiag, [(4, 4)]), (h_through_cast, [(3,)]),
+    (h_undiag, [(4, 4)]), (h_through_cast, [(3,)]), (h_cast_back, [(3,)]),
 ]
 
 

@@ -32,6 +32,16 @@ def unreduce(g, x, axis=None, keepdims=False):
     return np.broadcast_to(g, shape)
 
 
+def in_dtype_of(g, x):
+    """The gradient g of a float array (or numpy float) x in x's dtype: a float32 parameter
+    has a float32 gradient, however f promoted on the way (float64 constants, in-place casts).
+    Anything else passes unchanged."""
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "f" and \
+            isinstance(g, (np.ndarray, np.generic, float)) and np.result_type(g) != x.dtype:
+        return g.astype(x.dtype) if isinstance(g, np.ndarray) else x.dtype.type(g)
+    return g
+
+
 def grad_seed(y):
     """The adjoint seed of a scalar output: a one of y's type. Refuses non-scalar outputs."""
     number = isinstance(y, (float, int, np.ndarray, np.generic))
@@ -101,4 +111,4 @@ def batchnorm_grad(x, w, eps=1e-05):
     bmu = unbroadcast(-bA, mu)
     # grad of: mu = np.mean(x, 0)  (golden_functions.py:26)
     bx = bx + unreduce(bmu, x, 0, False) * (np.size(mu) / np.size(x))
-    return bx
+    return in_dtype_of(bx, x)

@@ -26,6 +26,16 @@ def unbroadcast(g, x):
     return np.reshape(g, shape)
 
 
+def in_dtype_of(g, x):
+    """The gradient g of a float array (or numpy float) x in x's dtype: a float32 parameter
+    has a float32 gradient, however f promoted on the way (float64 constants, in-place casts).
+    Anything else passes unchanged."""
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "f" and \
+            isinstance(g, (np.ndarray, np.generic, float)) and np.result_type(g) != x.dtype:
+        return g.astype(x.dtype) if isinstance(g, np.ndarray) else x.dtype.type(g)
+    return g
+
+
 def grad_seed(y):
     """The adjoint seed of a scalar output: a one of y's type. Refuses non-scalar outputs."""
     number = isinstance(y, (float, int, np.ndarray, np.generic))
@@ -66,7 +76,7 @@ def helper_call_grad(x, w):
     t6 = scaled_tanh_backward(bt1, t1_record[1], x, w)
     bx = bx + t6[0]
     bw = t6[1]
-    return bx, bw
+    return in_dtype_of(bx, x), in_dtype_of(bw, w)
 
 
 def scaled_tanh_forward(x, w):
@@ -83,7 +93,7 @@ def scaled_tanh_backward(bout, tape, x, w):
     bt1 = bout * (1.0 - out * out)
     bw = unbroadcast(bt1 * x, w)
     bx = unbroadcast(bt1 * w, x)
-    return bx, bw
+    return in_dtype_of(bx, x), in_dtype_of(bw, w)
 
 
 def scaled_tanh_forward_x(x, w):
@@ -99,4 +109,4 @@ def scaled_tanh_backward_x(bout, tape, x, w):
     # grad of: return np.tanh(w * x)  (golden_functions.py:70)
     bt1 = bout * (1.0 - out * out)
     bx = unbroadcast(bt1 * w, x)
-    return bx
+    return in_dtype_of(bx, x)

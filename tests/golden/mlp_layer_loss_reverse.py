@@ -47,6 +47,16 @@ def matmul_adjoint_b(g, a, b):
     return unbroadcast(gb, b)
 
 
+def in_dtype_of(g, x):
+    """The gradient g of a float array (or numpy float) x in x's dtype: a float32 parameter
+    has a float32 gradient, however f promoted on the way (float64 constants, in-place casts).
+    Anything else passes unchanged."""
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "f" and \
+            isinstance(g, (np.ndarray, np.generic, float)) and np.result_type(g) != x.dtype:
+        return g.astype(x.dtype) if isinstance(g, np.ndarray) else x.dtype.type(g)
+    return g
+
+
 def grad_seed(y):
     """The adjoint seed of a scalar output: a one of y's type. Refuses non-scalar outputs."""
     number = isinstance(y, (float, int, np.ndarray, np.generic))
@@ -83,4 +93,4 @@ def mlp_layer_loss_grad(x, W, b):
     bb = unbroadcast(bt2, b)
     bx = matmul_adjoint_a(bt1, x, W)
     bW = matmul_adjoint_b(bt1, x, W)
-    return bx, bW, bb
+    return in_dtype_of(bx, x), in_dtype_of(bW, W), in_dtype_of(bb, b)

@@ -48,6 +48,16 @@ def unreduce_extremum(g, x, y, axis=None, keepdims=False):
     return out / mask.sum(axis=axis, keepdims=True).astype(out.dtype)  # (float32 stays)
 
 
+def in_dtype_of(g, x):
+    """The gradient g of a float array (or numpy float) x in x's dtype: a float32 parameter
+    has a float32 gradient, however f promoted on the way (float64 constants, in-place casts).
+    Anything else passes unchanged."""
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "f" and \
+            isinstance(g, (np.ndarray, np.generic, float)) and np.result_type(g) != x.dtype:
+        return g.astype(x.dtype) if isinstance(g, np.ndarray) else x.dtype.type(g)
+    return g
+
+
 def grad_seed(y):
     """The adjoint seed of a scalar output: a one of y's type. Refuses non-scalar outputs."""
     number = isinstance(y, (float, int, np.ndarray, np.generic))
@@ -113,4 +123,4 @@ def softmax_like_grad(x):
     bx = unbroadcast(bz, x)
     bt1 = unbroadcast(-bz, t1)
     bx = bx + unreduce_extremum(bt1, x, t1, 1, True)
-    return bx
+    return in_dtype_of(bx, x)

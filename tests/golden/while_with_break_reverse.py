@@ -23,6 +23,16 @@ def unbroadcast(g, x):
     return np.reshape(g, shape)
 
 
+def in_dtype_of(g, x):
+    """The gradient g of a float array (or numpy float) x in x's dtype: a float32 parameter
+    has a float32 gradient, however f promoted on the way (float64 constants, in-place casts).
+    Anything else passes unchanged."""
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "f" and \
+            isinstance(g, (np.ndarray, np.generic, float)) and np.result_type(g) != x.dtype:
+        return g.astype(x.dtype) if isinstance(g, np.ndarray) else x.dtype.type(g)
+    return g
+
+
 def grad_seed(y):
     """The adjoint seed of a scalar output: a one of y's type. Refuses non-scalar outputs."""
     number = isinstance(y, (float, int, np.ndarray, np.generic))
@@ -72,4 +82,4 @@ def while_with_break_grad(x):
         y = stack.pop()
         by = unbroadcast(bt2 * y, y)
         by = by + unbroadcast(bt2 * y, y)
-    return by
+    return in_dtype_of(by, x)

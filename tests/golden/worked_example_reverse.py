@@ -23,6 +23,16 @@ def unbroadcast(g, x):
     return np.reshape(g, shape)
 
 
+def in_dtype_of(g, x):
+    """The gradient g of a float array (or numpy float) x in x's dtype: a float32 parameter
+    has a float32 gradient, however f promoted on the way (float64 constants, in-place casts).
+    Anything else passes unchanged."""
+    if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "f" and \
+            isinstance(g, (np.ndarray, np.generic, float)) and np.result_type(g) != x.dtype:
+        return g.astype(x.dtype) if isinstance(g, np.ndarray) else x.dtype.type(g)
+    return g
+
+
 def grad_seed(y):
     """The adjoint seed of a scalar output: a one of y's type. Refuses non-scalar outputs."""
     number = isinstance(y, (float, int, np.ndarray, np.generic))
@@ -77,4 +87,4 @@ def worked_example_grad(x1, x2):
     bx1 = unbroadcast(bt2 * x2, x1)
     bx2 += unbroadcast(bt2 * x1, x2)
     bx1 = bx1 + safe_div(bt1, x1)
-    return bx1, bx2
+    return in_dtype_of(bx1, x1), in_dtype_of(bx2, x2)

@@ -32,3 +32,50 @@ def test_float32_stays_float32(func, args):
     want = srcad.grad(func)(*(np.asarray(a, dtype=np.float64) if isinstance(a, np.ndarray)
                                else a for a in args))
     np.testing.assert_allclose(grad, want, rtol=1e-5)
+
+
+# A gradient has its parameter's dtype (as in JAX and PyTorch), however f promoted on the way:
+# the adjoint of a conversion is cast back to the dtype converted from (cast_back), and the
+# gradient returned is in the parameter's dtype (in_dtype_of). Found by the fuzzer (seeds
+# 20240680 and 20240748 of the CI batch): an in-place multiply by a float64 numpy scalar, and a
+# generic build (a list argument is not specialized on) where nothing knew the dtypes.
+
+def in_place_times_a_numpy_float64(x):
+    y = x
+    y *= np.maximum(1.0, 0.0)
+    return np.sum(y)
+
+
+def explicit_promotion(x):
+    return np.sum(np.asarray(x, dtype=np.float64) ** 2)
+
+
+def generic_build_in_place_plus(x, s, log):
+    s *= np.sin(s)
+    t = np.tanh(x)
+    t += s
+    return np.sum(x * t)
+
+
+@pytest.mark.parametrize("func, args", [
+    (in_place_times_a_numpy_float64, (X32,)),
+    (explicit_promotion, (X32,)),
+    (generic_build_in_place_plus, (X32, -1.2, [])),
+])
+@pytest.mark.parametrize("disable", [None, "all"])
+def test_a_gradient_has_its_parameters_dtype(func, args, disable):
+    grad = srcad.grad(func, disable=disable)(*args)
+    assert grad.dtype == np.float32
+    want = srcad.grad(func)(*(np.asarray(a, dtype=np.float64) if isinstance(a, np.ndarray)
+                               else a for a in args))
+    np.testing.assert_allclose(grad, want, rtol=1e-5)
+
+
+def times_a_numpy_float64(x):
+    return x * np.float64(2.0)
+
+
+def test_a_vjp_has_its_parameters_dtype_where_the_output_is_promoted():
+    (vjp,) = srcad.vjp(times_a_numpy_float64, wrt=(0,))(X32, np.ones(2))
+    assert vjp.dtype == np.float32
+    np.testing.assert_array_equal(vjp, [2.0, 2.0])
