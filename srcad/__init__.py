@@ -9,9 +9,11 @@ __version__ = "0.1.0"
 from .errors import SrcadError, VerifyError  # noqa: E402
 from .registry import adjoint, tangent, non_differentiable, d, REGISTRY  # noqa: E402
 from . import templates as _templates  # noqa: E402,F401  (registers the built-in templates)
+REGISTRY.sync_helpers()  # (and the tangents of the runtime helpers they declare linear)
 from .pipeline import PASSES  # noqa: E402
 from .api import (grad, value_and_grad, vjp, jvp, jacobian, hessian, hvp, source,  # noqa: E402
-                  emit, coverage, check_grads)
+                  emit, coverage)
+from .checking import check_grads  # noqa: E402
 
 __all__ = ["SrcadError", "VerifyError", "PASSES", "grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "hvp",
            "source", "emit", "coverage", "check_grads", "adjoint", "tangent",

@@ -12,9 +12,7 @@ masks, constants, values computed for the output alone) is plain primal code.
 import gast
 
 from .registry import REGISTRY
-
-
-SHAPE_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides", "flags"}
+from .syntax.nodes import SHAPE_ATTRIBUTES, assigned_name, flatten, list_op
 
 
 def operand_names(value, scope):
@@ -64,24 +62,6 @@ class Activity:
         return var in self.varied and var in self.useful
 
 
-def flatten(body):
-    """Every statement of a body, blocks included, in source order."""
-    for stmt in body:
-        yield stmt
-        if isinstance(stmt, (gast.If, gast.For, gast.While)):
-            yield from flatten(stmt.body)
-            yield from flatten(stmt.orelse)
-
-
-def list_op(stmt):
-    """lst.append(v) as a statement, or v = lst.pop(), on a local list: a flow between them."""
-    value = getattr(stmt, "value", None)
-    return (isinstance(stmt, (gast.Expr, gast.Assign)) and isinstance(value, gast.Call)
-            and isinstance(value.func, gast.Attribute) and isinstance(value.func.value, gast.Name)
-            and ((value.func.attr == "append" and isinstance(stmt, gast.Expr)
-                  and len(value.args) == 1) or (value.func.attr == "pop" and not value.args)))
-
-
 def flow(stmt, scope):
     """(name updated, names flowing into it) for an assignment or list op, else None."""
     if list_op(stmt):
@@ -97,16 +77,6 @@ def flow(stmt, scope):
     if var is None:
         return None
     return var, operand_names(stmt.value, scope)
-
-
-def assigned_name(stmt):
-    """The name an assignment defines or updates (y for y = e and for y[i] = e), else None."""
-    if not isinstance(stmt, gast.Assign):
-        return None
-    target = stmt.targets[0]
-    if isinstance(target, gast.Subscript):
-        target = target.value
-    return target.id if isinstance(target, gast.Name) else None
 
 
 def analyze(body, wrt_names, scope):

@@ -1,5 +1,5 @@
 """The public API (../shared/API.md): grad, value_and_grad, vjp, jvp, jacobian, hessian, hvp,
-source, emit, coverage, check_grads.
+source, emit, coverage (check_grads is in checking.py).
 
 Each entry point builds (or finds in the cache) a generated function and wraps it in a small
 callable that keeps the user's calling convention: the same positional and keyword arguments as
@@ -19,6 +19,7 @@ import numpy as np
 
 from . import cache
 from .errors import SrcadError
+from .parse import parse_function
 from .pipeline import build, disabled_passes, target_function
 from .verify import verify_call, verify_on
 from .calls import mode_of_kind
@@ -91,7 +92,7 @@ class Derivative:
                                   disabled=self.disabled)
             with _BINDING:  # one Instance: hessian and hvp sync the one they differentiate
                 if self._instance is None:
-                    self._instance = cache.Instance(comp, self.func)
+                    self._instance = cache.Instance(comp, self.func, _callee)
         return self._instance
 
     @property
@@ -136,7 +137,7 @@ class Derivative:
                     if comp is None:
                         entry = (generic.function, generic.sync, generic.compiled)
                     else:
-                        instance = cache.Instance(comp, self.func)
+                        instance = cache.Instance(comp, self.func, _callee)
                         entry = (instance.function, instance.sync, comp)
                     self.specialized[signature] = entry
         return entry
@@ -151,7 +152,7 @@ class Derivative:
             mode, kind = _runs(self.mode, self.kind, self.wrt, args, disabled)
             comp = cache.compiled(self.func, mode, kind, self.wrt, example=(args, kwargs),
                                   signature=signature, disabled=disabled)
-        instance = cache.Instance(comp, self.func)
+        instance = cache.Instance(comp, self.func, _callee)
         return instance.function, instance.sync, comp
 
     def invoke(self, entry, args, kwargs, extra):
@@ -568,6 +569,11 @@ def derivative(func, mode, kind, wrt, disable=None, verify=None):
     return result
 
 
+def _callee(func, mode, kind, wrt, disabled):
+    """The derivative of a callee, for cache.Instance to bind into generated code."""
+    return derivative(func, mode, kind, wrt, disable=disabled)
+
+
 def _decorator_or_call(kind, mode, func, wrt, disable, verify):
     if func is None:
         return lambda f: derivative(f, mode, kind, wrt, disable, verify)
@@ -778,7 +784,6 @@ def emit(func, path, mode="reverse", wrt=0, kind=None, args=None, kwargs=None, *
     disabled = disabled_passes(disable)
     built = _built(func, mode, wrt, kind, args, kwargs, disabled)
     if built.user_cells:
-        from .parse import parse_function
         fdef, info = parse_function(func)
         raise info.error(fdef, f"{func.__qualname__} reads the closure variables "
                                f"{', '.join(built.user_cells)}, which an emitted module cannot "
@@ -795,9 +800,3 @@ def emit(func, path, mode="reverse", wrt=0, kind=None, args=None, kwargs=None, *
 def coverage():
     """One dict per differentiable callable: {'name': 'numpy.sin', 'forward': bool, 'reverse': bool}."""
     return REGISTRY.coverage()
-
-
-def check_grads(func, args, wrt=0, order=1, **options):
-    """Check srcad's derivatives of func at args; see srcad.checking.check_grads."""
-    from .checking import check_grads as run
-    return run(func, args, wrt=wrt, order=order, **options)

@@ -158,9 +158,11 @@ def compiled(func, mode, kind, wrt, example=None, signature=None, disabled=froze
 
 
 class Instance:
-    """The generated function bound to one user function's globals and closure."""
+    """The generated function bound to one user function's globals and closure. callee(func,
+    mode, kind, wrt, disabled) gives the derivative of a callee (with .generated and .sync):
+    the API's, so that each callee's derivative is made once (cache sits below the API)."""
 
-    def __init__(self, comp, func):
+    def __init__(self, comp, func, callee):
         built = comp.built
         self.compiled = comp
         namespace = {"__name__": f"srcad_generated.{built.function_name}",
@@ -176,7 +178,7 @@ class Instance:
         in_progress = _in_progress()
         in_progress[key] = namespace, built.function_name
         try:
-            dependency_syncs = self._bind_dependencies(comp, namespace, key)
+            dependency_syncs = self._bind_dependencies(comp, namespace, key, callee)
         finally:
             in_progress.pop(key, None)
         self.function.__srcad_sync__ = self._make_sync(func, built, namespace, dependency_syncs,
@@ -186,9 +188,8 @@ class Instance:
             self.sync()
 
     @staticmethod
-    def _bind_dependencies(comp, namespace, own_key):
+    def _bind_dependencies(comp, namespace, own_key, callee):
         """Bind the derivative functions of callees (generated once each, cached)."""
-        from .api import derivative
         built = comp.built
         syncs = []
         for dep_name, key in built.dependencies.items():
@@ -202,7 +203,7 @@ class Instance:
                 namespace[dep_name] = _late(other, other_name)
                 continue
             mode = mode_of_kind(dep_kind)
-            dep = derivative(dep_func, mode, dep_kind, wrt, disable=comp.disabled)
+            dep = callee(dep_func, mode, dep_kind, wrt, comp.disabled)
             namespace[dep_name] = dep.generated
             if dep.sync is not None:
                 syncs.append(dep.sync)

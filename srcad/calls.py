@@ -20,6 +20,7 @@ import inspect
 import re
 import types
 
+from .parse import parse_function
 from .registry import REGISTRY
 from . import runtime
 
@@ -41,7 +42,6 @@ def is_user_function(op):
 
 def returns_tuple(func):
     """Whether the function returns a tuple display (return a, b) somewhere."""
-    from .parse import parse_function
     import gast
     fdef, _ = parse_function(func)
     return any(isinstance(n, gast.Return) and isinstance(n.value, (gast.Tuple, gast.List))

@@ -11,6 +11,7 @@ the gradient, and the symmetry <H v, u> == <v, H u>.
 """
 import numpy as np
 
+from . import api
 from .errors import SrcadError
 
 
@@ -57,7 +58,6 @@ def check_grads(func, args, wrt=0, order=1, kwargs=None, rtol=1e-6, atol=1e-9, e
                 h=1e-6, seed=0, modes=("forward", "reverse")):
     """Check srcad's derivatives of `func` at `args`; raise GradCheckError with a report if any
     disagree. Returns a dict of the measured agreements."""
-    from . import api
     if not isinstance(args, (tuple, list)):
         raise SrcadError("check_grads takes the arguments as a tuple: check_grads(f, (x, y))")
     kwargs = kwargs or {}
@@ -113,7 +113,6 @@ def check_grads(func, args, wrt=0, order=1, kwargs=None, rtol=1e-6, atol=1e-9, e
 
 
 def _check_second_order(func, args, kwargs, positions, rng, rtol, atol, exact_rtol, h, report):
-    from . import api
     problems = []
     for position in positions:
         v = _random_like(args[position], rng)

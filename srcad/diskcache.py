@@ -27,9 +27,11 @@ import threading
 import types
 import warnings
 
+from . import templates
 from .files import build_dir, compile_module, module_stem, write_atomically
 from .calls import CALLEE_KINDS
 from .registry import REGISTRY
+from .pipeline import Built
 from .resolve import canonical_name
 
 _MAX_BYTES = 16 * 2 ** 20  # an entry larger than this is not read
@@ -46,13 +48,15 @@ def enabled():
 def _fingerprint():
     """A hash of srcad's compiler and templates: a new srcad never reads an old build."""
     digest = hashlib.sha256()
-    here = os.path.dirname(os.path.abspath(__file__))
-    from . import templates
-    for folder in (here, os.path.dirname(os.path.abspath(templates.__file__))):
-        for name in sorted(os.listdir(folder)):
-            if name.endswith(".py"):
-                with open(os.path.join(folder, name), "rb") as handle:
-                    digest.update(name.encode() + handle.read())
+    package = os.path.dirname(os.path.abspath(sys.modules[__name__.split(".")[0]].__file__))
+    for root in (package, os.path.dirname(os.path.abspath(templates.__file__))):
+        for folder, subfolders, files in os.walk(root):
+            subfolders.sort()
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    path = os.path.join(folder, name)
+                    with open(path, "rb") as handle:
+                        digest.update(os.path.relpath(path, root).encode() + handle.read())
     return digest.hexdigest()
 
 
@@ -182,7 +186,6 @@ def _defines(code, function_name):
 
 def load(digest, func):
     """The Built kept under digest, or None (nothing kept, or an entry that is not valid)."""
-    from .pipeline import Built
     path = _path(digest)
     data = _read(path) if path is not None else None
     if not isinstance(data, dict) or not all(

@@ -9,26 +9,14 @@ derivative's name, template-local names by fresh temporaries. In forward mode th
 constant is a symbolic zero that is simplified away (d[y] = d[a] * b + a * d[b] with b constant
 becomes dy = da * b); only a zero that cannot be simplified becomes np.zeros_like(v).
 """
-import inspect
-import textwrap
-
 import gast
 import numpy as np
 
+from . import runtime
 from .naming import clone, number_value, walk
 from .operations import Index, index_value
 from .registry import Default
-
-
-def parse_template(func):
-    source = textwrap.dedent(inspect.getsource(func))
-    fdef = gast.parse(source).body[0]
-    fdef.decorator_list = []
-    # drop a docstring: templates may document themselves
-    if fdef.body and isinstance(fdef.body[0], gast.Expr) and isinstance(
-            getattr(fdef.body[0], "value", None), gast.Constant):
-        fdef.body = fdef.body[1:]
-    return fdef
+from .syntax.nodes import constant_node, name
 
 
 class Accumulate:
@@ -49,19 +37,9 @@ class Zero(gast.Name):
         self.var = var
 
 
-def name(ident, ctx=None):
-    return gast.Name(id=ident, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
-
-
 def _is_d(node):
     return (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
             and node.value.id == "d")
-
-
-def constant_node(value):
-    if isinstance(value, tuple):
-        return gast.Tuple(elts=[constant_node(v) for v in value], ctx=gast.Load())
-    return gast.Constant(value=value, kind=None)
 
 
 class _Substitute(gast.NodeTransformer):
@@ -331,7 +309,6 @@ def _call_name(node):
 
 
 def linear_helpers():
-    from . import runtime
     return set(runtime.LINEAR_HELPERS)
 
 

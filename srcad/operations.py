@@ -13,7 +13,9 @@ import operator
 
 import gast
 
+from .activity import SHAPE_ATTRIBUTES
 from .registry import REGISTRY
+from .resolve import dotted_parts
 
 BINOPS = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
@@ -65,7 +67,6 @@ class UnknownCall(Exception):
 
 def unknown_call(info, node):
     """The SrcadError for a call whose function srcad cannot tell at build time."""
-    from .resolve import dotted_parts
     parts = dotted_parts(node.func)
     spelled = ".".join(parts) if parts else "this function"
     return info.error(node, f"srcad cannot tell which function {spelled} is, so it cannot "
@@ -89,7 +90,6 @@ def operation(value, scope):
     if isinstance(value, (gast.Tuple, gast.List)):
         return pack, list(value.elts), {}
     if isinstance(value, gast.Attribute):  # obj.W on a local object (x.shape is a constant)
-        from .activity import SHAPE_ATTRIBUTES
         if value.attr in SHAPE_ATTRIBUTES:
             return None, [], {}
         return getattr, [value.value, gast.Constant(value=value.attr, kind=None)], {}

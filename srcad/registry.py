@@ -12,8 +12,15 @@ An adjoint template's `d[x] = e` means "e is x's share of the adjoint": the comp
 x's adjoint, summing over broadcast axes when the op broadcasts (`broadcasts=True`). Templates are
 never run; they are parsed once and instantiated into generated code with the names of the call.
 """
+import hashlib
 import inspect
+import textwrap
+import threading
 
+import gast
+
+from . import runtime
+from .resolve import canonical_name
 
 
 class _Derivative:
@@ -43,7 +50,6 @@ class Template:
     @property
     def node(self):
         if self._node is None:
-            from .instantiate import parse_template
             self._node = parse_template(self.func)
         return self._node
 
@@ -76,6 +82,17 @@ class Template:
         return [p.name for p in list(self.signature.parameters.values())[1:]]
 
 
+def parse_template(func):
+    """A template function's definition, without its decorators and docstring."""
+    source = textwrap.dedent(inspect.getsource(func))
+    fdef = gast.parse(source).body[0]
+    fdef.decorator_list = []
+    if fdef.body and isinstance(fdef.body[0], gast.Expr) and isinstance(
+            getattr(fdef.body[0], "value", None), gast.Constant):
+        fdef.body = fdef.body[1:]
+    return fdef
+
+
 class Default:
     """A parameter the call left out: the template sees its default value as a constant."""
 
@@ -87,17 +104,33 @@ class Registry:
     """Templates keyed by the callable object they differentiate (not by its spelling)."""
 
     def __init__(self):
-        self.version = 0  # bumped by every registration: cached builds made before are stale
+        self._version = 0  # bumped by every registration: cached builds made before are stale
         self.adjoints = {}
         self.tangents = {}
         self.nondifferentiable = {}
         self.names = {}
+        self._helpers_seen = 0  # how many of runtime.LINEAR_TANGENTS have their template
+        self._lock = threading.Lock()
+
+    @property
+    def version(self):
+        self.sync_helpers()
+        return self._version
+
+    def sync_helpers(self):
+        """Write the tangent templates of runtime helpers declared linear since the last look
+        (runtime.helper(tangent="linear") records them; runtime imports nothing of srcad)."""
+        if self._helpers_seen < len(runtime.LINEAR_TANGENTS):
+            with self._lock:
+                while self._helpers_seen < len(runtime.LINEAR_TANGENTS):
+                    self.linear_tangent(runtime.LINEAR_TANGENTS[self._helpers_seen])
+                    self._helpers_seen += 1
 
     def _key(self, op):
         return id(op)
 
     def _remember(self, op, name):
-        self.version += 1
+        self._version += 1
         self.names.setdefault(self._key(op), (op, name or public_name(op)))
 
     def adjoint(self, *ops, broadcasts=False, tuple_result=False, name=None):
@@ -131,7 +164,6 @@ class Registry:
 
     def user_templates_fingerprint(self):
         """A hash of the source of templates registered outside srcad (for the disk cache)."""
-        import hashlib
         if getattr(self, "_fingerprint", (None,))[0] != self.version:
             digest = hashlib.sha256()
             for table in (self.adjoints, self.tangents):
@@ -148,7 +180,6 @@ class Registry:
 
     def linear_tangent(self, helper):
         """Register `d[out] = helper(d[first], rest...)` as the tangent template of helper."""
-        import gast
         params = list(inspect.signature(helper).parameters.values())
         first, rest = params[0].name, params[1:]
         out = "out_"
@@ -168,26 +199,31 @@ class Registry:
         self.tangents[self._key(helper)] = template
 
     def adjoint_of(self, op):
+        self.sync_helpers()
         return self.adjoints.get(self._key(op))
 
     def tangent_of(self, op):
+        self.sync_helpers()
         return self.tangents.get(self._key(op))
 
     def is_nondifferentiable(self, op):
+        self.sync_helpers()
         return self._key(op) in self.nondifferentiable
 
     def knows(self, op):
+        self.sync_helpers()
         key = self._key(op)
         return key in self.adjoints or key in self.tangents or key in self.nondifferentiable
 
     def name_of(self, op):
+        self.sync_helpers()
         entry = self.names.get(self._key(op))
         return entry[1] if entry else public_name(op)
 
     def coverage(self):
         """One dict per differentiable callable: name, forward, reverse (sorted by name)."""
-        from .runtime import HELPERS
-        helpers = {id(f) for f in HELPERS.values()}
+        self.sync_helpers()
+        helpers = {id(f) for f in runtime.HELPERS.values()}
         rows = []
         for key, (op, name) in self.names.items():
             if key in self.nondifferentiable or key in helpers or "." not in name:
@@ -199,7 +235,6 @@ class Registry:
 
 def public_name(op):
     """The dotted public name of a callable: numpy.sin, numpy.linalg.inv, math.exp, operator.add."""
-    from .resolve import canonical_name
     name = canonical_name(op)
     if name is None:
         module = getattr(op, "__module__", None) or "?"

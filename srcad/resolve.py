@@ -18,6 +18,7 @@ import gast
 
 from . import runtime
 from .naming import walk
+from .syntax.nodes import attribute_chain, dotted_parts
 
 # module -> how generated code spells it (and the import line that binds that spelling)
 LIBRARY_MODULES = {
@@ -74,25 +75,6 @@ def spelled(dotted):
     modname, _, attr = dotted.rpartition(".")
     alias = LIBRARY_MODULES[modname]
     return attribute_chain(alias.split(".") + [attr])
-
-
-def attribute_chain(parts):
-    node = gast.Name(id=parts[0], ctx=gast.Load(), annotation=None, type_comment=None)
-    for part in parts[1:]:
-        node = gast.Attribute(value=node, attr=part, ctx=gast.Load())
-    return node
-
-
-def dotted_parts(node):
-    """['np', 'linalg', 'inv'] for np.linalg.inv; None if not a plain attribute chain."""
-    parts = []
-    while isinstance(node, gast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, gast.Name):
-        return None
-    parts.append(node.id)
-    return parts[::-1]
 
 
 class Scope:

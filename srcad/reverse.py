@@ -28,34 +28,8 @@ from .calls import Dependencies, bind, is_user_function, positional_params, retu
 from .instantiate import Accumulate, constant_node, instantiate, name, operand_id
 from .naming import bound_counts, clone, loaded_names, walk
 from .registry import REGISTRY, require_template
+from .syntax.nodes import assign, call, comment, origin_comment
 from .shapes import _broadcast, expression_shape, outside_factors
-
-
-def assign(target, value, origin=None):
-    stmt = gast.Assign(targets=[name(target, gast.Store())], value=value, type_comment=None)
-    if origin is not None:
-        gast.copy_location(stmt, origin)
-    return stmt
-
-
-def call(func_parts, *args):
-    from .resolve import attribute_chain
-    return gast.Call(func=attribute_chain(func_parts), args=list(args), keywords=[])
-
-
-def comment(text):
-    """A comment line in generated code (emit turns this marker into `# text`)."""
-    marker = gast.Expr(value=name("__srcad_comment__"))
-    marker.comment = text
-    return marker
-
-
-def origin_comment(info, stmt, prefix):
-    text = info.statement_text(stmt)
-    if text is None:
-        return None
-    filename = info.filename.replace("\\", "/").rsplit("/", 1)[-1]
-    return comment(f"{prefix}: {text}  ({filename}:{stmt.lineno})")
 
 
 class Reverse:

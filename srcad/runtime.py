@@ -13,6 +13,8 @@ import numpy as np
 
 HELPERS = {}        # name -> function, in registration order
 LINEAR_HELPERS = set()  # f(g, ...) with f(0, ...) == 0: zero tangents fold through them
+LINEAR_TANGENTS = []  # helpers whose tangent is themselves applied to their first tangent
+# (the registry writes those templates when it next looks one up: runtime imports no srcad)
 
 
 def helper(func=None, *, linear=True, tangent=None):
@@ -30,8 +32,7 @@ def helper(func=None, *, linear=True, tangent=None):
         if linear:
             LINEAR_HELPERS.add(f.__name__)
         if tangent == "linear":
-            from .registry import REGISTRY
-            REGISTRY.linear_tangent(f)
+            LINEAR_TANGENTS.append(f)
         elif tangent is not None:
             raise ValueError(f"helper tangent must be 'linear' or None, not {tangent!r}")
         return f

@@ -1,0 +1,98 @@
+"""Building and reading gast nodes: the small vocabulary every pass writes code with.
+
+    call(["np", "sum"], name("x"))       ->  np.sum(x)
+    assign("t1", constant_node(2.0))     ->  t1 = 2.0
+    comment("grad of: y = f(x)")         ->  # grad of: y = f(x)   (a marker emit prints)
+    flatten(body)                        ->  every statement, those in blocks included
+    assigned_name(`y[i] = e`)            ->  "y"
+
+Imports nothing of srcad: every layer above may use it.
+"""
+import gast
+
+# attributes of an array that describe it and do not depend on its values (x.shape is a
+# constant for differentiation)
+SHAPE_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides", "flags"}
+
+
+def name(ident, ctx=None):
+    return gast.Name(id=ident, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+
+
+def constant_node(value):
+    if isinstance(value, tuple):
+        return gast.Tuple(elts=[constant_node(v) for v in value], ctx=gast.Load())
+    return gast.Constant(value=value, kind=None)
+
+
+def attribute_chain(parts):
+    node = gast.Name(id=parts[0], ctx=gast.Load(), annotation=None, type_comment=None)
+    for part in parts[1:]:
+        node = gast.Attribute(value=node, attr=part, ctx=gast.Load())
+    return node
+
+
+def dotted_parts(node):
+    """['np', 'linalg', 'inv'] for np.linalg.inv; None if not a plain attribute chain."""
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name):
+        return None
+    parts.append(node.id)
+    return parts[::-1]
+
+
+def assign(target, value, origin=None):
+    stmt = gast.Assign(targets=[name(target, gast.Store())], value=value, type_comment=None)
+    if origin is not None:
+        gast.copy_location(stmt, origin)
+    return stmt
+
+
+def call(func_parts, *args):
+    return gast.Call(func=attribute_chain(func_parts), args=list(args), keywords=[])
+
+
+def comment(text):
+    """A comment line in generated code (emit turns this marker into `# text`)."""
+    marker = gast.Expr(value=name("__srcad_comment__"))
+    marker.comment = text
+    return marker
+
+
+def origin_comment(info, stmt, prefix):
+    text = info.statement_text(stmt)
+    if text is None:
+        return None
+    filename = info.filename.replace("\\", "/").rsplit("/", 1)[-1]
+    return comment(f"{prefix}: {text}  ({filename}:{stmt.lineno})")
+
+
+def flatten(body):
+    """Every statement of a body, blocks included, in source order."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            yield from flatten(stmt.body)
+            yield from flatten(stmt.orelse)
+
+
+def list_op(stmt):
+    """lst.append(v) as a statement, or v = lst.pop(), on a local list: a flow between them."""
+    value = getattr(stmt, "value", None)
+    return (isinstance(stmt, (gast.Expr, gast.Assign)) and isinstance(value, gast.Call)
+            and isinstance(value.func, gast.Attribute) and isinstance(value.func.value, gast.Name)
+            and ((value.func.attr == "append" and isinstance(stmt, gast.Expr)
+                  and len(value.args) == 1) or (value.func.attr == "pop" and not value.args)))
+
+
+def assigned_name(stmt):
+    """The name an assignment defines or updates (y for y = e and for y[i] = e), else None."""
+    if not isinstance(stmt, gast.Assign):
+        return None
+    target = stmt.targets[0]
+    if isinstance(target, gast.Subscript):
+        target = target.value
+    return target.id if isinstance(target, gast.Name) else None
