@@ -50,8 +50,8 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 import srcad  # noqa: E402
-import srcad.api  # noqa: E402
-import srcad.cache  # noqa: E402
+import srcad.api.derivatives  # noqa: E402
+import srcad.api.cache  # noqa: E402
 
 import adapters  # noqa: E402
 import timing  # noqa: E402
@@ -101,10 +101,10 @@ def relative_error(got, want, many, floor=0.0):
 def clear_srcad_caches():
     """Empty srcad's in-memory caches of built derivatives (the disk is not a cache here: the
     module files srcad writes are only for tracebacks, and a fresh file name gives new ones)."""
-    builds = getattr(srcad.cache, "_BUILDS", None)
+    builds = getattr(srcad.api.cache, "_BUILDS", None)
     if builds is not None:
         builds.clear()
-    derivatives = getattr(srcad.api, "_DERIVATIVES", None)
+    derivatives = getattr(srcad.api.derivatives, "_DERIVATIVES", None)
     if derivatives is not None:
         derivatives.clear()
 

@@ -6,7 +6,7 @@ constructs.md: the Python srcad differentiates. Each construct below comes with 
                that this script differentiates and checks (both modes, against central
                differences) before listing it as supported; an example that fails is listed
                under "Not yet", with its error and what to write instead. Then the constructs
-               srcad refuses, from srcad.check.UNSUPPORTED.
+               srcad refuses, from srcad.frontend.fence.UNSUPPORTED.
 """
 import copy
 import importlib.util
@@ -21,8 +21,8 @@ import types
 import numpy as np
 
 import srcad
-from srcad.check import unsupported_table
-from srcad.registry import REGISTRY
+from srcad.frontend.fence import unsupported_table
+from srcad.rules.registry import REGISTRY
 from srcad.runtime import HELPERS
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -287,8 +287,8 @@ def builtin_sum_abs(x):
     return sum(x) + abs(x[0])
 
 
-# constructs srcad.check refuses beyond its UNSUPPORTED table (each row is checked: listed only
-# if srcad really raises SrcadError for its example)
+# constructs srcad.frontend.fence refuses beyond its UNSUPPORTED table (each row is checked:
+# listed only if srcad really raises SrcadError for its example)
 def refused_star_args(x):
     return np.sum(np.maximum(*[x, 0.0]))
 
@@ -684,7 +684,7 @@ def constructs_page():
               "</details>", ""]
     lines += ["## Refused", "",
               "srcad refuses these at build time with a `srcad.SrcadError` naming the file, "
-              "line and column (from `srcad.check.UNSUPPORTED`):", "",
+              "line and column (from `srcad.frontend.fence.UNSUPPORTED`):", "",
               "| construct | what to do instead |", "|---|---|"]
     for what, instead in unsupported_table():
         lines.append(f"| {what} | {instead} |")

@@ -18,7 +18,8 @@ import os
 import sys
 import traceback
 
-from . import __version__, api
+from . import api
+from .version import __version__
 from .errors import SrcadError
 from .pipeline import KINDS, STAGES
 

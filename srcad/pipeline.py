@@ -15,37 +15,37 @@ import os
 
 import gast
 
-from . import __version__
-from .activity import analyze
-from .broadcasts import sink_broadcasts
-from .cancel import cancel_factors
-from .anf import anf, version
-from .check import check
-from .calls import CALLEE_KINDS, derivative_name
-from .control import lower_control
-from .desugar import desugar
-from .emit import function_source, module_text
+from .analysis.activity import analyze
+from .analysis.invariance import inert_names
+from .analysis.shapes import float_chars, probe
+from .backend.emit import function_source, module_text
+from .backend.files import write_module
 from .errors import SrcadError
-from .forward import Forward
-from .naming import Namer, walk
-from .optimize import optimize
-from .outer import batch_outer_products
-from .parse import parse_function
-from .factor import factor_contributions
-from .files import write_module
-from .inplace import in_place
-from .keep_dtypes import keep_in_place_dtypes
-from .invariance import inert_names
-from .lift import lift
-from .mutation import check_mutations
-from .resolve import LIBRARY_MODULES, assigned_names, resolve
-from .reverse import Reverse, split_half
+from .frontend.anf import anf, version
+from .frontend.control import lower_control
+from .frontend.desugar import desugar
+from .frontend.fence import check
+from .frontend.keep_dtypes import keep_in_place_dtypes
+from .frontend.lift import lift
+from .frontend.mutation import check_mutations
+from .frontend.parse import parse_function
+from .frontend.resolve import assigned_names, LIBRARY_MODULES, resolve
+from .frontend.unroll import unroll_loops
+from .modes.forward import Forward
+from .modes.reverse import Reverse, split_half
+from .optimize.broadcasts import sink_broadcasts
+from .optimize.cancel import cancel_factors
+from .optimize.factor import factor_contributions
+from .optimize.inplace import in_place
+from .optimize.outer import batch_outer_products
+from .optimize.signs import sink_signs
+from .optimize.simplify import optimize
+from .optimize.singular import drop_singular_guards, singular_names
+from .optimize.strength import reduce_strength
+from .rules.calls import CALLEE_KINDS, derivative_name
 from .runtime import HELPERS
-from .shapes import float_chars, probe
-from .signs import sink_signs
-from .singular import drop_singular_guards, singular_names
-from .strength import reduce_strength
-from .unroll import unroll_loops
+from .version import __version__
+from .syntax.naming import Namer, walk
 
 # The optimizations, in the order they run; each can be switched off by name (build's
 # `disabled`, srcad.grad(f, disable=...), SRCAD_DISABLE=name,name or all). With all of them off

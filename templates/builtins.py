@@ -7,7 +7,7 @@ import builtins
 
 import numpy as np
 
-from srcad.registry import adjoint, d, non_differentiable, tangent
+from srcad.rules.registry import adjoint, d, non_differentiable, tangent
 from srcad.runtime import helper
 
 

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from srcad.registry import adjoint, d, non_differentiable, tangent
+from srcad.rules.registry import adjoint, d, non_differentiable, tangent
 from srcad.runtime import helper
 
 from .numpy_elementwise import safe_div, safe_mul  # noqa: F401  (helpers used by templates)

@@ -5,7 +5,7 @@ import builtins
 
 import numpy as np
 
-from srcad.registry import non_differentiable
+from srcad.rules.registry import non_differentiable
 
 non_differentiable(
     np.floor, np.ceil, np.round, np.rint, np.trunc, np.fix, np.sign, np.argmax, np.argmin,

@@ -15,7 +15,7 @@ Conventions (docs/numerics.md has the details and the tests that pin them down):
 """
 import numpy as np
 
-from srcad.registry import adjoint, d, non_differentiable, tangent
+from srcad.rules.registry import adjoint, d, non_differentiable, tangent
 from srcad.runtime import helper, selection_share, tie_mask
 
 

@@ -19,7 +19,7 @@ Conventions (as in numpy_reductions.py):
 """
 import numpy as np
 
-from srcad.registry import REGISTRY, adjoint, d, non_differentiable, tangent
+from srcad.rules.registry import REGISTRY, adjoint, d, non_differentiable, tangent
 from srcad.runtime import helper, unbroadcast, unconcatenate, unreduce
 
 from .numpy_linalg import norm_coefficients, norm_extremum_weights, signed_power

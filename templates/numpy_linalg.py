@@ -10,7 +10,7 @@ take A symmetric: they are differentiated along symmetric directions, with symme
 """
 import numpy as np
 
-from srcad.registry import adjoint, d, non_differentiable, tangent
+from srcad.rules.registry import adjoint, d, non_differentiable, tangent
 from srcad.runtime import helper, unreduce
 
 

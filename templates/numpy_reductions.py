@@ -16,7 +16,7 @@ Conventions (docs/numerics.md):
 """
 import numpy as np
 
-from srcad.registry import adjoint, d, tangent
+from srcad.rules.registry import adjoint, d, tangent
 from srcad.runtime import extremum_tangent, helper, unreduce, unreduce_extremum
 
 

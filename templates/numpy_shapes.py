@@ -9,7 +9,7 @@ transpose (reshape back, transpose back, cut back into pieces, sum over copies, 
 """
 import numpy as np
 
-from srcad.registry import adjoint, d, tangent
+from srcad.rules.registry import adjoint, d, tangent
 from srcad.runtime import helper, unbroadcast, unconcatenate, unstack
 
 from .numpy_reductions import undiagonal

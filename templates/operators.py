@@ -8,8 +8,8 @@ import operator
 
 import numpy as np
 
-from srcad.operations import copy, pack
-from srcad.registry import adjoint, d, non_differentiable, tangent
+from srcad.rules.operations import copy, pack
+from srcad.rules.registry import adjoint, d, non_differentiable, tangent
 from srcad.runtime import item_adjoints, matmul_adjoint_a, matmul_adjoint_b, unattr, unindex
 from srcad.templates.numpy_elementwise import safe_mul
 

@@ -6,10 +6,9 @@ piecewise-constant masks: they are declared @helper(tangent="linear") and the re
 their tangent (the helper applied to the first argument's tangent). The products' helpers below
 are linear in two arguments (the adjoint and the other factor); add_adjoint is a sum.
 """
-from srcad.registry import d, non_differentiable, tangent
-from srcad.runtime import (add_adjoint, check_cotangent, float_type, grad_seed,
-                           matmul_adjoint_a, matmul_adjoint_b, no_adjoint, zero_gradient,
-                           zero_tangent)
+from srcad.rules.registry import d, non_differentiable, tangent
+from srcad.runtime import (add_adjoint, check_cotangent, float_type, grad_seed, matmul_adjoint_a,
+                           matmul_adjoint_b, no_adjoint, zero_gradient, zero_tangent)
 
 
 @tangent(matmul_adjoint_a)

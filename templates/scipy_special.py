@@ -7,7 +7,7 @@ which never overflow; entries equal to -inf get weight exactly 0, computed witho
 """
 import numpy as np
 
-from srcad.registry import adjoint, d, tangent
+from srcad.rules.registry import adjoint, d, tangent
 from srcad.runtime import helper, unreduce
 
 try:

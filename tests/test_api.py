@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import srcad
-import srcad.cache
+import srcad.api.cache
 import srcad.pipeline
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -455,8 +455,8 @@ def count_builds(monkeypatch):
          if kwargs.get("example") is None else calls.specialized).append(args)
         return original(*args, **kwargs)
     monkeypatch.setattr(srcad.pipeline, "build", counting)
-    if getattr(srcad.cache, "build", None) is original:
-        monkeypatch.setattr(srcad.cache, "build", counting)
+    if getattr(srcad.api.cache, "build", None) is original:
+        monkeypatch.setattr(srcad.api.cache, "build", counting)
     return calls
 
 
@@ -532,14 +532,14 @@ def test_a_configured_cache_dir_saves_the_build_in_a_new_process(tmp_path):
     module = tmp_path / "disk_cached_case.py"
     module.write_text("import numpy as np\n\n\ndef f(x):\n    return np.sum(np.tanh(x))\n")
     script = textwrap.dedent("""
-        import numpy as np, srcad, srcad.cache, srcad.pipeline, disk_cached_case as m
+        import numpy as np, srcad, srcad.api.cache, srcad.pipeline, disk_cached_case as m
         calls = []
         original = srcad.pipeline.build
         def counting(*args, **kwargs):
             calls.append(1)
             return original(*args, **kwargs)
         srcad.pipeline.build = counting
-        srcad.cache.build = counting
+        srcad.api.cache.build = counting
         srcad.grad(m.f)(np.ones(2))
         print(len(calls))
     """)

@@ -1,5 +1,6 @@
 """Calls of derivative objects: the fast path each derivative gets for the argument types it has
-seen (srcad.api._FastPath) must behave exactly as the general path (Derivative.__call__):
+seen (srcad.api.derivatives._FastPath) must behave exactly as the general path
+(Derivative.__call__):
 same results, same specializations (by shape and dtype for arrays, by value for ints, bools,
 strings and None, by type for floats), syncs of the user's globals, error notes, packing.
 
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.api import Derivative
+from srcad.api.derivatives import Derivative
 
 GENERAL = Derivative.__call__
 SCALE = 2.0  # read by scaled(): a global the generated code must see change

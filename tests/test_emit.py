@@ -283,7 +283,7 @@ def test_emitting_from_a_script_run_as_main(tmp_path):
 def test_only_helpers_the_code_calls_are_written_in():
     """A helper's name in a comment or a docstring (of the function or of another helper) does
     not bring that helper in; the helpers a called helper calls do."""
-    from srcad.emit import helpers_needed
+    from srcad.backend.emit import helpers_needed
     text = ('def f_grad(x, g):\n    """Uses no unbroadcast, no tie_mask."""\n'
             '    # selection_share of nothing\n    return safe_mul(g, x)\n')
     assert helpers_needed(text) == ["safe_mul"]

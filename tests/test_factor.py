@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from generated import check, code
-from srcad.factor import factor_contributions
+from srcad.optimize.factor import factor_contributions
 
 
 

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.emit import function_source
-from srcad.proportional import fold_proportional
-from srcad.reverse import comment
+from srcad.backend.emit import function_source
+from srcad.optimize.proportional import fold_proportional
+from srcad.syntax.nodes import comment
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 
 import srcad
 from generated import check, code
-from srcad.invariance import inert_names
+from srcad.analysis.invariance import inert_names
 
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import golden_functions
 import srcad
-from srcad.optimize import FoldConstants, propagate_constants, propagate_copies
+from srcad.optimize.simplify import FoldConstants, propagate_constants, propagate_copies
 from srcad.pipeline import build
 
 

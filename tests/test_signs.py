@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.naming import clone
+from srcad.syntax.naming import clone
 from srcad.runtime import HELPERS
-from srcad.signs import sink_signs
+from srcad.optimize.signs import sink_signs
 
 
 def _rewrite(source, derived):

@@ -11,7 +11,7 @@ import pytest
 
 import srcad
 from generated import check, code
-from srcad.singular import Singular
+from srcad.optimize.singular import Singular
 
 
 def batchnorm(x, w, eps):

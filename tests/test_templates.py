@@ -3,8 +3,8 @@ registered op lacks a tangent, an adjoint or a spec row."""
 import pytest
 
 import srcad
-from srcad.operations import pack
-from srcad.registry import REGISTRY
+from srcad.rules.operations import pack
+from srcad.rules.registry import REGISTRY
 from srcad.runtime import HELPERS
 from specs import all_specs, run_spec
 

@@ -24,9 +24,9 @@ import numpy as np
 import pytest
 
 import srcad
-import srcad.cache
-import srcad.diskcache
-from srcad import files
+import srcad.api.cache
+import srcad.api.diskcache
+from srcad.backend import files
 
 
 PAYLOAD = 'import os; open(os.environ["SRCAD_TEST_MARKER"], "w").close()'
@@ -75,7 +75,7 @@ def marker(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.setattr(files, "_REFUSED", {}, raising=False)  # (raising: the tests run on old
     # versions too, where each of them fails)
-    monkeypatch.setattr(srcad.diskcache, "_UNWRITABLE", set(), raising=False)
+    monkeypatch.setattr(srcad.api.diskcache, "_UNWRITABLE", set(), raising=False)
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     yield path
 
@@ -155,7 +155,7 @@ HOSTILE = ['"""', "\\", "ends with a backslash \\", 'ends with a quote "', "'''"
 
 @pytest.mark.parametrize("text", HOSTILE)
 def test_headers_and_comments_hold_any_text(text):
-    from srcad.emit import comment_text, docstring_literal
+    from srcad.backend.emit import comment_text, docstring_literal
     literal = docstring_literal(text)
     compile(literal, "<header>", "eval")  # one literal, which nothing in text ends early
     assert eval(literal) == text + "\n"  # noqa: S307 - the literal under test
@@ -481,9 +481,9 @@ def forget(monkeypatch):
     """Empty srcad's in-memory caches for the rest of the test: the next derivative is read
     from disk or built. (Reloading a module whose text has not changed is not enough: code
     objects compare equal by value.)"""
-    monkeypatch.setattr(srcad.cache, "_BUILDS", collections.OrderedDict())
-    monkeypatch.setattr(srcad.cache, "_OUTLINES", collections.OrderedDict())
-    monkeypatch.setattr(srcad.api, "_DERIVATIVES", weakref.WeakKeyDictionary())
+    monkeypatch.setattr(srcad.api.cache, "_BUILDS", collections.OrderedDict())
+    monkeypatch.setattr(srcad.api.cache, "_OUTLINES", collections.OrderedDict())
+    monkeypatch.setattr(srcad.api.derivatives, "_DERIVATIVES", weakref.WeakKeyDictionary())
 
 
 @pytest.mark.parametrize("how", UNSAFE)
@@ -497,7 +497,7 @@ def test_a_srcad_cache_dir_that_is_not_private_is_refused(tmp_path, monkeypatch,
             assert files.build_dir() is None
     finally:
         context.__exit__(None, None, None)
-    assert not srcad.diskcache.enabled()
+    assert not srcad.api.diskcache.enabled()
     assert files.cache_dir() != str(target)
     module = load(SIMPLE)
     np.testing.assert_allclose(srcad.grad(module.f)(X), simple_grad(X), rtol=1e-12)
@@ -589,12 +589,12 @@ def test_a_malformed_disk_entry_is_rebuilt_and_overwritten(disk, load, monkeypat
             changed.append(path)
     assert changed
     builds = []
-    original = srcad.cache.build
+    original = srcad.api.cache.build
 
     def counting(*args, **kwargs):
         builds.append(args[0].__name__)
         return original(*args, **kwargs)
-    monkeypatch.setattr(srcad.cache, "build", counting)
+    monkeypatch.setattr(srcad.api.cache, "build", counting)
     forget(monkeypatch)  # served from disk if the entries are valid
     np.testing.assert_allclose(srcad.grad(module.f)(X), helped_grad(X), rtol=1e-12)
     np.testing.assert_allclose(srcad.jvp(module.f)(X, V), helped_grad(X) @ V, rtol=1e-12)

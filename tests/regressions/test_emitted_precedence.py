@@ -11,7 +11,7 @@ import pytest
 
 import srcad
 
-emit_module = importlib.import_module("srcad.emit")
+emit_module = importlib.import_module("srcad.backend.emit")
 
 
 def negative_base(x):

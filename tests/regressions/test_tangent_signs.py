@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.proportional import Term, render
+from srcad.optimize.proportional import Term, render
 
 
 def negated_product(x):

@@ -3,7 +3,7 @@ import operator
 
 import numpy as np
 
-from srcad.operations import copy
+from srcad.rules.operations import copy
 from specs import Arr, Spec
 
 POS = dict(low=0.5, high=2.0)

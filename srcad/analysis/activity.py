@@ -1,0 +1,106 @@
+"""Pass 6, activity: which variables carry derivatives.
+
+A variable is *active* when it depends on a differentiated input (varied) and the output depends
+on it (useful). Only active variables get tangents or adjoints; everything else (shapes, indices,
+masks, constants, values computed for the output alone) is plain primal code.
+
+    def f(x, w, n):             varied: x, t1, y      (w and n are not differentiated)
+        t1 = x * w              useful: y, t1, x, w
+        m = t1 > 0              active: x, t1, y      (m: a mask, not differentiable)
+        y = np.sum(t1 * m)
+"""
+import gast
+
+from ..rules.registry import REGISTRY
+from ..syntax.nodes import assigned_name, flatten, list_op, SHAPE_ATTRIBUTES
+
+
+def operand_names(value, scope):
+    """Names whose values flow differentiably into `value` (not index, mask or shape parts)."""
+    if isinstance(value, gast.Name):
+        return {value.id}
+    if isinstance(value, gast.Subscript):
+        return operand_names(value.value, scope)
+    if isinstance(value, gast.Attribute):  # x.shape, x.dtype: constants; obj.W: a value
+        return set() if value.attr in SHAPE_ATTRIBUTES else operand_names(value.value, scope)
+    if isinstance(value, (gast.Compare, gast.BoolOp, gast.Constant)):
+        return set()
+    if isinstance(value, gast.Call):
+        op = scope.lookup(value.func)
+        if op is not None and REGISTRY.is_nondifferentiable(op):
+            return set()
+        names = set()
+        if op is None and isinstance(value.func, gast.Attribute):
+            names |= operand_names(value.func.value, scope)  # x.method(...) reads x
+        if op is None and isinstance(value.func, gast.Name):
+            names.add(value.func.id)  # model(x): what it computes depends on model
+        for arg in list(value.args) + [kw.value for kw in value.keywords]:
+            names |= operand_names(arg, scope)
+        return names
+    names = set()
+    for child in gast.iter_child_nodes(value):
+        names |= operand_names(child, scope)
+    return names
+
+
+def returned_names(stmt):
+    """The names a return statement returns, inside nested tuple displays too (a callee's
+    forward half returns (value, (t1, stack))."""
+    def names(node):
+        if isinstance(node, (gast.Tuple, gast.List)):
+            return set().union(*(names(e) for e in node.elts)) if node.elts else set()
+        return {node.id} if isinstance(node, gast.Name) else set()
+    return names(stmt.value)
+
+
+class Activity:
+    def __init__(self, varied, useful):
+        self.varied = varied
+        self.useful = useful
+
+    def __call__(self, var):
+        return var in self.varied and var in self.useful
+
+
+def flow(stmt, scope):
+    """(name updated, names flowing into it) for an assignment or list op, else None."""
+    if list_op(stmt):
+        holder = stmt.value.func.value.id
+        if stmt.value.func.attr == "append":
+            item = stmt.value.args[0]
+            items = item.elts if isinstance(item, (gast.Tuple, gast.List)) else [item]
+            return holder, {i.id for i in items if isinstance(i, gast.Name)}
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+            return stmt.targets[0].id, {holder}
+        return None
+    var = assigned_name(stmt)
+    if var is None:
+        return None
+    return var, operand_names(stmt.value, scope)
+
+
+def analyze(body, wrt_names, scope):
+    """Activity of an ANF body. Flow-insensitive per name, iterated to a fixed point so values
+    carried around loops are found: a name is varied if any assignment to it reads a varied name,
+    useful if any read of it feeds a useful name or the return value."""
+    flows = [f for f in (flow(s, scope) for s in flatten(body)) if f is not None]
+    varied = set(wrt_names)
+    changed = True
+    while changed:
+        changed = False
+        for target, sources in flows:
+            if target not in varied and sources & varied:
+                varied.add(target)
+                changed = True
+    useful = set()
+    for stmt in flatten(body):
+        if isinstance(stmt, gast.Return):
+            useful |= returned_names(stmt)
+    changed = True
+    while changed:
+        changed = False
+        for target, sources in flows:
+            if target in useful and not sources <= useful:
+                useful |= sources
+                changed = True
+    return Activity(varied, useful)

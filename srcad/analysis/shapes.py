@@ -1,0 +1,339 @@
+"""Shape probe: run the function's primal once on example arguments and record the shape of every
+value each assignment makes. The optimizer then drops the sums over broadcast axes
+(unbroadcast, rebroadcast) wherever an operand provably has its result's shape.
+
+    t3 = t1 + t2      shapes: t1 (64, 3), t2 (64, 3), t3 (64, 3)
+    bt1 = unbroadcast(bt3, t1)   ->   bt1 = bt3
+
+A shape is trusted only when every statement that assigns the name ran in the probe and all of
+them, every time, made that one shape (names assigned in loops must have been seen twice).
+The derivative built from a probe is keyed by the arguments' signature: the shapes and dtypes of
+arrays, the types of other values, and the values of ints, bools and strings (sizes and flags
+that shapes may depend on). Intermediate shapes must be functions of that signature.
+"""
+import ast
+import copy
+
+import gast
+import numpy as np
+
+from ..syntax.naming import clone, walk
+
+
+_ARRAY, _FLOAT = np.ndarray, float
+_BY_VALUE = (int, bool, str, type(None))
+
+
+def _one(value):
+    kind = type(value)
+    if kind is _ARRAY:
+        return (value.shape, value.dtype.char)
+    if kind is _FLOAT:
+        return _FLOAT
+    if kind in _BY_VALUE:
+        return (kind, value)
+    if kind is complex or isinstance(value, np.generic):
+        return kind
+    return None
+
+
+def signature_of(args, kwargs):
+    """What a specialized derivative is specialized to (None: not specializable). Runs on every
+    call, so it is written for speed."""
+    key = [_one(a) for a in args]
+    if kwargs:
+        key += [(k, _one(v)) for k, v in sorted(kwargs.items())]
+        if any(item[1] is None for item in key[len(args):]):
+            return None
+    if None in key:
+        return None
+    return tuple(key)
+
+
+class _Recorder(gast.NodeTransformer):
+    """After each assignment to a name: __record__(site, 'name', name)."""
+
+    def __init__(self):
+        self.sites = {}
+        self.loop_depth = 0
+
+    def _record(self, target, origin):
+        site = len(self.sites)
+        self.sites[site] = (target, self.loop_depth > 0)
+        call = gast.Call(func=gast.Name(id="__record__", ctx=gast.Load(), annotation=None,
+                                        type_comment=None),
+                         args=[gast.Constant(value=site, kind=None),
+                               gast.Name(id=target, ctx=gast.Load(), annotation=None,
+                                         type_comment=None)], keywords=[])
+        return gast.copy_location(gast.Expr(value=call), origin)
+
+    def block(self, stmts):
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, (gast.For, gast.While)):
+                self.loop_depth += 1
+                stmt.body = self.block(stmt.body)
+                if isinstance(stmt, gast.For) and isinstance(stmt.target, gast.Name):
+                    stmt.body.insert(0, self._record(stmt.target.id, stmt))
+                self.loop_depth -= 1
+                out.append(stmt)
+            elif isinstance(stmt, gast.If):
+                stmt.body = self.block(stmt.body) or [gast.Pass()]
+                stmt.orelse = self.block(stmt.orelse)
+                out.append(stmt)
+            else:
+                out.append(stmt)
+                if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+                    out.append(self._record(stmt.targets[0].id, stmt))
+        return out
+
+
+def probe(fdef, func, scope, args, kwargs):
+    """(name -> shape, name -> kind, name -> float dtype) for the names whose shape the example
+    arguments determine; kind is "array", "scalar" or "other" (a dict, list, object); floats:
+    the names bound to a float or complex (not float16) every time, with the dtype's character
+    ('d' for float64 and Python floats, 'f' for float32, ...; '' if it varied).
+    ({}, {}, {}) if the probe fails."""
+    fdef = clone(fdef)
+    recorder = _Recorder()
+    params = [a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
+    entry = [recorder._record(p, fdef) for p in params]
+    fdef.body = entry + recorder.block(fdef.body)
+    fdef.name = "__srcad_probe__"
+    seen = {}
+    counts = {}
+
+    kinds_seen = {}
+    exact_sites = set()
+    float_chars = {}
+
+    def record(site, value):
+        kind = "array" if type(value) is np.ndarray else "scalar" if isinstance(
+            value, (int, float, np.generic)) else "other"
+        kinds_seen.setdefault(site, set()).add(kind)
+        char = np.result_type(value).char if kind != "other" else None
+        if char not in ("f", "d", "g", "F", "D", "G"):
+            exact_sites.add(site)  # not a float (or complex; float16 left out: numpy
+            # reduces it in float32): 1.0 * value is not value
+        else:
+            float_chars.setdefault(site, set()).add(char)
+        if kind != "other":
+            seen.setdefault(site, set()).add(np.shape(value))
+        counts[site] = counts.get(site, 0) + 1
+    namespace = dict(func.__globals__)
+    namespace.update({name: cell.cell_contents for name, cell in scope.cells.items()
+                      if _bound(cell)})
+    namespace.update({alias: module for alias, module in scope.canonical.items()})
+    namespace["__record__"] = record
+    namespace["__srcad_comment__"] = None  # comment markers, compiled as they are
+    try:
+        module = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
+        code = compile(ast.fix_missing_locations(module), "<srcad shape probe>", "exec")
+        exec(code, namespace)
+        state = np.random.get_state()
+        try:
+            with np.errstate(all="ignore"):  # the call itself warns where numpy does
+                namespace["__srcad_probe__"](*_private(args), **_private(kwargs))
+        finally:
+            np.random.set_state(state)
+    except Exception:  # the probe is an optimization: any failure means generic code
+        return {}, {}, {}
+    by_name = {}
+    floats = {}
+    for site, (target, in_loop) in recorder.sites.items():
+        by_name.setdefault(target, []).append((site, in_loop))
+    shapes, kinds = {}, {}
+    for target, sites in by_name.items():
+        observed_kinds = [kinds_seen.get(site) for site, _ in sites]
+        if all(observed_kinds) and len(set().union(*observed_kinds)) == 1:
+            kinds[target] = next(iter(set().union(*observed_kinds)))
+            if not any(site in exact_sites for site, _ in sites):
+                chars = set().union(*(float_chars.get(site, set()) for site, _ in sites))
+                floats[target] = chars.pop() if len(chars) == 1 else ""
+        observed = [seen.get(site) for site, _ in sites]
+        if any(o is None for o in observed):
+            continue  # an assignment that did not run: its shape is unknown
+        shape_set = set().union(*observed)
+        if len(shape_set) != 1:
+            continue
+        if any(in_loop for _, in_loop in sites) and sum(counts[s] for s, _ in sites) < 2:
+            continue  # seen once in a loop: a later iteration might make another shape
+        shapes[target] = next(iter(shape_set))
+    return shapes, kinds, floats
+
+
+def _bound(cell):
+    try:
+        cell.cell_contents
+        return True
+    except ValueError:
+        return False
+
+
+def _private(values):
+    """Copies of mutable arguments, so the probe cannot change the caller's data."""
+    if isinstance(values, dict):
+        return {k: _private_one(v) for k, v in values.items()}
+    return [_private_one(v) for v in values]
+
+
+def _private_one(value):
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, (list, dict, np.random.Generator, np.random.RandomState)):
+        return copy.deepcopy(value)
+    return value
+
+
+
+# ---------------------------------------------------------------------------------------------
+# shapes of generated expressions, from the probed shapes of the names they read
+
+_ELEMENTWISE_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
+_ELEMENTWISE_HELPERS = {"safe_mul", "safe_div"}  # runtime helpers that broadcast like * and /
+
+
+def expression_shape(node, shape_of_name):
+    """The shape an expression surely has, or None. shape_of_name(name) -> shape or None.
+
+    Knows names, numbers, elementwise arithmetic (+ - * / **, unary -, safe_mul, safe_div,
+    numpy's ufuncs), which broadcasts, and reductions with keepdims=True over constant axes."""
+    if isinstance(node, gast.Name):
+        return shape_of_name(node.id)
+    if isinstance(node, gast.Constant):
+        return () if type(node.value) in (int, float) else None
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        return expression_shape(node.operand, shape_of_name)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, _ELEMENTWISE_OPS):
+        return _broadcast([expression_shape(node.left, shape_of_name),
+                           expression_shape(node.right, shape_of_name)])
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and (
+            node.func.id in _ELEMENTWISE_HELPERS) and len(node.args) == 2 and not node.keywords:
+        return _broadcast([expression_shape(a, shape_of_name) for a in node.args])
+    numpy = isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and isinstance(
+        node.func.value, gast.Name) and node.func.value.id == "np"
+    ufunc = getattr(np, node.func.attr, None) if numpy else None
+    if isinstance(ufunc, np.ufunc) and ufunc.nout == 1 and len(node.args) == ufunc.nin and (
+            not node.keywords):
+        return _broadcast([expression_shape(a, shape_of_name) for a in node.args])
+    if numpy and node.func.attr in ("sum", "mean", "max", "min"):
+        found = reduction(node, shape_of_name)
+        if found is None or not found[3]:  # (keepdims=True: the shape keeps every axis)
+            return None
+        _, full, axes, _ = found
+        return tuple(1 if i in axes else n for i, n in enumerate(full))
+    return None
+
+
+def outside_factors(value, full, mine, shape_of_name):
+    """For a sum of `value` (shaped `full`) down to the shape `mine`: (negate, [(op, factor)],
+    rest) with value == +-rest op factor op factor ..., rest still shaped full and each factor's
+    shape broadcasting into mine, right-aligned (so it is constant along the summed axes, and
+    multiplying the sum by it keeps mine). `mine` must be right-aligned with `full` (summed
+    leading axes dropped, other summed axes kept as 1). Peels from the top of the expression:
+    unary minus, * or / by a factor.
+
+        -bz * z / y   (y shaped like mine)   ->   (True, [(Div, y)], bz * z)"""
+    def shape(node):
+        return expression_shape(node, shape_of_name)
+
+    def constant_along(node):
+        mine_of = shape(node)
+        return mine_of is not None and len(mine_of) <= len(mine) and all(
+            f in (1, m) for f, m in zip(reversed(mine_of), reversed(mine)))
+
+    negate, factors = False, []
+    while True:
+        if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub):
+            negate, value = not negate, value.operand
+            continue
+        if not isinstance(value, gast.BinOp):
+            break
+        left, right = value.left, value.right
+        if isinstance(value.op, gast.Mult) and isinstance(left, gast.UnaryOp) and isinstance(
+                left.op, gast.USub):  # -a * b: the sign first
+            negate, value.left = not negate, left.operand
+            continue
+        if isinstance(value.op, (gast.Mult, gast.Div)) and constant_along(right) and (
+                shape(left) == full):
+            factors.append((value.op, right))
+            value = left
+        elif isinstance(value.op, gast.Mult) and constant_along(left) and shape(right) == full:
+            factors.append((value.op, left))
+            value = right
+        else:
+            break
+    factors.reverse()  # innermost first, as the original expression applied them
+    return negate, factors, value
+
+
+def _broadcast(shapes):
+    if any(s is None for s in shapes):
+        return None
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        return None
+
+
+def reduction(node, shape_of_name):
+    """(operand, its shape, the axes reduced, keepdims) for a reduction written x.f(axis=A,
+    keepdims=K) or np.f(x, axis=A, keepdims=K), A and K constants (absent: every axis, False),
+    x's shape known; else None. Which f it is, is the caller's question (node.func.attr)."""
+    if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)):
+        return None
+    if isinstance(node.func.value, gast.Name) and node.func.value.id == "np":
+        if len(node.args) != 1:
+            return None
+        operand = node.args[0]
+    elif node.args:
+        return None
+    else:
+        operand = node.func.value
+    keywords = {k.arg: k.value for k in node.keywords}
+    axis, keep = keywords.get("axis"), keywords.get("keepdims")
+    if set(keywords) - {"axis", "keepdims"} or not (
+            keep is None or isinstance(keep, gast.Constant) and type(keep.value) is bool):
+        return None
+    if isinstance(axis, gast.Tuple) and all(isinstance(e, gast.Constant) for e in axis.elts):
+        axis = tuple(e.value for e in axis.elts)
+    elif axis is None or isinstance(axis, gast.Constant):
+        axis = None if axis is None else axis.value
+    else:
+        return None
+    full = expression_shape(operand, shape_of_name)
+    axes = None if full is None else _axes(axis, len(full))
+    return None if axes is None else (operand, full, axes, keep is not None and keep.value)
+
+
+def _axes(axis, ndim):
+    """The set of non-negative axes `axis` (None, an int or a tuple of ints) names, or None."""
+    if axis is None:
+        return set(range(ndim))
+    items = axis if isinstance(axis, tuple) else (axis,)
+    if not all(type(a) is int and -ndim <= a < ndim for a in items):
+        return None
+    return {a % ndim for a in items}
+
+
+def float_chars(fdef, float_of):
+    """name -> the float dtype character of its values ('d', 'f', ...), or None: the probe's
+    (float_of: names it saw, adjoints as their values) and, for names bound at the top level
+    after it (template temporaries), the one character of the names their value reads (numbers
+    are weak: 2.0 * x has x's dtype). Passes that rewrite arithmetic keep these."""
+    chars = {}
+
+    def char_of(name):
+        return chars.get(name) or float_of(name)
+    for stmt in fdef.body:
+        if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], gast.Name) and char_of(stmt.targets[0].id) is None):
+            chars[stmt.targets[0].id] = common_char(stmt.value, char_of)
+    return char_of
+
+
+def common_char(node, char_of):
+    """The one float dtype character of the names an expression reads, or None."""
+    found = {char_of(n.id) for n in walk(node) if isinstance(n, gast.Name)
+             and isinstance(n.ctx, gast.Load) and n.id not in ("np", "safe_mul", "safe_div")}
+    return found.pop() if len(found) == 1 else None

@@ -1,0 +1,286 @@
+"""Compile generated modules from real files and cache them.
+
+Builds are cached in memory by (the function's code, its globals and closure cells, options):
+redefining a function or changing an option rebuilds, asking twice does not. The module source is
+written to a file in a directory private to this user (files.py: SRCAD_CACHE_DIR, the per-user
+cache directory or a private temporary one) and compiled from its text under that file's name, so
+tracebacks, pdb and inspect.getsource show the generated lines; linecache holds the text, so the
+file is never read back.
+
+The generated function reads the user's globals and closure variables by name from its own
+namespace; `Instance.sync` copies their current values in before each call, so a global weight
+matrix that is reassigned between calls is always read fresh (no stale values, no wrong numbers).
+
+Threads: the tables are read and written under _LOCK, and one thread builds what several ask for
+at once (_once: the others wait for its result, and build it themselves if it raised).
+"""
+import collections
+import inspect
+import threading
+import types
+
+from .. import runtime
+from . import diskcache
+from ..backend.files import cache_dir, compile_module, module_stem, restore  # noqa: F401 (API)
+from ..pipeline import build, Outline, target_function
+from ..rules.calls import mode_of_kind
+from ..rules.registry import REGISTRY
+
+_BUILDS = collections.OrderedDict()
+_MAX_BUILDS = 1024
+_LOCK = threading.Lock()
+_FLIGHTS = {}  # (table, key) -> (thread id, Event) of a build under way (_once)
+_LOCAL = threading.local()  # .in_progress: the Instances this thread is binding (Instance)
+
+
+def _in_progress():
+    """{(func, kind, wrt): (namespace, function name)} of the Instances this thread is binding
+    the callees of (a callee that calls back finds its caller here: mutual recursion). Per
+    thread: another thread's half-bound Instance is not one to call."""
+    table = getattr(_LOCAL, "in_progress", None)
+    if table is None:
+        table = _LOCAL.in_progress = {}
+    return table
+
+
+def _late(namespace, name):
+    def call(*args, **kwargs):
+        return namespace[name](*args, **kwargs)
+    return call
+
+
+class Compiled:
+    """A built derivative compiled to a code object, ready to be instantiated per function."""
+
+    def __init__(self, built, kind, wrt, disabled=frozenset()):
+        self.built = built
+        self.kind = kind
+        self.wrt = wrt
+        self.disabled = disabled  # the passes it was built without (its callees likewise)
+        self.path, self.code = compile_module(built.source,
+                                              module_stem(built.func, built.function_name))
+
+
+class Stale(Exception):
+    """A function a generated derivative calls was redefined since the derivative was bound
+    (mod.helper = new, a notebook cell run again): every derivative is built again
+    (api.Derivative catches it and rebuilds), never the old callee's derivative with the new
+    callee's values."""
+
+
+def forget_all():
+    """Drop every build (after a callee was redefined: see Stale)."""
+    with _LOCK:
+        _BUILDS.clear()
+        _OUTLINES.clear()
+
+
+def _key(func, mode, kind, wrt, signature, disabled=frozenset()):
+    cells = tuple(id(c) for c in func.__closure__ or ())
+    return (func.__code__, id(func.__globals__), cells, mode, kind, wrt, signature,
+            REGISTRY.version, disabled)
+
+
+_OUTLINES = collections.OrderedDict()
+
+
+def _once(table, key, func, make):
+    """table[key]'s value, made by make() and kept (with func, whose ids the key holds) if it
+    is not there. One thread makes it; others asking for it meanwhile wait for it (if make
+    raises, each of them tries in turn, so each gets the error). Nothing is locked while make
+    runs (it runs the user's function to probe shapes)."""
+    flight_key = (id(table), key)
+    me = threading.get_ident()
+    while True:
+        with _LOCK:
+            entry = table.get(key)
+            if entry is not None:
+                table.move_to_end(key)
+                return entry[1]
+            flight = _FLIGHTS.get(flight_key)
+            if flight is None or flight[0] == me:  # (the same thread again: make it)
+                flight = _FLIGHTS[flight_key] = (me, threading.Event())
+                break
+        flight[1].wait()
+    try:
+        restore(target_function(func))  # a generated function's text, if linecache lost it
+        result = make()
+        with _LOCK:
+            table[key] = (func, result)
+            while len(table) > _MAX_BUILDS:
+                table.popitem(last=False)
+        return result
+    finally:
+        with _LOCK:
+            if _FLIGHTS.get(flight_key) is flight:
+                del _FLIGHTS[flight_key]
+        flight[1].set()
+
+
+def outline(func, mode, kind, wrt):
+    """The Outline of the generic derivative (pipeline.Outline), raising what its build would
+    raise, without building it in full when it is not at hand: most calls run code specialized
+    to their arguments, so the generic build is often never needed (it is built on first use)."""
+    key = _key(func, mode, kind, wrt, None)
+    with _LOCK:
+        entry = _BUILDS.get(key)
+        if entry is None:
+            entry = _OUTLINES.get(key)
+            if entry is not None:
+                return entry[1]
+        else:
+            return Outline.of(entry[1].built)
+    if diskcache.enabled():  # a warm disk cache has it for the price of reading it
+        return Outline.of(compiled(func, mode, kind, wrt).built)
+    return _once(_OUTLINES, key, func, lambda: build(func, mode, wrt, kind, stage="outline"))
+
+
+def compiled(func, mode, kind, wrt, example=None, signature=None, disabled=frozenset()):
+    """The compiled derivative (cached). With example=(args, kwargs) and their signature: the
+    build specialized to the shapes those arguments give (see shapes.py). disabled: the
+    optimization passes not to run (pipeline.PASSES)."""
+    key = _key(func, mode, kind, wrt, signature, disabled)
+    with _LOCK:
+        entry = _BUILDS.get(key)
+        if entry is not None:
+            _BUILDS.move_to_end(key)
+            return entry[1]
+
+    def make():
+        digest = diskcache.key(func, mode, kind, wrt, (signature, sorted(disabled))) if (
+            diskcache.enabled()) else None
+        built = diskcache.load(digest, func) if digest else None
+        if built is None:
+            built = build(func, mode, wrt, kind, example=example, disabled=disabled)
+            if digest:
+                diskcache.store(digest, built)
+        return Compiled(built, kind, wrt, disabled)
+    return _once(_BUILDS, key, func, make)
+
+
+class Instance:
+    """The generated function bound to one user function's globals and closure. callee(func,
+    mode, kind, wrt, disabled) gives the derivative of a callee (with .generated and .sync):
+    the API's, so that each callee's derivative is made once (cache sits below the API)."""
+
+    def __init__(self, comp, func, callee):
+        built = comp.built
+        self.compiled = comp
+        namespace = {"__name__": f"srcad_generated.{built.function_name}",
+                     "__file__": comp.path}
+        exec(comp.code, namespace)
+        for helper in runtime.HELPERS:  # the runtime's own objects, so templates find them
+            if helper in namespace:
+                namespace[helper] = runtime.HELPERS[helper]
+        namespace.update(built.lifted)  # nested functions of func, lifted to functions
+        self.namespace = namespace
+        self.function = namespace[built.function_name]
+        key = (func, comp.kind, comp.wrt)
+        in_progress = _in_progress()
+        in_progress[key] = namespace, built.function_name
+        try:
+            dependency_syncs = self._bind_dependencies(comp, namespace, key, callee)
+        finally:
+            in_progress.pop(key, None)
+        self.function.__srcad_sync__ = self._make_sync(func, built, namespace, dependency_syncs,
+                                                       self._watched(func, built))
+        self.sync = self.function.__srcad_sync__
+        if self.sync is not None:  # bound now too, so the generated code can be read by srcad
+            self.sync()
+
+    @staticmethod
+    def _bind_dependencies(comp, namespace, own_key, callee):
+        """Bind the derivative functions of callees (generated once each, cached)."""
+        built = comp.built
+        syncs = []
+        for dep_name, key in built.dependencies.items():
+            dep_func, dep_kind, wrt = key
+            if key == own_key:
+                namespace[dep_name] = namespace[built.function_name]
+                continue
+            other = _in_progress().get(key)
+            if other is not None:  # mutual recursion: look the function up when called
+                other, other_name = other
+                namespace[dep_name] = _late(other, other_name)
+                continue
+            mode = mode_of_kind(dep_kind)
+            dep = callee(dep_func, mode, dep_kind, wrt, comp.disabled)
+            namespace[dep_name] = dep.generated
+            if dep.sync is not None:
+                syncs.append(dep.sync)
+        return syncs
+
+    @staticmethod
+    def _watched(func, built):
+        """(name, attribute, callee) for each callee whose derivative is bound here, as the
+        generated code reaches it: a global or closure variable holding it (attribute None),
+        or an attribute of a module one holds (mod.helper)."""
+        callees = {id(key[0]): key[0] for key in built.dependencies.values()}
+        if not callees:
+            return ()
+        cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+        out = []
+        for name in list(built.user_globals) + list(built.user_cells):
+            try:
+                value = cells[name].cell_contents if name in cells else func.__globals__[name]
+            except (KeyError, ValueError):
+                continue
+            for callee in callees.values():
+                if value is callee:
+                    out.append((name, None, callee))
+                elif isinstance(value, types.ModuleType) and getattr(
+                        value, callee.__name__, None) is callee:
+                    out.append((name, callee.__name__, callee))
+        return tuple(out)
+
+    @staticmethod
+    def _make_sync(func, built, namespace, dependency_syncs=(), watched=()):
+        upstream = getattr(func, "__srcad_sync__", None)
+        user_globals = func.__globals__
+        cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+        global_names = tuple(built.user_globals)
+        cell_items = tuple((name, cells[name]) for name in built.user_cells)
+        if upstream is None and not global_names and not cell_items and not dependency_syncs:
+            return None
+
+        def sync():
+            if upstream is not None:
+                upstream()
+            for dependency in dependency_syncs:
+                dependency()
+            for name in global_names:
+                if name in user_globals:
+                    namespace[name] = user_globals[name]
+            for name, cell in cell_items:
+                namespace[name] = cell.cell_contents
+            for name, attribute, callee in watched:  # (a few identity tests)
+                value = namespace.get(name)
+                if attribute is not None:
+                    value = getattr(value, attribute, None)
+                if value is not callee:
+                    raise Stale(f"{name}{'.' + attribute if attribute else ''} is no longer "
+                                f"{callee.__qualname__}")
+        return sync
+
+
+def annotate_error(exc, comp):
+    """Add a note naming the user statement whose derivative was running when exc was raised."""
+    tb = exc.__traceback__
+    lineno = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == comp.path:
+            lineno = tb.tb_lineno
+        tb = tb.tb_next
+    if lineno is None or not hasattr(exc, "add_note"):
+        return
+    lines = comp.built.source.splitlines()
+    for index in range(min(lineno, len(lines)) - 1, -1, -1):
+        text = lines[index].strip()
+        if text.startswith("# grad of:") or text.startswith("# tangent of:"):
+            exc.add_note(f"srcad: raised in generated code for {text[2:]}")
+            return
+        if text.startswith("def "):
+            break
+    exc.add_note(f"srcad: raised in generated code ({comp.path}:{lineno})")
+
+

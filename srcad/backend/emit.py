@@ -1,0 +1,208 @@
+"""Pass 9, emit: gast -> Python source (the only module that uses astor), and the module around it.
+
+A generated module is self-contained: a header naming what it differentiates, the imports it
+needs (numpy, math), the source of the runtime helpers it calls, and the derivative function.
+Comment markers placed by the passes (`__srcad_comment__("...")`) become real `# ...` lines.
+
+Text from the user (file names, function names, statements, docstrings) goes into the module
+escaped: in comments, every character that could end the line (or is not printable) is written
+as its escape (`\\n`, `\\x0c`, `\\u2028`); the header is a string literal whose backslashes and
+quotes are escaped; module names go into imports only as dotted identifiers (else as a string).
+Docstrings of generated functions are string constants, which astor writes as literals.
+"""
+import ast
+import keyword
+import math
+import re
+
+import astor
+import gast
+
+from .. import runtime
+
+_COMMENT = re.compile(r"^(\s*)__srcad_comment_(\d+)__\s*$")
+
+
+class _NumberComments(gast.NodeVisitor):
+    """Give each comment marker a unique name, so its text can be put back after astor."""
+
+    def __init__(self):
+        self.texts = []
+
+    def generic_visit(self, node):
+        if hasattr(node, "comment"):
+            node.value.id = f"__srcad_comment_{len(self.texts)}__"
+            self.texts.append(node.comment)
+        super().generic_visit(node)
+
+
+def function_source(fdef):
+    """Python source of a gast FunctionDef, with comment markers turned into comments."""
+    numbering = _NumberComments()
+    numbering.visit(fdef)
+    _fill_empty_blocks(fdef)
+    module = _SignedNumbers().visit(gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[])))
+    ast.fix_missing_locations(module)
+    text = astor.to_source(module, pretty_source=_one_line_per_statement)
+    if not _same_tree(ast.parse(text), module):  # the text must mean the code (precedence)
+        raise AssertionError(f"srcad internal error: the source written for {fdef.name} does not "
+                             f"read back as the code it was written from:\n{text}")
+    lines = []
+    for line in text.splitlines():
+        match = _COMMENT.match(line)
+        if match:
+            lines.append(f"{match.group(1)}# {comment_text(numbering.texts[int(match.group(2))])}")
+        else:
+            lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def _fill_empty_blocks(fdef):
+    """A block the passes emptied (dead code, a propagated copy) holds `pass`."""
+    for node in gast.walk(fdef):
+        if isinstance(node, (gast.If, gast.For, gast.While)) and not node.body:
+            node.body = [gast.Pass()]
+
+
+class _SignedNumbers(ast.NodeTransformer):
+    """A negative number (a folded constant) as the negation of a number: astor writes
+    Constant(-0.6) as `-0.6`, and `-0.6 ** 2` is -(0.6 ** 2); `(-0.6) ** 2` is what it means.
+    (A constant tuple, as a tuple display of constants: what its text reads back as.)"""
+
+    def visit_Constant(self, node):
+        value = node.value
+        if type(value) in (int, float) and math.copysign(1.0, value) < 0:
+            return ast.copy_location(ast.UnaryOp(op=ast.USub(), operand=ast.Constant(
+                value=-value)), node)
+        if type(value) is tuple:
+            return ast.copy_location(ast.Tuple(elts=[self.visit(ast.Constant(value=v))
+                                                     for v in value], ctx=ast.Load()), node)
+        return node
+
+
+_IGNORED_FIELDS = {"ctx", "type_comment", "kind"}
+
+
+def _same_tree(a, b):
+    """Whether two ASTs are the same program (contexts and type comments aside)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_tree(x, y) for x, y in zip(a, b))
+    if not isinstance(a, ast.AST):
+        return a == b or (a != a and b != b)  # (nan == nan)
+    return all(_same_tree(getattr(a, f, None), getattr(b, f, None))
+               for f in a._fields if f not in _IGNORED_FIELDS)
+
+
+def _escape(char):
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def comment_text(text):
+    """text for a `# ...` comment: one line, whatever it holds (a file name, a statement). A
+    character that is not printable, and so every one that str.splitlines or the tokenizer
+    would break a line at (\\n \\r \\x0b \\x0c \\x1c-\\x1e \\x85 \\u2028 \\u2029), is written as its
+    escape (a tab stays). Printable text is written as it is."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() or char == "\t" else _escape(char)
+                   for char in text)
+
+
+def docstring_literal(text):
+    """A triple-quoted string literal of text (a module's header): backslashes and quotes are
+    escaped, so nothing in text can end it early, and other characters that are not printable
+    (but newlines) are written as escapes. Text without them is written as it is."""
+    out = []
+    for char in text:
+        if char in '\\"':
+            out.append("\\" + char)
+        elif char == "\n" or char.isprintable():
+            out.append(char)
+        else:
+            out.append(_escape(char))
+    return '"""' + "".join(out) + '\n"""'
+
+
+def import_lines(imports):
+    """Lines that bind the user globals a module reads: {module name: names}. A module whose name
+    is a dotted identifier is imported by it (`from model import W`); another (a script
+    `train-model.py` run as __main__, a name given to importlib) by a string literal of it."""
+    lines = []
+    for module, names in sorted(imports.items()):
+        names = sorted(name for name in names if name.isidentifier() and not keyword.iskeyword(
+            name))
+        if not names:
+            continue
+        if all(part.isidentifier() and not keyword.iskeyword(part) for part in module.split(".")):
+            lines.append(f"from {module} import {', '.join(names)}")
+        else:
+            lines += [f"{name} = __import__('importlib').import_module({module!r}).{name}"
+                      for name in names]
+    return lines
+
+
+def _one_line_per_statement(pieces):
+    return "".join(pieces)
+
+
+def _names_in_source(text):
+    """The names the code in text reads (not words of its comments and docstrings)."""
+    return {node.id for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Name)}
+
+
+_HELPER_CALLS = {}  # helper name -> (its source, the helpers it reads): parsed once, not per build
+
+
+def _helper_calls(name):
+    text = runtime.helper_source(name)
+    cached = _HELPER_CALLS.get(name)
+    if cached is None or cached[0] is not text:
+        cached = _HELPER_CALLS[name] = (text, _names_in_source(text) & set(runtime.HELPERS))
+    return cached[1]
+
+
+def helpers_needed(text):
+    """Runtime helpers the text calls, with the helpers they call in turn, in file order."""
+    needed = set()
+    frontier = _names_in_source(text) & set(runtime.HELPERS)
+    while frontier:
+        name = frontier.pop()
+        needed.add(name)
+        frontier |= _helper_calls(name) - needed - {name}
+    return [name for name in runtime.HELPERS if name in needed]
+
+
+def imports_needed(text):
+    lines = ["import numpy as np"]
+    if re.search(r"\bmath\.", text):
+        lines.append("import math")
+    if re.search(r"\bscipy\.special\.", text):
+        lines.append("import scipy.special")
+    if re.search(r"\boperator\.", text):
+        lines.append("import operator")
+    return lines
+
+
+def module_source(fdef, header, user_imports=()):
+    """The whole generated module: header, imports, runtime helpers, the function."""
+    return module_text([function_source(fdef)], header, user_imports)
+
+
+def module_text(function_texts, header, user_imports=()):
+    """A module of generated functions (the first is the main one; the others are the
+    derivatives of the callees it calls), with the imports and runtime helpers they need."""
+    body = "\n\n".join(text.rstrip() + "\n" for text in function_texts)
+    helpers = helpers_needed(body)
+    helper_text = "\n\n\n".join(runtime.helper_source(name).rstrip() for name in helpers)
+    parts = [docstring_literal(header), "\n".join(imports_needed(body + helper_text))]
+    if user_imports:
+        parts.append("\n".join(user_imports))
+    if helper_text:
+        parts.append(helper_text)
+    parts.append(body.rstrip())
+    return "\n\n\n".join(parts) + "\n"

@@ -1,0 +1,168 @@
+"""Pass 4, desugar: lower convenient Python into the few forms later passes handle.
+
+    x += e                 ->  x = x + e
+    a, b = b, a + b        ->  t1 = b; t2 = a + b; a = t1; b = t2
+    a, b = pair            ->  a = pair[0]; b = pair[1]
+    x.sum(axis=0)          ->  np.sum(x, axis=0)         (array methods on local values)
+    x.T                    ->  np.transpose(x)
+    x.reshape(3, 4)        ->  np.reshape(x, (3, 4))
+    "docstring"            ->  (dropped)
+"""
+
+import gast
+
+from ..syntax.naming import clone, walk
+from ..syntax.nodes import attribute_chain
+
+# array method -> numpy function taking the array first (same remaining arguments)
+ARRAY_METHODS = {
+    "sum": "sum", "mean": "mean", "prod": "prod", "max": "max", "min": "min", "var": "var",
+    "std": "std", "dot": "dot", "ravel": "ravel", "squeeze": "squeeze", "clip": "clip",
+    "cumsum": "cumsum", "cumprod": "cumprod", "copy": "copy", "trace": "trace",
+    "diagonal": "diagonal", "swapaxes": "swapaxes", "conj": "conj",
+    "argmax": "argmax", "argmin": "argmin", "round": "round", "repeat": "repeat",
+    "take": "take", "any": "any", "all": "all", "nonzero": "nonzero", "argsort": "argsort",
+}  # (not sort: x.sort() sorts x in place and returns None; np.sort(x) is a sorted copy)
+# methods whose extra positional arguments form one shape/axes tuple: x.reshape(3, 4)
+VARARGS_METHODS = {"reshape": "reshape", "transpose": "transpose"}
+
+
+def _name(ident, ctx=None):
+    return gast.Name(id=ident, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+
+
+class Desugar(gast.NodeTransformer):
+    def __init__(self, local_names, fresh):
+        self.local_names = local_names
+        self.fresh = fresh
+
+    # statements ------------------------------------------------------------------------
+    def visit_Expr(self, node):
+        if isinstance(node.value, gast.Constant):
+            return None  # a docstring or a bare constant does nothing
+        return self.generic_visit(node)
+
+    def visit_AugAssign(self, node):
+        target = node.target
+        load = clone(target)
+        load.ctx = gast.Load()
+        assign = gast.Assign(targets=[target], value=gast.BinOp(left=load, op=node.op,
+                                                                 right=node.value),
+                             type_comment=None)
+        gast.copy_location(assign, node)
+        if isinstance(target, gast.Name):  # on an array, Python writes into it (mutation.py)
+            assign.augmented = type(node.op)
+        return self.visit(assign)
+
+    def visit_Assign(self, node):
+        node = self.generic_visit(node)
+        if len(node.targets) > 1:  # a = b = e
+            first = gast.copy_location(gast.Assign(targets=[node.targets[-1]], value=node.value,
+                                                   type_comment=None), node)
+            out = [first]
+            source = node.targets[-1]
+            for target in node.targets[:-1]:
+                value = clone(source)
+                value.ctx = gast.Load()
+                out.extend(self._assign(target, value, node))
+            return out
+        return self._assign(node.targets[0], node.value, node)
+
+    def _assign(self, target, value, origin):
+        if not isinstance(target, (gast.Tuple, gast.List)):
+            stmt = gast.copy_location(gast.Assign(targets=[target], value=value,
+                                                  type_comment=None), origin)
+            if getattr(origin, "augmented", None) is not None:
+                stmt.augmented = origin.augmented
+            return [stmt]
+        if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts):
+            stored = {n.id for t in target.elts for n in walk(t) if isinstance(n, gast.Name)}
+            read = {n.id for e in value.elts for n in walk(e) if isinstance(n, gast.Name)}
+            if not stored & read:
+                out = []
+                for t, v in zip(target.elts, value.elts):
+                    out.extend(self._assign(t, v, origin))
+                return out
+            temps = [self.fresh("t") for _ in value.elts]
+            out = [gast.copy_location(gast.Assign(targets=[_name(t, gast.Store())], value=v,
+                                                  type_comment=None), origin)
+                   for t, v in zip(temps, value.elts)]
+            for t, temp in zip(target.elts, temps):
+                out.extend(self._assign(t, _name(temp), origin))
+            return out
+        if isinstance(value, gast.Name):
+            holder, out = value.id, []
+        else:
+            holder = self.fresh("t")
+            out = [gast.copy_location(gast.Assign(targets=[_name(holder, gast.Store())],
+                                                  value=value, type_comment=None), origin)]
+        for i, t in enumerate(target.elts):
+            item = gast.Subscript(value=_name(holder), slice=gast.Constant(value=i, kind=None),
+                                  ctx=gast.Load())
+            out.extend(self._assign(t, item, origin))
+        return out
+
+    # expressions -----------------------------------------------------------------------
+    def visit_Subscript(self, node):
+        """(a, b)[1] -> b: an item of a tuple display taken at once."""
+        node = self.generic_visit(node)
+        if (isinstance(node.value, (gast.Tuple, gast.List)) and isinstance(node.ctx, gast.Load)
+                and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int
+                and -len(node.value.elts) <= node.slice.value < len(node.value.elts)):
+            return node.value.elts[node.slice.value]
+        return node
+
+    def _is_local_value(self, node):
+        root = node
+        while isinstance(root, (gast.Attribute, gast.Subscript)):
+            root = root.value
+        return isinstance(root, gast.Name) and root.id in self.local_names or not isinstance(
+            root, gast.Name)
+
+    def visit_Attribute(self, node):
+        node = self.generic_visit(node)
+        function = {"T": "transpose", "real": "real", "imag": "imag"}.get(node.attr)
+        if function and isinstance(node.ctx, gast.Load) and self._is_local_value(node.value):
+            call = gast.Call(func=attribute_chain(["np", function]), args=[node.value],
+                             keywords=[])  # x.real: np.real(x) (its template), not getattr
+            return gast.copy_location(call, node)
+        return node
+
+    def visit_Call(self, node):
+        node = self.generic_visit(node)
+        func = node.func
+        if not (isinstance(func, gast.Attribute) and self._is_local_value(func.value)):
+            return node
+        method = func.attr
+        if method == "astype" and len(node.args) == 1 and not node.keywords:
+            # x.astype(t) -> np.asarray(x, dtype=t): a cast to int or bool has a zero slope
+            call = gast.Call(func=attribute_chain(["np", "asarray"]), args=[func.value],
+                             keywords=[gast.keyword(arg="dtype", value=node.args[0])])
+            return gast.copy_location(call, node)
+        if method == "flatten" and not node.args and not node.keywords:
+            # x.flatten() -> np.copy(np.ravel(x)): a new array (np.ravel may be a view of x)
+            ravel = gast.Call(func=attribute_chain(["np", "ravel"]), args=[func.value],
+                              keywords=[])
+            call = gast.Call(func=attribute_chain(["np", "copy"]), args=[ravel], keywords=[])
+            return gast.copy_location(call, node)
+        if method in VARARGS_METHODS and len(node.args) > 1:
+            args = [func.value, gast.Tuple(elts=node.args, ctx=gast.Load())]
+        elif method in VARARGS_METHODS or ARRAY_METHODS.get(method):
+            args = [func.value] + node.args
+        else:
+            return node
+        target = VARARGS_METHODS.get(method) or ARRAY_METHODS[method]
+        call = gast.Call(func=attribute_chain(["np", target]), args=args, keywords=node.keywords)
+        return gast.copy_location(call, node)
+
+
+def desugar(fdef, local_names, fresh):
+    transformer = Desugar(local_names, fresh)
+    body = []
+    for stmt in fdef.body:
+        result = transformer.visit(stmt)
+        if result is None:
+            continue
+        body.extend(result if isinstance(result, list) else [result])
+    fdef.body = body
+    return fdef

@@ -1,0 +1,118 @@
+"""Pass 1b, lift: functions defined inside the differentiated function become functions of
+their own, so calls of them are differentiated like calls of any helper (calls.py).
+
+    def f(x, w):                          def g(v, *, w):          (compiled from a file in the
+        def g(v):                             return v * w          cache dir, with f's globals)
+            return v * w           ->
+        sq = lambda t: t * t              def sq(t):
+        return np.sum(g(x) + sq(x))           return t * t
+
+                                          def f(x, w):
+                                              return np.sum(g(x, w=w) + sq(x))
+
+The names the nested function reads from f become keyword arguments passed at each call, so it
+sees their values at the time of the call, as a closure would.
+"""
+import types
+
+import gast
+
+from ..backend.emit import function_source
+from .parse import _lambda_as_def
+from ..syntax.naming import bound_counts, clone, loaded_names
+
+
+
+def _nested(stmt):
+    """(name, def node) for `def g(...)` or `g = lambda ...`, else None."""
+    if isinstance(stmt, gast.FunctionDef):
+        return stmt.name, stmt
+    if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Lambda)):
+        return stmt.targets[0].id, _lambda_as_def(stmt.value, stmt, stmt.targets[0].id)
+    return None
+
+
+def lift(fdef, func, info, local_names, write_module):
+    """Take nested functions out of fdef; returns {name: function object} to bind them to."""
+    nested = {}
+    body = []
+    for stmt in fdef.body:
+        found = _nested(stmt)
+        if found is None:
+            body.append(stmt)
+            continue
+        name, node = found
+        nested[name] = node
+    if not nested:
+        return {}
+    cells = set(func.__code__.co_freevars)
+    lifted = {}
+    for name, node in nested.items():
+        args = node.args
+        if node.decorator_list or args.vararg or args.kwarg:
+            raise info.error(node, f"srcad lifts nested functions with plain parameters only; "
+                                   f"{name} has decorators, *args or **kwargs",
+                             hint="define it at module level")
+        if any(not isinstance(d, gast.Constant) for d in args.defaults + [
+                d for d in args.kw_defaults if d is not None]):
+            raise info.error(node, f"the defaults of nested function {name} must be constants",
+                             hint="pass the value as an argument")
+        own = set(bound_counts(node))
+        free = loaded_names(node) - own
+        for other in nested:
+            if other != name and other in free:
+                raise info.error(node, f"nested function {name} calls nested function {other}: "
+                                       f"srcad lifts one level of nesting",
+                                 hint=f"define {other} at module level")
+        extras = sorted((free & (local_names | cells)) - set(nested))
+        lifted_def = clone(node)
+        lifted_def.decorator_list = []
+        for extra in extras:
+            lifted_def.args.kwonlyargs.append(gast.Name(id=extra, ctx=gast.Param(),
+                                                        annotation=None, type_comment=None))
+            lifted_def.args.kw_defaults.append(None)
+        text = function_source(lifted_def)
+        path = write_module(text, f"lifted_{func.__qualname__}_{name}".replace("<", "").replace(
+            ">", "").replace(".", "_"))
+        code = compile(text, path, "exec")
+        function_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+        defaults = tuple(d.value for d in args.defaults) or None
+        function = types.FunctionType(function_code, func.__globals__, name, defaults)
+        function.__qualname__ = f"{func.__qualname__}.<locals>.{name}"
+        function.__module__ = func.__module__
+        function.__srcad_lifted_text__ = text
+        lifted[name] = (function, extras)
+    _CallRewriter(lifted, info).visit_body(body)
+    fdef.body = body
+    return {name: function for name, (function, _) in lifted.items()}
+
+
+class _CallRewriter(gast.NodeTransformer):
+    """g(x) -> g(x, w=w): pass the lifted function what it read from f."""
+
+    def __init__(self, lifted, info):
+        self.lifted = lifted
+        self.info = info
+
+    def visit_body(self, stmts):
+        for stmt in stmts:
+            self.visit(stmt)
+
+    def visit_Call(self, node):
+        if isinstance(node.func, gast.Name) and node.func.id in self.lifted:
+            _, extras = self.lifted[node.func.id]
+            node.args = [self.visit(a) for a in node.args]
+            for kw in node.keywords:
+                kw.value = self.visit(kw.value)
+            node.keywords += [gast.keyword(arg=e, value=gast.Name(
+                id=e, ctx=gast.Load(), annotation=None, type_comment=None)) for e in extras]
+            return node
+        return self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if node.id in self.lifted and isinstance(node.ctx, gast.Load):
+            raise self.info.error(node, f"srcad can call the nested function {node.id}, not pass "
+                                        f"it around as a value",
+                                  hint="call it directly, or define it at module level")
+        return node

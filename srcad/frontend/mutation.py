@@ -1,0 +1,368 @@
+"""Pass 5b, mutation fence: refuse writes into arrays srcad cannot model.
+
+srcad treats every name as holding a value. NumPy arrays are objects that several names, views
+and containers can share, so a write into one (`y[i] = v`, `y += v` on an array, `y.sort()`)
+may change what other names hold without any assignment to them. srcad models a write into an
+array only when nothing else that is read afterwards can see that array: the array was made by
+the function (arithmetic, `np.zeros`, `x.copy()`, ...), and no other name, view or container
+read later shares it. Everything else is refused here, at the user's line:
+
+    y = x.copy()
+    v = y[1:]            # v is a view of y
+    v += x[:-1]          ->  SrcadError: `v += ...` writes into an array that y shares
+    return np.sum(y)
+
+    x[0] = 1.0           ->  SrcadError: a store into an argument (the caller's array)
+    np.add.at(y, i, x)   ->  SrcadError: np.add.at writes into y in place
+
+The analysis is a may-point-to analysis over the ANF form, flow-sensitive (a rebinding makes a
+new object; a branch joins; a loop iterates to a fixed point), with liveness: a name that shares
+storage with the written array matters only if it is read after the write. Its summary (which
+names may share storage) tells the reverse pass which restores of stored arrays views depend on.
+
+    y = x.copy(); t1 = y[1:]; t3 = t1 * t2; y[1:] = t3
+    (t1 is a view of y: the adjoint of t3 = t1 * t2 reads y's old values through it, so the store
+     must be undone before it, even where the adjoint reads y itself only for its shape)
+"""
+import builtins
+
+import gast
+import numpy as np
+
+from .parse import parse_function
+from .resolve import canonical_name
+from ..syntax.naming import loaded_names
+from ..syntax.nodes import SHAPE_ATTRIBUTES
+
+OUTSIDE = "outside"  # storage of globals, closure cells and what unknown calls return
+
+# numpy functions whose result may share memory with their first argument
+VIEWS = {f"numpy.{name}" for name in (
+    "reshape", "ravel", "transpose", "squeeze", "expand_dims", "swapaxes", "moveaxis",
+    "rollaxis", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray",
+    "asarray_chkfinite", "require", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to",
+    "broadcast_arrays", "diagonal", "diag", "real", "imag", "flip", "fliplr", "flipud", "rot90",
+    "split", "array_split", "hsplit", "vsplit", "dsplit", "unstack", "matrix_transpose",
+    "permute_dims", "squeeze")}
+
+# numpy functions that write into an argument (ufunc methods such as np.add.at: below)
+WRITERS = {f"numpy.{name}": hint for name, hint in (
+    ("copyto", "assign a new array: y = np.where(mask, src, y), or y = src.copy()"),
+    ("put", "use a store: y.flat[idx] = v on a copy, or y = np.where(...)"),
+    ("place", "use a store into a copy: y[mask] = v"),
+    ("putmask", "use a store into a copy: y[mask] = v, or y = np.where(mask, v, y)"),
+    ("fill_diagonal", "add a diagonal: y = y + np.diag(v - np.diag(y))"),
+    ("put_along_axis", "build the array with np.where or a store into a copy"),
+)}
+WRITERS["numpy.random.shuffle"] = "use a permutation: y = y[rng.permutation(len(y))]"
+
+# methods of arrays (and lists) that write into them
+WRITING_METHODS = {
+    "sort": "y = np.sort(y)", "fill": "y = np.full_like(y, v)", "resize": "y = np.resize(y, n)",
+    "put": "a store into a copy", "itemset": "a store: y[i] = v", "partition": "np.partition",
+    "setfield": "a new array", "byteswap": "a new array", "reverse": "y = y[::-1]",
+    "extend": "y = y + list(...)", "insert": "build a new list", "remove": "build a new list",
+    "clear": "y = []", "update": "build a new dict", "setdefault": "build a new dict",
+    "popitem": "build a new dict", "shuffle": "y = y[rng.permutation(len(y))]",
+}
+
+# builtins whose result is a new object not sharing storage with the arguments
+_NEW_BUILTINS = {"abs", "len", "float", "int", "round", "range", "bool", "sum", "pow",
+                 "divmod", "complex", "isinstance", "print", "repr", "str", "hash", "id"}
+
+
+def _new(site):
+    return frozenset({("new", site)})
+
+
+def _external(objects):
+    return {o for o in objects if o == OUTSIDE or o[0] == "param"}
+
+
+class _Facts:
+    """The points-to state: name -> frozenset of abstract objects, ("new", site) for storage
+    made at a statement, ("param", name) for an argument's, OUTSIDE for the rest."""
+
+    def __init__(self, table=None):
+        self.table = dict(table or {})
+
+    def copy(self):
+        return _Facts(self.table)
+
+    def join(self, other):
+        names = self.table.keys() | other.table.keys()
+        return _Facts({n: self.table.get(n, frozenset()) | other.table.get(n, frozenset())
+                       for n in names})
+
+    def __eq__(self, other):
+        return self.table == other.table
+
+
+class MutationFence:
+    """Checks the writes of an ANF function body; `shares` then maps each name to the names that
+    may share its storage (for reverse.resolve_saves)."""
+
+    def __init__(self, fdef, scope, info):
+        self.fdef = fdef
+        self.scope = scope
+        self.info = info
+        self.live = {}  # id(stmt) -> names read after it
+        self.seen = {}  # name -> every object it may hold somewhere
+        self.sites = {}
+        self.values = {}  # name -> the value it was last bound to (ANF temporaries: once)
+
+    # liveness -----------------------------------------------------------------------------
+    def liveness(self, stmts, live):
+        """Record, backwards, the names read after each statement; returns the names live
+        before the block."""
+        live = set(live)
+        for stmt in reversed(stmts):
+            self.live[id(stmt)] = set(live)
+            if isinstance(stmt, gast.If):
+                live = (self.liveness(stmt.body, live) | self.liveness(stmt.orelse, live)
+                        | loaded_names(stmt.test))
+            elif isinstance(stmt, (gast.For, gast.While)):
+                header = loaded_names(stmt.iter if isinstance(stmt, gast.For) else stmt.test)
+                inner = set(live) | header
+                while True:  # what the body reads may be read again on the next turn
+                    again = self.liveness(stmt.body, inner) | inner
+                    if again == inner:
+                        break
+                    inner = again
+                live = inner
+            elif isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+                live = (live - {stmt.targets[0].id}) | loaded_names(stmt.value)
+            else:
+                live = live | loaded_names(stmt)
+        return live
+
+    # what a value may point to ------------------------------------------------------------
+    def site(self, node):
+        return self.sites.setdefault(id(node), len(self.sites))
+
+    def points(self, node, facts):
+        if isinstance(node, gast.Name):
+            found = facts.table.get(node.id)
+            return found if found is not None else frozenset({OUTSIDE})
+        if isinstance(node, (gast.Constant, gast.BinOp, gast.UnaryOp, gast.Compare)):
+            return _new(self.site(node))
+        if isinstance(node, gast.BoolOp):  # `a or b` is one of them
+            return frozenset().union(*(self.points(v, facts) for v in node.values))
+        if isinstance(node, gast.Subscript):  # an item or a view of the base (or a copy)
+            return self.points(node.value, facts)
+        if isinstance(node, gast.Attribute):
+            if node.attr in SHAPE_ATTRIBUTES:
+                return _new(self.site(node))
+            if self.scope.lookup(node) is not None and self.library(node):
+                return _new(self.site(node))  # np.pi
+            return self.points(node.value, facts)  # obj.W: part of obj
+        if isinstance(node, (gast.Tuple, gast.List)):  # a container holds references
+            return _new(self.site(node)).union(*(self.points(e, facts) for e in node.elts))
+        if isinstance(node, gast.Call):
+            return self.points_of_call(node, facts)
+        return _new(self.site(node))
+
+    def library(self, node):
+        value = self.scope.lookup(node)
+        return value is not None and canonical_name(value) is not None
+
+    def points_of_call(self, node, facts):
+        args = list(node.args) + [kw.value for kw in node.keywords]
+        of_args = frozenset().union(*(self.points(a, facts) for a in args)) if args else (
+            frozenset())
+        op = self.scope.lookup(node.func)
+        name = canonical_name(op) if op is not None else None
+        if name is not None:
+            if name in VIEWS or (name in ("numpy.array", "numpy.asarray") and any(
+                    kw.arg == "copy" for kw in node.keywords)):
+                return self.points(node.args[0], facts) if node.args else of_args
+            return _new(self.site(node))
+        if op is not None and getattr(builtins, getattr(op, "__name__", ""), None) is op:
+            if op.__name__ in _NEW_BUILTINS:
+                return _new(self.site(node))
+            return _new(self.site(node)) | of_args  # list(x), max(a, b), zip(...)
+        if op is None and isinstance(node.func, gast.Attribute):  # a method: lst.pop(), ...
+            return _new(self.site(node)) | self.points(node.func.value, facts) | of_args
+        return of_args | {OUTSIDE}  # a user function may return what it was given, or a global
+
+    # statements ---------------------------------------------------------------------------
+    def run(self, params, check=True):
+        self.liveness(self.fdef.body, set())
+        facts = _Facts({p: frozenset({("param", p)}) for p in params})
+        self.block(self.fdef.body, facts, check=check)
+        return self
+
+    def block(self, stmts, facts, check):
+        for stmt in stmts:
+            facts = self.statement(stmt, facts, check)
+        return facts
+
+    def statement(self, stmt, facts, check):
+        if isinstance(stmt, gast.If):
+            return self.block(stmt.body, facts.copy(), check).join(
+                self.block(stmt.orelse, facts.copy(), check))
+        if isinstance(stmt, (gast.For, gast.While)):
+            entry = facts
+            if isinstance(stmt, gast.For) and isinstance(stmt.target, gast.Name):
+                entry = entry.copy()
+                entry.table[stmt.target.id] = _new(self.site(stmt))  # a range loop's int
+            while True:  # the state at the head of the loop, to a fixed point
+                after = self.block(stmt.body, entry.copy(), check=False)
+                joined = entry.join(after)
+                if joined == entry:
+                    break
+                entry = joined
+            after = self.block(stmt.body, entry.copy(), check)
+            return entry.join(after)
+        if isinstance(stmt, gast.Assign):
+            target = stmt.targets[0]
+            if isinstance(target, gast.Subscript):
+                if check:
+                    self.check_store(stmt, target.value.id, facts)
+                stored = self.points(stmt.value, facts)  # (a list keeps a reference)
+                return self.bind(facts, target.value.id,
+                                 facts.table.get(target.value.id, frozenset()) | stored)
+            if check and getattr(stmt, "augmented", None) is not None:
+                self.check_in_place(stmt, facts)
+            self.values[target.id] = stmt.value
+            return self.bind(facts, target.id, self.points(stmt.value, facts))
+        if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+            return self.call_statement(stmt, facts, check)
+        return facts
+
+    def bind(self, facts, name, objects):
+        facts = facts.copy()
+        facts.table[name] = frozenset(objects)
+        self.seen[name] = self.seen.get(name, frozenset()) | objects
+        return facts
+
+    def sharing(self, stmt, name, objects, facts):
+        """The function's names other than `name`, read after stmt, that may share storage with
+        `objects`. (Free names such as np or a global read directly are not the function's: a
+        write into what they hold is refused as a write into an array it did not make.)"""
+        return sorted(n for n in self.live.get(id(stmt), ()) if n != name
+                      and facts.table.get(n, frozenset()) & objects)
+
+    def check_store(self, stmt, name, facts):
+        objects = facts.table.get(name, frozenset({OUTSIDE}))
+        outside = _external(objects)
+        if outside:
+            what = "an argument" if any(o != OUTSIDE for o in outside) else (
+                "an array it did not make (a global, a closure variable, or what a function "
+                "returned)")
+            raise self.info.error(stmt.targets[0], f"this store writes into {name}, which may be "
+                                                   f"{what}: srcad differentiates stores into "
+                                                   f"arrays the function makes itself",
+                                  hint=f"store into a copy: {name} = {name}.copy() first (a "
+                                       f"derivative call never changes its arguments)")
+        others = self.sharing(stmt, name, objects, facts)
+        if others:
+            raise self.info.error(stmt.targets[0], f"this store writes into {name}, and "
+                                                   f"{', '.join(others)} (read afterwards) may "
+                                                   f"share its memory (a view, or another name "
+                                                   f"for the same array): srcad does not model "
+                                                   f"writes seen through another name",
+                                  hint=f"take a copy where the other name is made "
+                                       f"({others[0]} = ....copy()), or store through one name")
+
+    def check_in_place(self, stmt, facts):
+        """`y += e` (desugared to y = y + e): in Python, on an array, a write into y's array.
+        After ANF the statement is y_1 = y + e, or t = y + e; y = t in a loop."""
+        value, target = stmt.value, stmt.targets[0].id
+        if isinstance(value, gast.Name):  # t = y + e; y_1 = t: the operation is t's
+            value = self.values.get(value.id, value)
+        operand = value.left.id if isinstance(value, gast.BinOp) and isinstance(
+            value.left, gast.Name) else target
+        objects = facts.table.get(operand, frozenset({OUTSIDE}))
+        others = [n for n in self.sharing(stmt, operand, objects, facts) if n != target]
+        if others:
+            symbol = _SYMBOLS.get(stmt.augmented, "op")
+            raise self.info.error(stmt, f"`{operand} {symbol}= ...` writes into the array "
+                                        f"{operand} holds, and {', '.join(others)} (read "
+                                        f"afterwards) may share it (a view, or another name for "
+                                        f"the same array): srcad does not model writes seen "
+                                        f"through another name",
+                                  hint=f"write {operand} = {operand} {symbol} ... (a new array), "
+                                       f"or write into the array itself (y[1:] {symbol}= ...)")
+
+    def call_statement(self, stmt, facts, check):
+        call = stmt.value
+        func = call.func
+        if (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
+                and func.value.id in facts.table and func.attr in ("append", "pop")):
+            if func.attr == "append" and call.args:  # the list keeps a reference
+                holder = func.value.id
+                return self.bind(facts, holder, facts.table[holder] | self.points(call.args[0],
+                                                                                  facts))
+            return facts
+        if not check:
+            return facts
+        op = self.scope.lookup(func)
+        name = canonical_name(op) if op is not None else None
+        ufunc_method = isinstance(getattr(op, "__self__", None), np.ufunc)
+        if name in WRITERS or ufunc_method:
+            label = name.replace("numpy.", "np.") if name else f"np.{op.__self__.__name__}." \
+                                                               f"{op.__name__}"
+            hint = WRITERS.get(name) or ("build the result as a new array (np.bincount(idx, "
+                                         "weights=v, minlength=n) for np.add.at)")
+            raise self.info.error(call, f"{label} writes into its argument in place: srcad "
+                                        f"does not differentiate in-place calls", hint=hint)
+        if isinstance(func, gast.Attribute) and op is None:
+            hint = WRITING_METHODS.get(func.attr, "assign the result of a function that returns "
+                                                  "a new array")
+            raise self.info.error(call, f"a call of the method .{func.attr}() whose result is not "
+                                        f"used may change its object in place: srcad does not "
+                                        f"differentiate such calls", hint=hint)
+        if op is not None and name is None and getattr(builtins, getattr(
+                op, "__name__", ""), None) is not op and _writes_parameters(op):
+            raise self.info.error(call, f"{getattr(op, '__qualname__', op)} changes an argument "
+                                        f"in place: srcad does not differentiate calls that "
+                                        f"change their arguments",
+                                  hint="return the new value from the helper and assign it")
+        return facts
+
+
+_SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
+            gast.FloorDiv: "//", gast.Mod: "%", gast.MatMult: "@", gast.BitAnd: "&",
+            gast.BitOr: "|", gast.BitXor: "^", gast.LShift: "<<", gast.RShift: ">>"}
+
+
+def _writes_parameters(func):
+    """Whether a user function stores into, or calls a writing method of, one of its parameters
+    (read from its source; False when there is none to read)."""
+    try:
+        fdef, _ = parse_function(func)
+    except Exception:
+        return False
+    params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    for node in gast.walk(fdef):
+        target = None
+        if isinstance(node, (gast.Assign, gast.AugAssign)):
+            for t in (node.targets if isinstance(node, gast.Assign) else [node.target]):
+                if isinstance(t, gast.Subscript):
+                    target = t
+        if target is not None:
+            root = target
+            while isinstance(root, (gast.Subscript, gast.Attribute)):
+                root = root.value
+            if isinstance(root, gast.Name) and root.id in params:
+                return True
+        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                and isinstance(node.func.value, gast.Name) and node.func.value.id in params
+                and node.func.attr in set(WRITING_METHODS) | {"append", "pop"}):
+            return True
+    return False
+
+
+def check_mutations(fdef, scope, info, params):
+    """Raise SrcadError at the first write srcad cannot model; return name -> the names that may
+    share its storage somewhere in the function. (srcad's own generated code, differentiated
+    again for Hessians, writes only into arrays it owns, by construction (inplace.py): it is
+    not checked, only summarized.)"""
+    generated = hasattr(scope.func, "__srcad_sync__")
+    fence = MutationFence(fdef, scope, info).run(params, check=not generated)
+    shares = {}
+    for name, objects in fence.seen.items():
+        shares[name] = {other for other, theirs in fence.seen.items()
+                        if other != name and theirs & objects}
+    return shares

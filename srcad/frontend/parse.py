@@ -1,0 +1,220 @@
+"""Pass 1, parse: a Python function's source -> a gast FunctionDef that remembers where it came from.
+
+    def f(x):                 FunctionDef(name='f', ...) with every node's lineno/col_offset
+        return np.sin(x)  ->  rebased onto the user's file, plus a SourceInfo that renders errors
+                              (file:line:col, the line, a caret) for any node.
+"""
+import __future__
+import dis
+import inspect
+import linecache
+import textwrap
+
+import gast
+
+from ..errors import SrcadError
+
+
+class SourceInfo:
+    """Where a function's source lives: file name, absolute first line, the file's lines."""
+
+    def __init__(self, filename, first_line, lines, col_shift=0):
+        self.filename = filename
+        self.first_line = first_line
+        self.lines = lines
+        self.col_shift = col_shift
+
+    def line(self, lineno):
+        index = lineno - self.first_line
+        if 0 <= index < len(self.lines):
+            return self.lines[index]
+        return None
+
+    def error(self, node, message, hint=None):
+        """A SrcadError pointing at `node` (a gast node with rebased position, or None)."""
+        lineno = getattr(node, "lineno", None) if node is not None else None
+        if lineno is None:
+            return SrcadError(message, filename=self.filename, lineno=self.first_line, col=0,
+                              line=self.line(self.first_line), hint=hint)
+        col = getattr(node, "col_offset", 0) or 0
+        return SrcadError(message, filename=self.filename, lineno=lineno, col=col,
+                          line=self.line(lineno), hint=hint)
+
+    def statement_text(self, node):
+        """The user's source text of a statement node, on one line (for generated comments)."""
+        lineno = getattr(node, "lineno", None)
+        end = getattr(node, "end_lineno", None) or lineno
+        if lineno is None:
+            return None
+        first = (self.line(lineno) or "").strip()
+        if first.endswith(":"):  # a block header (for ...:, if ...:) stands for its block
+            return first
+        return " ".join(self.line(n).strip() for n in range(lineno, end + 1) if self.line(n))
+
+
+def function_source(func):
+    """(source text, SourceInfo) of `func`, or a SrcadError saying why there is none."""
+    name = getattr(func, "__qualname__", repr(func))
+    try:
+        code = getattr(func, "__code__", func)  # (inspect would read a functools.wraps
+        lines, first_line = inspect.getsourcelines(code)  # wrapper as what it wraps)
+        filename = inspect.getsourcefile(code) or inspect.getfile(code)
+    except (OSError, TypeError) as exc:
+        raise SrcadError(
+            f"srcad cannot read the source of {name} ({exc})",
+            hint="define the function in a file (a module or a script), not in an interactive "
+                 "string or exec(); srcad reads the source to differentiate it") from None
+    if first_line == 0:  # a module object or similar
+        first_line = 1
+    text = "".join(lines)
+    dedented = textwrap.dedent(text)
+    col_shift = _indent_of(lines[0]) - _indent_of(dedented.splitlines(True)[0])
+    info = SourceInfo(filename, first_line, lines, col_shift)
+    linecache.checkcache(filename)
+    return dedented, info
+
+
+def _indent_of(line):
+    return len(line) - len(line.lstrip())
+
+
+def parse_function(func):
+    """gast FunctionDef of `func` (decorators removed) and its SourceInfo."""
+    text, info = function_source(func)
+    try:
+        module = gast.parse(text)
+    except SyntaxError as exc:
+        raise SrcadError(f"srcad could not parse the source of {func.__qualname__}: {exc.msg}",
+                         filename=info.filename, lineno=info.first_line, col=0,
+                         line=info.line(info.first_line),
+                         hint="srcad differentiates functions written with def") from None
+    _check_current(func, text, info)
+    node = module.body[0]
+    if not isinstance(node, gast.FunctionDef):
+        lambdas = [n for n in gast.walk(module) if isinstance(n, gast.Lambda)]
+        if len(lambdas) > 1:
+            raise info.error(None, "srcad cannot tell which of the lambdas on this line to "
+                                   "differentiate", hint="put the lambda on a line of its own, "
+                                                         "or define the function with def")
+        if lambdas:
+            target = node.targets[0] if isinstance(node, gast.Assign) else None
+            label = target.id if isinstance(target, gast.Name) else "lambda"
+            node = _lambda_as_def(lambdas[0], node, label)
+    if not isinstance(node, gast.FunctionDef):
+        raise info.error(None, f"srcad can only differentiate functions defined with def or "
+                               f"lambda, not {type(node).__name__}",
+                         hint="wrap the computation in a def")
+    node.decorator_list = []
+    node.returns = None
+    for sub in gast.walk(node):
+        if hasattr(sub, "lineno") and sub.lineno is not None:
+            sub.lineno += info.first_line - 1
+            if getattr(sub, "end_lineno", None) is not None:
+                sub.end_lineno += info.first_line - 1
+            if getattr(sub, "col_offset", None) is not None:
+                sub.col_offset += info.col_shift
+            if getattr(sub, "end_col_offset", None) is not None:  # (a range compile() accepts:
+                sub.end_col_offset += info.col_shift  # the shape probe compiles these nodes)
+        if isinstance(sub, gast.Name):
+            sub.annotation = None
+    for arg in node.args.args + node.args.kwonlyargs + node.args.posonlyargs:
+        arg.annotation = None
+    return node, info
+
+
+_CURRENT = {}  # (code object, source text) -> whether the text compiles to that code
+
+
+def _check_current(func, text, info):
+    """Refuse a function whose source on disk is not the code Python runs: a module edited after
+    it was imported (a notebook without autoreload) would otherwise be differentiated as the
+    new text, or as another function where lines moved. The text is compiled as the function
+    was (in a function that gives it its closure variables) and the code objects compared."""
+    code = getattr(func, "__code__", None)
+    if code is None or not hasattr(func, "__globals__"):
+        return
+    key = (code, text)
+    current = _CURRENT.get(key)
+    if current is None:
+        current = _CURRENT[key] = _compiles_to(code, text)
+        if len(_CURRENT) > 4096:
+            _CURRENT.pop(next(iter(_CURRENT)))
+    if not current:
+        raise info.error(None, f"the source of {func.__qualname__} in {info.filename} is not the "
+                               f"code Python is running: the file changed after it was loaded",
+                         hint="reload the module (importlib.reload) or run the cell or script "
+                              "again, then differentiate the function anew")
+
+
+def _compiles_to(code, text):
+    source = textwrap.dedent(text)
+    if code.co_freevars:  # as a nested function: its free names are an enclosing function's
+        inner = textwrap.indent(source, "    ")
+        source = (f"def __srcad_enclosing__():\n    {' = '.join(code.co_freevars)} = None\n"
+                  f"{inner}")
+    try:
+        module = compile(source, code.co_filename, "exec", dont_inherit=True,
+                         flags=code.co_flags & _FUTURE_FLAGS)
+    except (SyntaxError, ValueError):
+        return False
+    return any(_same_code(candidate, code) for candidate in _code_objects(module)
+               if candidate.co_name == code.co_name)
+
+
+_FUTURE_FLAGS = 0  # (the compiler flags a `from __future__ import` sets)
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
+
+
+def _code_objects(code):
+    for const in code.co_consts:
+        if isinstance(const, type(code)):
+            yield const
+            yield from _code_objects(const)
+
+
+def _operations(code):
+    """The operations of a code object, as the compiler's choices between equivalent forms do
+    not change them: code compiled from a tool's AST (pytest, IPython) calls methods with
+    LOAD_ATTR where code compiled from text uses LOAD_METHOD; jump offsets move with that."""
+    out = []
+    for instruction in dis.get_instructions(code):
+        name = _SAME_OPERATION.get(instruction.opname, instruction.opname)
+        if name in _NO_OPERATION:
+            continue
+        argument = "" if "JUMP" in name or name.startswith("FOR_ITER") else str(
+            instruction.argrepr).replace("NULL + ", "")
+        if isinstance(instruction.argval, type(code)):  # (compared as a constant: _same_code)
+            argument = instruction.argval.co_name
+        out.append((name, argument))
+    return out
+
+
+_SAME_OPERATION = {"LOAD_METHOD": "LOAD_ATTR", "CALL_METHOD": "CALL"}
+_NO_OPERATION = {"PRECALL", "NOP", "RESUME", "CACHE", "PUSH_NULL", "EXTENDED_ARG"}
+
+
+def _same_code(a, b):
+    """The same operations, names and constants (line numbers aside)."""
+    if (a.co_names != b.co_names or a.co_varnames != b.co_varnames
+            or a.co_freevars != b.co_freevars or a.co_cellvars != b.co_cellvars
+            or a.co_argcount != b.co_argcount or a.co_kwonlyargcount != b.co_kwonlyargcount
+            or len(a.co_consts) != len(b.co_consts)
+            or (a.co_code != b.co_code and _operations(a) != _operations(b))):
+        return False
+    for x, y in zip(a.co_consts, b.co_consts):
+        if isinstance(x, type(a)) and isinstance(y, type(a)):
+            if not _same_code(x, y):
+                return False
+        elif type(x) is not type(y) or repr(x) != repr(y):
+            return False
+    return True
+
+
+def _lambda_as_def(lam, statement, name):
+    """`f = lambda x: e` -> `def f(x): return e` (a lambda alone on its line, maybe in a call)."""
+    ret = gast.Return(value=lam.body)
+    gast.copy_location(ret, lam.body)
+    fdef = gast.FunctionDef(name=name, args=lam.args, body=[ret], decorator_list=[],
+                            returns=None, type_comment=None, type_params=[])
+    return gast.copy_location(fdef, statement)

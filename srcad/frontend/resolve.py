@@ -1,0 +1,236 @@
+"""Pass 2, resolve: every free name the function reads is mapped to the object it denotes.
+
+Templates are keyed by object, so spelling does not matter. Library references are rewritten to
+one canonical spelling that the generated module imports itself:
+
+    import numpy as jnp                        def f(x):
+    from numpy import sin                  ->      return np.sin(x) * np.cos(x)
+    def f(x): return sin(x) * jnp.cos(x)
+
+Other free names (the user's globals and closure variables, e.g. a weight matrix `W`) keep their
+names; the Scope records them so the generated function reads their current values.
+"""
+import builtins
+import importlib
+import types
+
+import gast
+
+from .. import runtime
+from ..syntax.naming import walk
+from ..syntax.nodes import attribute_chain, dotted_parts
+
+# module -> how generated code spells it (and the import line that binds that spelling)
+LIBRARY_MODULES = {
+    "numpy": "np",
+    "numpy.linalg": "np.linalg",
+    "numpy.fft": "np.fft",
+    "numpy.random": "np.random",
+    "math": "math",
+    "operator": "operator",
+    "scipy.special": "scipy.special",
+}
+IMPORT_LINES = {"np": "import numpy as np", "math": "import math", "operator": "import operator",
+                "scipy": "import scipy.special"}
+
+_INDEX = None
+
+
+def _library_index():
+    """id(callable) -> dotted public name, for the library modules srcad knows."""
+    global _INDEX
+    if _INDEX is None:
+        index = {}
+        for modname in LIBRARY_MODULES:
+            try:
+                module = importlib.import_module(modname)
+            except ImportError:
+                continue
+            for attr in sorted(dir(module)):
+                if attr.startswith("_"):
+                    continue
+                obj = getattr(module, attr, None)
+                if callable(obj) and not isinstance(obj, type):
+                    index.setdefault(id(obj), (obj, f"{modname}.{attr}"))
+        _INDEX = index
+    return _INDEX
+
+
+def canonical_name(obj):
+    """'numpy.sin' for np.sin (and for `from numpy import sin`), None for non-library objects."""
+    entry = _library_index().get(id(obj))
+    if entry is not None and entry[0] is obj:
+        return entry[1]
+    return None
+
+
+def library_module_name(obj):
+    if isinstance(obj, types.ModuleType) and obj.__name__ in LIBRARY_MODULES:
+        return obj.__name__
+    return None
+
+
+def spelled(dotted):
+    """gast expression for a canonical dotted name: 'numpy.linalg.inv' -> np.linalg.inv."""
+    modname, _, attr = dotted.rpartition(".")
+    alias = LIBRARY_MODULES[modname]
+    return attribute_chain(alias.split(".") + [attr])
+
+
+class Scope:
+    """What the names in a function denote: locals, the user's globals, closure cells, builtins."""
+
+    def __init__(self, func, local_names):
+        self.func = func
+        self.globals = func.__globals__
+        self.cells = {}
+        if func.__closure__:
+            self.cells = dict(zip(func.__code__.co_freevars, func.__closure__))
+        self.local_names = set(local_names)
+        self.injected = {}
+        self.user_globals = set()   # free names read from the function's module
+        self.user_cells = set()     # free names read from closure cells
+        self.canonical = {alias.split(".")[0]: _root_module(alias)
+                          for alias in set(LIBRARY_MODULES.values())
+                          if _importable(alias_root(alias))}
+
+    def free_value(self, name):
+        """(found, value) for a free name, in Python's order: closure, globals, builtins."""
+        if name in self.injected:
+            return True, self.injected[name]
+        if name in self.cells:
+            try:
+                return True, self.cells[name].cell_contents
+            except ValueError:
+                return False, None
+        if name in self.globals:
+            return True, self.globals[name]
+        if hasattr(builtins, name):
+            return True, getattr(builtins, name)
+        return False, None
+
+    def lookup(self, node):
+        """The object a Name/Attribute chain denotes after resolution, or None if unknown/local."""
+        parts = dotted_parts(node)
+        if parts is None or parts[0] in self.local_names:
+            return None
+        root = parts[0]
+        if root in self.canonical and root not in self.user_globals and root not in self.user_cells:
+            value = self.canonical[root]
+        else:
+            found, value = self.free_value(root)
+            if not found:
+                return None
+        for attr in parts[1:]:
+            try:
+                value = getattr(value, attr)
+            except AttributeError:
+                return None
+        return value
+
+
+def alias_root(alias):
+    return {"np": "numpy", "math": "math", "operator": "operator",
+            "scipy": "scipy.special"}[alias.split(".")[0]]
+
+
+def _root_module(alias):
+    """The module object the first part of an alias names: np -> numpy, scipy -> scipy (with
+    scipy.special imported)."""
+    importlib.import_module(alias_root(alias))
+    return importlib.import_module({"np": "numpy", "math": "math", "operator": "operator",
+                                    "scipy": "scipy"}[alias.split(".")[0]])
+
+
+def _importable(modname):
+    try:
+        importlib.import_module(modname)
+        return True
+    except ImportError:
+        return False
+
+
+class _Resolver(gast.NodeTransformer):
+    def __init__(self, scope, info):
+        self.scope = scope
+        self.info = info
+
+    def visit_Attribute(self, node):
+        parts = dotted_parts(node)
+        if parts is None or parts[0] in self.scope.local_names:
+            return self.generic_visit(node)
+        found, root = self.scope.free_value(parts[0])
+        if not found:  # a global defined later (after a decorator ran): read when called
+            self.scope.user_globals.add(parts[0])
+            return node
+        # walk the chain down to the longest prefix that is a library module
+        value = root
+        module_depth = 1 if library_module_name(root) else 0
+        for i, attr in enumerate(parts[1:], start=2):
+            value = getattr(value, attr, None)
+            if library_module_name(value):
+                module_depth = i
+        if module_depth:
+            module = root
+            for attr in parts[1:module_depth]:
+                module = getattr(module, attr)
+            alias = LIBRARY_MODULES[module.__name__].split(".")
+            return gast.copy_location(attribute_chain(alias + parts[module_depth:]), node)
+        self._note_user(parts[0])
+        return node
+
+    def visit_Name(self, node):
+        if not isinstance(node.ctx, gast.Load) or node.id in self.scope.local_names:
+            return node
+        found, value = self.scope.free_value(node.id)
+        if not found:  # a global defined later (after a decorator ran): read when called
+            self.scope.user_globals.add(node.id)
+            return node
+        if runtime.HELPERS.get(node.id) is value:
+            return node  # a runtime helper (in generated code being differentiated again)
+        name = canonical_name(value) if not isinstance(value, (int, float, complex)) else None
+        if name is not None:
+            return gast.copy_location(spelled(name), node)
+        modname = library_module_name(value)
+        if modname is not None:
+            return gast.copy_location(attribute_chain(LIBRARY_MODULES[modname].split(".")), node)
+        if node.id in self.scope.cells or (node.id in self.scope.globals):
+            self._note_user(node.id)
+        return node
+
+    def _note_user(self, name):
+        if name in self.scope.injected:
+            return
+        if name in self.scope.cells:
+            self.scope.user_cells.add(name)
+        elif name in self.scope.globals:
+            self.scope.user_globals.add(name)
+
+
+def assigned_names(fdef):
+    """Parameters and every name the function binds (Python's definition of a local)."""
+    names = set()
+    args = fdef.args
+    for arg in args.posonlyargs + args.args + args.kwonlyargs:
+        names.add(arg.id)
+    for special in (args.vararg, args.kwarg):
+        if special is not None:
+            names.add(special.id)
+    for node in walk(fdef):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (gast.FunctionDef, gast.ClassDef)) and node is not fdef:
+            names.add(node.name)
+    return names
+
+
+def resolve(fdef, func, info, injected=None):
+    """Rewrite library references to canonical spelling; return the function's Scope.
+    injected: names bound to functions srcad made (nested functions, lifted)."""
+    scope = Scope(func, assigned_names(fdef))
+    scope.injected = dict(injected or {})
+    fdef.body = [_Resolver(scope, info).visit(stmt) for stmt in fdef.body]
+    return scope
+
+
+__all__ = ["resolve", "Scope", "canonical_name", "spelled", "dotted_parts"]

@@ -1,0 +1,347 @@
+"""Pass 7, forward mode: each primal statement followed by its tangent statement.
+
+    def f(x1, x2):                   def f_jvp(x1, x2, *, dx1, dx2):
+        t1 = np.log(x1)                  t1 = np.log(x1)
+        t2 = x1 * x2        ->           dt1 = dx1 / x1
+        y = t1 + t2                      t2 = x1 * x2
+        return y                         dt2 = dx1 * x2 + x1 * dx2
+                                         y = t1 + t2
+                                         dy = dt1 + dt2
+                                         return dy
+
+Tangents of constants are symbolic zeros folded away at build time; a value whose tangent folds
+to zero gets no tangent at all. Tangents that only scale one other tangent are then folded into
+the statement that reads them (proportional.py): dx = dx * (3.7 * t3 - t2).
+
+kind "grad" is the gradient of a function of one float, by forward mode: the same sweep with the
+tangent of that parameter seeded in the body (dx = 1.0) instead of passed in, so it is called
+with f's own arguments; it checks that the output is a scalar unless the shape probe showed it.
+"""
+import math
+
+import gast
+import numpy as np
+
+from ..errors import SrcadError
+from ..frontend.anf import assigned_in_blocks
+from ..optimize.inplace import is_fresh
+from ..optimize.proportional import fold_proportional
+from ..rules import operations
+from ..rules.calls import bind, Dependencies, is_user_function, positional_params
+from ..rules.instantiate import instantiate, materialize_zeros, operand_id, simplify_zeros, Zero
+from ..rules.operations import unknown_call
+from ..rules.registry import require_template
+from ..syntax.naming import clone, loaded_names
+from ..syntax.nodes import (assign, assigned_name, call, comment, flatten, list_op, name,
+                            origin_comment)
+
+
+class Forward:
+    def __init__(self, fdef, scope, info, namer, activity, wrt, kind="jvp", shapes=None,
+                 kinds=None, floats=None):
+        self.fdef = fdef
+        self.scope = scope
+        self.info = info
+        self.namer = namer
+        self.activity = activity
+        self.wrt = wrt
+        self.kind = kind
+        self.shapes = shapes or {}  # from the shape probe, when specialized (shapes.py)
+        self.kinds = kinds or {}  # name -> "scalar", "array" or "other", from the same probe
+        self.has_tangent = set(wrt)
+        self.dependencies = Dependencies(namer)
+        # names assigned in blocks always carry a tangent (a zero one where it folds away), so
+        # every path through a branch or loop agrees on which tangents exist
+        stored = {assigned_name(s) for s in flatten(fdef.body) if isinstance(s, gast.Assign)
+                  and isinstance(s.targets[0], gast.Subscript)}
+        self.stored = {v for v in stored if activity(v)}
+        self.stored_tangents = {namer.tangent(v) for v in self.stored}
+        self.sequences = sequence_names(fdef.body, scope, self.kinds)
+        self.always = {v for v in assigned_in_blocks(fdef.body) | stored if activity(v)}
+        self.has_tangent |= self.always
+
+    def active(self, var):
+        return var in self.has_tangent
+
+    def zeros(self, var):
+        """A zero tangent for var: np.zeros_like(var) where the shape probe saw an array or a
+        number, else zero_tangent(var), which also makes the zeros of a list, tuple or dict."""
+        if self.kinds.get(var) in ("array", "scalar"):
+            return call(["np", "zeros_like"], name(var))
+        return call(["zero_tangent"], name(var))
+
+    def tangent_of_assign(self, stmt):
+        target = stmt.targets[0].id
+        if not self.activity(target):
+            return []
+        value = stmt.value
+        try:
+            op, args, keywords = operations.operation(value, self.scope)
+        except operations.UnknownCall as exc:
+            raise unknown_call(self.info, exc.args[0]) from None
+        if op is not None and is_user_function(op):
+            return self.tangent_of_user_call(op, args, keywords, value, target, stmt)
+        if op is None:
+            if target in self.always:
+                return [assign(self.namer.tangent(target), self.zeros(target))]
+            return []
+        template = require_template("tangent", op, self.info, value)
+        tangent_of = self.namer.tangent
+        if isinstance(op, np.ufunc):  # a ufunc makes an array of a list operand: so must the
+            def tangent_of(var):  # list of tangents meet its template's arithmetic as one
+                if var in self.sequences:  # (-[da] fails, [da] * 2 repeats the list)
+                    return call(["np", "asarray"], name(self.namer.tangent(var)))
+                return self.namer.tangent(var)
+        try:
+            pieces = instantiate(template, name(target), args, keywords, tangent_of,
+                                 self.active, self.namer.fresh, self.shapes)
+        except TypeError as exc:
+            raise self.info.error(value, f"srcad cannot match this call to its template ({exc})",
+                                  hint="check the arguments of the call") from None
+        out = []
+        if isinstance(value, gast.List) and not value.elts:  # lst = []: its tangents' list
+            self.has_tangent.add(target)
+            return [assign(self.namer.tangent(target), gast.List(elts=[], ctx=gast.Load()))]
+        for piece in pieces:
+            if hasattr(piece, "operand"):  # d[y] = e
+                tangent = simplify_zeros(piece.value)
+                if isinstance(tangent, Zero):
+                    if target in self.always:
+                        out.append(assign(self.namer.tangent(target),
+                                          self.zeros(target)))
+                    continue
+                self.has_tangent.add(target)
+                shapes = self.shapes
+                if template.broadcasts and any(
+                        isinstance(a, gast.Name) and not self.active(a.id) for a in args) and not (
+                        target in shapes and all(shapes.get(a.id) == shapes[target] for a in args
+                                                 if isinstance(a, gast.Name)
+                                                 and self.active(a.id))):
+                    tangent = call(["rebroadcast"], tangent, name(target))
+                tangent = materialize_zeros(tangent)
+                if not is_fresh(tangent) and (
+                        (target in self.stored and op is not operations.copy)
+                        or (is_fresh(value) and loaded_names(tangent) & self.stored_tangents)):
+                    # the primal made a new array (y = x.copy(), y = x + 0, t = a + y): so must
+                    # the tangent (not dy itself, as rebroadcast(dy, t) is), or stores into y
+                    # would reach another tangent. (y = x aliases in the primal, and its
+                    # tangent aliases likewise.)
+                    tangent = call(["np", "copy"], tangent)
+                out.append(assign(self.namer.tangent(target), tangent))
+            else:
+                out.append(materialize_zeros(piece))
+        if target not in self.has_tangent:
+            return []
+        return out
+
+    def tangent_of_user_call(self, func, args, keywords, node, target, stmt):
+        """t = h(a, b)  ->  t_pair = h_tangent(da, db, a, b); t = t_pair[0]; dt = t_pair[1]:
+        the callee's value and tangent from one run of it (its statements run once)."""
+        bound = bind(func, args, keywords, self.info, node)
+        wrt, tangents = [], []
+        for i, p in enumerate(positional_params(func)):
+            tangent = self.tangent_of_argument(bound.get(p))
+            if tangent is not None:
+                wrt.append(i)
+                tangents.append(tangent)
+        if not wrt:
+            return self.zero_tangent(target)
+        callee = self.dependencies.name_for(func, "tangent", tuple(wrt))
+        value = gast.Call(func=name(callee), args=tangents + clone(args),
+                          keywords=[gast.keyword(arg=k, value=clone(v))
+                                    for k, v in keywords.items()])
+        pair = self.namer.fresh_name(f"{target}_pair")
+        stmt.before = [assign(pair, value, stmt)]  # (block writes it before the statement)
+        stmt.value = gast.Subscript(value=name(pair), slice=gast.Constant(value=0, kind=None),
+                                    ctx=gast.Load())
+        self.has_tangent.add(target)
+        return [assign(self.namer.tangent(target), gast.Subscript(
+            value=name(pair), slice=gast.Constant(value=1, kind=None), ctx=gast.Load()))]
+
+    def tangent_of_argument(self, arg):
+        """The tangent of a call's argument: a name's, or a display of its items' (h([a, b])
+        takes [da, db], zeros for items without one); None if nothing in it has a tangent."""
+        if isinstance(arg, gast.Name):
+            return name(self.namer.tangent(arg.id)) if self.active(arg.id) else None
+        if isinstance(arg, (gast.Tuple, gast.List)):
+            items = [self.tangent_of_argument(e) for e in arg.elts]
+            if all(item is None for item in items):
+                return None
+            return type(arg)(elts=[item if item is not None else self.zeros(e.id) if isinstance(
+                e, gast.Name) else gast.Constant(value=0.0, kind=None)
+                for item, e in zip(items, arg.elts)], ctx=gast.Load())
+        return None
+
+    def zero_tangent(self, target):
+        if target in self.always:
+            return [assign(self.namer.tangent(target), self.zeros(target))]
+        return []
+
+    def tangent_of_store(self, stmt):
+        """y[index] = v  ->  dy[index] = dv (0.0 where v has no tangent)."""
+        target = stmt.targets[0]
+        var = target.value.id
+        if not self.active(var) or not self.activity(var):  # (a parameter's tangent is the
+            return []  # caller's array until the function makes its own: never stored into)
+        value = stmt.value
+        tangent = name(self.namer.tangent(value.id)) if (
+            isinstance(value, gast.Name) and self.active(value.id)) else gast.Constant(
+            value=0.0, kind=None)
+        store = gast.Subscript(value=name(self.namer.tangent(var)),
+                               slice=clone(target.slice), ctx=gast.Store())
+        return [gast.Assign(targets=[store], value=tangent, type_comment=None)]
+
+    def tangent_of_list_op(self, stmt):
+        """lst.append(v) and v = lst.pop() carry tangents in a parallel list."""
+        call_node = stmt.value
+        holder = call_node.func.value.id
+        if not self.active(holder):
+            return []
+        dlist = gast.Attribute(value=name(self.namer.tangent(holder)), attr=call_node.func.attr,
+                               ctx=gast.Load())
+        if call_node.func.attr == "append":
+            item = call_node.args[0]
+
+            def tangent_of(node):  # (a value without a tangent: a zero one, since what is
+                if isinstance(node, gast.Name) and self.active(node.id):  # popped may carry one)
+                    return name(self.namer.tangent(node.id))
+                if isinstance(node, gast.Name):
+                    return self.zeros(node.id)
+                return gast.Constant(value=0.0, kind=None)
+            if isinstance(item, (gast.Tuple, gast.List)):  # stack.append((t2, t3))
+                tangent = gast.Tuple(elts=[tangent_of(e) for e in item.elts], ctx=gast.Load())
+            else:
+                tangent = tangent_of(item)
+            return [gast.Expr(value=gast.Call(func=dlist, args=[tangent], keywords=[]))]
+        pop = gast.Call(func=dlist, args=[], keywords=[])
+        if isinstance(stmt, gast.Assign) and self.activity(stmt.targets[0].id):
+            self.has_tangent.add(stmt.targets[0].id)
+            return [assign(self.namer.tangent(stmt.targets[0].id), pop)]
+        return [gast.Expr(value=pop)]
+
+    def block(self, stmts):
+        out = []
+        last_line = None
+        for stmt in stmts:
+            tangent = []
+            if getattr(stmt, "turn", False):  # an unrolled loop's next turn: comment it again
+                last_line = None
+            if list_op(stmt):
+                tangent = self.tangent_of_list_op(stmt)
+            elif isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+                tangent = self.tangent_of_assign(stmt)
+            elif isinstance(stmt, gast.Assign):
+                tangent = self.tangent_of_store(stmt)
+            elif isinstance(stmt, gast.If):
+                stmt.body = self.block(stmt.body) or [gast.Pass()]
+                stmt.orelse = self.block(stmt.orelse)
+                last_line = None
+            elif isinstance(stmt, (gast.For, gast.While)):
+                stmt.body = self.block(stmt.body) or [gast.Pass()]
+                if isinstance(stmt, gast.For) and self.active(stmt.target.id):  # a counter
+                    # (control.py loops over ranges) that reaches values with tangents: zero
+                    stmt.body.insert(0, assign(self.namer.tangent(stmt.target.id),
+                                               gast.Constant(value=0.0, kind=None)))
+                last_line = None
+            if tangent and getattr(stmt, "lineno", None) and stmt.lineno != last_line:
+                header = origin_comment(self.info, stmt, "tangent of")
+                if header is not None:
+                    out.append(header)
+                last_line = stmt.lineno
+            out.extend(getattr(stmt, "before", ()))
+            out.append(stmt)
+            out.extend(tangent)
+        return out
+
+    def build(self):
+        fdef = self.fdef
+        ret = fdef.body[-1]
+        params = [a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
+        # a parameter that is not differentiated but takes varied values in a loop starts with a
+        # zero tangent
+        head = [assign(self.namer.tangent(p), self.zeros(p))
+                for p in params if p in self.always and p not in self.wrt]
+        seed = self.seed() if self.kind == "grad" else []  # f_grad(x, w): dx = 1.0 in the body
+        body = seed + head + self.block(fdef.body[:-1])
+        tangents = [name(self.namer.tangent(var), gast.Param()) for var in self.wrt]
+        if self.kind == "tangent":  # h_tangent(dx, dw, x, w): what generated call sites use
+            target = fdef.args.posonlyargs or fdef.args.args
+            target[:0] = tangents
+        elif self.kind != "grad":  # f_jvp(x, w, *, dx, dw)
+            fdef.args.kwonlyargs.extend(tangents)
+            fdef.args.kw_defaults.extend([None] * len(tangents))
+        out = self.output_tangent(ret.value)
+        if self.kind == "grad" and not self.scalar_output(ret.value):
+            if not isinstance(out, gast.Name):
+                result = self.namer.fresh_name("dout")
+                body.append(assign(result, out))
+                out = name(result)
+            body.append(scalar_check(out.id))
+        if self.kind == "tangent":  # a callee's: its value too (calls.py)
+            out = gast.Tuple(elts=[clone(ret.value), out], ctx=gast.Load())
+        body.append(gast.Return(value=out))
+        if seed and not any(seed[-1].targets[0].id in loaded_names(s) for s in body):
+            body = body[len(seed):]  # the output does not depend on x
+        fdef.body = body
+        if not getattr(self, "fold", True):
+            return fdef
+        return fold_proportional(fdef, self.namer.tangents.values())
+
+    def seed(self):
+        """The gradient with respect to one float: its tangent is 1."""
+        if len(self.wrt) != 1 or self.kinds.get(self.wrt[0], "scalar") != "scalar":
+            raise SrcadError(f"the forward-mode gradient is for a function of one number; "
+                             f"{', '.join(self.wrt)} is not one here",
+                             hint="use srcad.grad, which picks the mode, or srcad.jvp")
+        var = self.wrt[0]
+        return [comment(f"forward mode: the tangent of {var} starts at 1, so the tangent of the "
+                        f"output is the gradient"),
+                assign(self.namer.tangent(var), gast.Constant(value=1.0, kind=None))]
+
+    def scalar_output(self, value):
+        """Whether the shape probe showed that the returned value is a scalar (or of size 1)."""
+        if not isinstance(value, gast.Name):
+            return False
+        shape = self.shapes.get(value.id)
+        return self.kinds.get(value.id) == "scalar" or (
+            shape is not None and math.prod(shape) == 1)
+
+    def output_tangent(self, value):
+        if isinstance(value, (gast.Tuple, gast.List)):
+            return gast.Tuple(elts=[self.output_tangent(e) for e in value.elts], ctx=gast.Load())
+        var = operand_id(value)
+        if var is not None and self.active(var):
+            return name(self.namer.tangent(var))
+        if var is not None:
+            return self.zeros(var)
+        return call(["np", "zeros_like"], value)
+
+
+def sequence_names(body, scope, kinds):
+    """Names that may hold lists or tuples: bound to displays, list(...) or tuple(...), appended
+    to, seen by the probe as neither arrays nor numbers, and copies of those."""
+    found = {v for v, kind in kinds.items() if kind == "other"} | {
+        s.value.func.value.id for s in flatten(body) if list_op(s)}
+    changed = True
+    while changed:
+        changed = False
+        for stmt in flatten(body):
+            if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                    and stmt.targets[0].id not in found):
+                continue
+            value = stmt.value
+            if isinstance(value, (gast.List, gast.Tuple)) or (
+                    isinstance(value, gast.Name) and value.id in found) or (
+                    isinstance(value, gast.Call) and scope.lookup(value.func) in (list, tuple)):
+                found.add(stmt.targets[0].id)
+                changed = True
+    return found
+
+
+def scalar_check(var):
+    """What srcad.grad says when the output is not a scalar (forward mode has no seed to check
+    it, as reverse mode's grad_seed does)."""
+    return gast.parse(
+        f"if type({var}) is not float and np.size({var}) != 1:\n"
+        f"    raise ValueError(f'srcad.grad needs a function with a scalar output, this one "
+        f"returned shape {{np.shape({var})}}; use srcad.vjp or srcad.jacobian')\n").body[0]

@@ -1,0 +1,382 @@
+"""Pass 8a, cancel common factors (reverse mode, shape-specialized builds): a derivative that is
+a product or quotient sharing a factor between its numerator and its denominator is written
+without it.
+
+The chain rule writes a derivative as a product of local slopes, statement by statement, and
+slopes cancel across statements: through u = t * c and log(u), d/dt is (1 / u) * c = 1 / t;
+through x / (x / s) in x log(x / s) it is s.
+
+    t2 = t1 * c                                     t2 = t1 * c
+    bt2 = 1.0 / t2                             ->   bt1 = 1.0 / t1
+    bt1 = bt2 * c                                   bc = 3.0 / c
+    bc = (bt2 * t1).sum(axis=(0,), keepdims=True)
+
+A value is a monomial, coefficient * product of names ** integer powers, when it is written with
+* / unary - and ** by a small integer (and safe_mul, safe_div). The names it is made of are
+expanded through the monomials they are bound to (names bound once, at the top level, so their
+values never change), down to names that are not monomials (parameters, np.log(...), a sum);
+when the powers of some name cancel, the statement is rewritten as the reduced monomial, built
+from the largest monomial names already computed (t3 = R * T stays t3) and the remaining leaves.
+It is kept only when it takes no more operations than the original and the intermediates only
+the original reads (they die: dead code elimination runs after the pass); a strong-zero helper
+counts as a few operations.
+
+Only derivative statements are rewritten (adjoints and their temporaries), never the function's
+own values, which must stay what the function computes. The rewritten value equals the original
+wherever the cancelled factors are finite and nonzero; where one is 0 or inf the original is 0 /
+0 (or a strong zero) and the rewritten one is its limit, the derivative's continuous extension.
+The strong zero of the factors that remain is kept (safe_mul / safe_div where the original had
+one and a remaining factor could be 0 against an inf).
+
+Shapes: the reduced value may be smaller than the original (x / (x / s) with s a number); it is
+broadcast back with np.full / np.broadcast_to (which the next pass, sink broadcasts, removes
+where elementwise arithmetic broadcasts anyway), and under a sum it becomes a count:
+(t1 / (t1 * c)).sum(axis=(0,), keepdims=True) over 3 rows is 3.0 / c.
+"""
+import math
+
+import gast
+
+from ..analysis.shapes import _broadcast, common_char, expression_shape, reduction
+from .broadcasts import spread
+from .signs import drop_sign
+from ..syntax.naming import bound_counts, load_counts
+from ..syntax.nodes import call, constant_node
+
+_MAX_POWER = 4
+_SAFE = {"safe_mul": gast.Mult, "safe_div": gast.Div}
+_SAFE_COST = 3  # a strong-zero helper call costs a few plain operations
+
+
+class Monomial:
+    """coef * prod(name ** power); guarded: made with safe_mul / safe_div; ops: operations."""
+
+    __slots__ = ("coef", "powers", "guarded", "ops")
+
+    def __init__(self, coef=1, powers=None, guarded=False, ops=0):
+        self.coef = coef
+        self.powers = powers or {}
+        self.guarded = guarded
+        self.ops = ops
+
+    def times(self, other, power=1):
+        powers = dict(self.powers)
+        for var, p in other.powers.items():
+            total = powers.get(var, 0) + power * p
+            if total:
+                powers[var] = total
+            else:
+                powers.pop(var, None)
+        coef = self.coef * other.coef if power == 1 else self.coef / other.coef if (
+            power == -1) else self.coef * other.coef ** power
+        return Monomial(coef, powers, self.guarded or other.guarded, self.ops + other.ops)
+
+    @property
+    def mass(self):
+        return sum(abs(p) for p in self.powers.values())
+
+
+def _finite_nonzero(value):
+    return type(value) in (int, float) and value != 0 and math.isfinite(value)
+
+
+def monomial(node, expand):
+    """The Monomial an expression is, names read through expand(name), or None."""
+    if isinstance(node, gast.Name):
+        return expand(node.id)
+    if isinstance(node, gast.Constant):
+        return Monomial(node.value) if _finite_nonzero(node.value) else None
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = monomial(node.operand, expand)
+        return inner and Monomial(-inner.coef, inner.powers, inner.guarded, inner.ops + 1)
+    op, left, right, guarded = None, None, None, False
+    if isinstance(node, gast.BinOp):
+        op, left, right = node.op, node.left, node.right
+    elif (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+          and node.func.id in _SAFE and len(node.args) == 2 and not node.keywords):
+        op, (left, right), guarded = _SAFE[node.func.id](), node.args, True
+    if isinstance(op, gast.Pow):
+        base = monomial(left, expand)
+        if base is None or not (isinstance(right, gast.Constant) and type(right.value) is int
+                                and 0 < abs(right.value) <= _MAX_POWER):
+            return None
+        out = Monomial().times(base, right.value)
+        out.ops += 1
+        return out
+    if not isinstance(op, (gast.Mult, gast.Div)):
+        return None
+    a, b = monomial(left, expand), monomial(right, expand)
+    if a is None or b is None:
+        return None
+    out = a.times(b, 1 if isinstance(op, gast.Mult) else -1)
+    out.guarded |= guarded
+    out.ops += _SAFE_COST if guarded else 1
+    return out
+
+
+class Cancel:
+    def __init__(self, fdef, derived, shape_of_name, float_of):
+        self.derived = derived
+        self.shape_of_name = shape_of_name
+        self.float_of = float_of  # name -> its float dtype character, or None (float_chars)
+        counts = bound_counts(fdef)
+        params = [a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
+        top = [s.targets[0].id for s in fdef.body if isinstance(s, gast.Assign)
+               and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)]
+        # names whose value never changes once bound: parameters never rebound, and names
+        # bound exactly once, at the top level (a name bound in a loop changes every turn)
+        self.stable = {p for p in params if counts.get(p) == 1} | {
+            t for t in top if counts.get(t) == 1}
+        self.order = {v: i for i, v in enumerate(params + top)}  # definition order
+        self.full = {}  # stable name bound to a monomial -> that monomial, fully expanded
+        self.known = {}  # stable name -> its value, for names that are numbers at build time
+        self.defined = []  # stable names bound to monomials so far (cover candidates)
+        self.loads = load_counts(fdef)  # (kept up to date by swap)
+
+    # the monomials ---------------------------------------------------------------------------
+    def leaf(self, var):
+        return Monomial(1, {var: 1})
+
+    def expanded(self, var):
+        full = self.full.get(var)
+        return Monomial(full.coef, full.powers, full.guarded) if full else self.leaf(var)
+
+    def shape(self, node):
+        return expression_shape(node, self.shape_of_name)
+
+    def char(self, node):
+        """The float dtype character every name node reads has (numbers are weak: a Python
+        float does not change a float32 array's dtype), or None if they differ or one is not
+        known: a rewrite must keep the dtype as well as the shape."""
+        return common_char(node, self.float_of)
+
+    def record(self, var, value):
+        """After `var = value` at the top level: what later statements may expand var to."""
+        if var not in self.stable:
+            return
+        spread_value = spread(value)  # np.full(S, v): v, as far as products go
+        value = spread_value[1] if spread_value else value
+        if isinstance(value, gast.Constant) and _finite_nonzero(value.value):
+            self.known[var] = value.value
+        full = monomial(value, self.expanded)
+        if full is None or (not full.powers and var in self.known and not spread_value):
+            return  # (a name bound to a number is read as itself: R = 8.314 stays R)
+        if not self.stable.issuperset(full.powers):
+            return  # made of a name that changes later: var must stay var
+        self.full[var] = full
+        self.defined.append(var)
+        value_of = [self.known.get(v) for v in full.powers]
+        if all(v is not None for v in value_of):
+            number = full.coef
+            for v, p in zip(value_of, full.powers.values()):
+                number *= float(v) ** p
+            if _finite_nonzero(number):
+                self.known[var] = number
+
+    # the rewrite -----------------------------------------------------------------------------
+    def reduce(self, node, scale=1):
+        """(expression, its shape) for a monomial expression whose factors cancel (times scale),
+        if it costs no more operations than the original with the intermediates only the
+        original reads; else None."""
+        shallow = monomial(node, self.leaf)
+        if shallow is None:
+            return None
+        full = monomial(node, self.expanded)
+        before = sum(abs(p) * max(self.expanded(v).mass, 1) for v, p in shallow.powers.items())
+        if full is None or full.mass >= before:
+            return None
+        factors, coef = self.cover(full)
+        coef *= scale
+        guarded = shallow.guarded or any(self.expanded(v).guarded for v in shallow.powers)
+        expr, ops = self.write(coef, factors, guarded)
+        original = self.char(node)
+        reduced = self.char(expr) if factors else "d"  # a number alone: a Python float
+        if original is None or reduced != original:
+            return None  # the dtype would change (float32 * float64 / float64 -> float32)
+        # what it saves: its own operations, and those of names only it reads (they die)
+        kept = {v for v, _ in factors}
+        saved = shallow.ops + sum(self.full[v].ops for v in shallow.powers
+                                  if v in self.full and v not in kept and self.loads.get(v) == 1)
+        if ops > saved:
+            return None
+        shape = _broadcast([self.shape_of_name(v) for v, _ in factors] or [()])
+        return (expr, shape) if shape is not None else None
+
+    def cover(self, full):
+        """full as [(name, power)] and a coefficient: the largest monomial names computed so far
+        that fit inside it (with their signs), then the leaves that remain."""
+        residual = dict(full.powers)
+        coef = full.coef
+        factors = []
+        candidates = sorted((v for v in self.defined if self.full[v].mass >= 2),
+                            key=lambda v: (-self.full[v].mass, self.order.get(v, 0)))
+        for var in candidates:
+            powers = self.full[var].powers
+            for sign in (1, -1):
+                if all(residual.get(u, 0) * sign * p > 0 and abs(residual[u]) >= abs(p)
+                       for u, p in powers.items()):
+                    part = self.full[var].coef ** sign
+                    if (coef / part) * part != coef:
+                        continue  # a coefficient that does not divide out exactly
+                    coef /= part
+                    for u, p in powers.items():
+                        residual[u] -= sign * p
+                        if not residual[u]:
+                            del residual[u]
+                    factors.append((var, sign))
+                    break
+        leaves = sorted(residual.items(), key=lambda item: (self.order.get(item[0], -1),
+                                                             item[0]))
+        return factors + leaves, coef
+
+    def write(self, coef, factors, guarded):
+        """(expression, operation count) of coef * prod(name ** power)."""
+        def power(var, p):
+            node = gast.Name(id=var, ctx=gast.Load(), annotation=None, type_comment=None)
+            return node if abs(p) == 1 else gast.BinOp(left=node, op=gast.Pow(),
+                                                       right=constant_node(abs(p)))
+
+        def product(items):
+            out = None
+            for var, p in items:
+                term = power(var, p)
+                out = term if out is None else gast.BinOp(left=out, op=gast.Mult(), right=term)
+            return out
+
+        up = [(v, p) for v, p in factors if p > 0]
+        down = [(v, p) for v, p in factors if p < 0]
+        ops = sum(1 for _, p in factors if abs(p) > 1) + max(len(up) - 1, 0) + max(
+            len(down) - 1, 0) + (1 if down else 0)
+        negate = coef < 0
+        coef = -coef if negate else coef
+        number = None
+        if not up or coef != 1:
+            number = constant_node(float(coef) if not up or type(coef) is float else coef)
+            ops += 1 if up else 0
+        unknown_up = [v for v, _ in up if v not in self.known]
+        unknown_down = [v for v, _ in down if v not in self.known]
+        guard = guarded and unknown_up and len(unknown_up) + len(unknown_down) >= 2
+        if guard and not (down and unknown_down):  # a product of factors that may be 0 * inf
+            first, rest = power(*up[0]), product(up[1:])
+            rest = number if rest is None else rest if number is None else gast.BinOp(
+                left=number, op=gast.Mult(), right=rest)
+            numerator = call(["safe_mul"], _negated(first) if negate else first, rest)
+            ops += _SAFE_COST - 1
+        else:
+            numerator = product(up)
+            numerator = number if numerator is None else numerator if number is None else (
+                gast.BinOp(left=number, op=gast.Mult(), right=numerator))
+            if negate:
+                numerator = _negated(numerator)
+        ops += 1 if negate else 0
+        if not down:
+            return numerator, ops
+        if guard:
+            return call(["safe_div"], numerator, product(down)), ops + _SAFE_COST - 1
+        return gast.BinOp(left=numerator, op=gast.Div(), right=product(down)), ops
+
+    def visit(self, node, fits):
+        """node with its monomial parts reduced; fits(shape, original shape) says whether a
+        reduced value of that shape may stand where node stands."""
+        if monomial(node, self.leaf) is not None and not isinstance(node, (gast.Name,
+                                                                          gast.Constant)):
+            reduced = self.reduce(node)
+            if reduced is not None:
+                original = self.shape(node)
+                if original is not None and fits(reduced[1], original):
+                    return self.swap(node, reduced[0])
+        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                and node.func.attr == "sum"):
+            counted = self.counted_sum(node)
+            if counted is not None:
+                return counted
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub)):
+            # an operand of + or - may shrink when the other spreads the result anyway
+            for field, other in (("left", node.right), ("right", node.left)):
+                theirs = self.shape(other)
+                setattr(node, field, self.visit(getattr(node, field), lambda mine, orig: (
+                    theirs is not None and _broadcast([mine, theirs]) == _broadcast(
+                        [orig, theirs]))))
+            if drop_sign(node.right):  # a + -b * c  ->  a - b * c
+                node.op = gast.Sub() if isinstance(node.op, gast.Add) else gast.Add()
+            return node
+        for field, value in gast.iter_fields(node):
+            if isinstance(value, gast.AST) and isinstance(value, gast.expr):
+                setattr(node, field, self.visit(value, _same))
+            elif isinstance(value, list):
+                setattr(node, field, [self.visit(v, _same) if isinstance(v, gast.expr) else v
+                                      for v in value])
+        return node
+
+    def counted_sum(self, node):
+        """m.sum(axis=A, keepdims=True) of a monomial m that reduces to a value constant along
+        the summed axes: that value times the number of entries summed."""
+        found = reduction(node, self.shape_of_name)
+        if found is None or not found[3] or found[0] is not node.func.value or monomial(
+                found[0], self.leaf) is None:
+            return None
+        inner, full, axes, _ = found
+        mine = tuple(1 if i in axes else n for i, n in enumerate(full))
+        reduced = self.reduce(inner, float(math.prod(full[a] for a in axes)))
+        return self.swap(node, reduced[0]) if reduced is not None and reduced[1] == mine else None
+
+    def run(self, body):
+        for stmt in body:
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
+                    stmt.targets[0], gast.Name):
+                var = stmt.targets[0].id
+                if var in self.derived:
+                    stmt.value = self.statement_value(var, stmt.value)
+                self.record(var, stmt.value)
+            elif (isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name)
+                  and stmt.target.id in self.derived and isinstance(stmt.op, (gast.Add,
+                                                                            gast.Sub))):
+                theirs = self.shape_of_name(stmt.target.id)
+                stmt.value = self.visit(stmt.value, lambda mine, orig: (
+                    theirs is not None and _broadcast([mine, theirs]) == theirs == _broadcast(
+                        [orig, theirs])))
+                if drop_sign(stmt.value):  # bx += -a * b  ->  bx -= a * b
+                    stmt.op = gast.Sub() if isinstance(stmt.op, gast.Add) else gast.Add()
+
+    def statement_value(self, var, value):
+        """var = value, reduced; a reduced value smaller than var is broadcast to var's shape
+        (and what var stands for, for later statements, is the reduced monomial)."""
+        mono = monomial(value, self.leaf)
+        if mono is None or isinstance(value, (gast.Name, gast.Constant)):
+            return self.visit(value, _same)
+        reduced = self.reduce(value)
+        shape = self.shape_of_name(var)
+        if reduced is None or shape is None:
+            return self.visit(value, _same)
+        expr, mine = reduced
+        if mine == shape:
+            return self.swap(value, expr)
+        if _broadcast([mine, shape]) != shape:
+            return value
+        self.record(var, expr)  # later statements read var as the reduced monomial
+        self.stable.discard(var)  # (record once: run() must not record the broadcast)
+        if mine == ():
+            return self.swap(value, call(["np", "full"], constant_node(shape), expr))
+        return self.swap(value, call(["np", "broadcast_to"], expr, constant_node(shape)))
+
+    def swap(self, old, new):
+        """new, in place of old: the read counts follow."""
+        for node, step in ((old, -1), (new, 1)):
+            for var, count in load_counts(node).items():
+                self.loads[var] = self.loads.get(var, 0) + step * count
+        return new
+
+
+def _negated(node):
+    return gast.UnaryOp(op=gast.USub(), operand=node)
+
+
+def _same(mine, original):
+    return mine == original
+
+
+def cancel_factors(fdef, derived, shape_of_name, float_of):
+    """Apply the pass to a generated function (see the module docstring). float_of(name): the
+    float dtype character of name's values, or None (shapes.float_chars)."""
+    Cancel(fdef, derived, shape_of_name, float_of).run(fdef.body)
+    return fdef

@@ -1,0 +1,279 @@
+"""Pass 8b, in place: accumulate into adjoint arrays the generated code owns, without new arrays.
+
+    bW = bW + np.outer(bt4, h)          ->   bW += np.outer(bt4, h)
+    bx = bx - bt3                       ->   bx -= bt3
+    bx = bx + unindex(bt3, x, i)        ->   bx[i] += bt3
+    by = zero_at(by, i)                 ->   by[i] = 0.0
+    bx = unindex(bt3, x, i)             ->   bx = np.zeros((5,), bt3.dtype); bx[i] = bt3
+
+A name *owns* its value when the value is an array or number that no other name, list, view or
+caller can see: it was made by arithmetic or by a numpy function that returns a new array, and
+the name has not been handed on since (assigned to another name, passed to a helper that may
+return it, pushed on the stack, returned, viewed by a subscript or a reshape). Ownership is a
+dataflow fact: a branch keeps what both arms keep, a loop what holds at its entry and after
+its body (iterated to a fixed point). Only owned values are updated in place.
+"""
+import gast
+from ..syntax.naming import loaded_names, walk
+
+# numpy functions whose result never shares memory with an argument
+FRESH_NUMPY = {
+    "sum", "mean", "dot", "outer", "matmul", "inner", "tensordot", "einsum", "kron", "exp",
+    "log", "sin", "cos", "tanh", "sqrt", "square", "abs", "sign", "where", "zeros", "zeros_like",
+    "ones", "ones_like", "copy", "array", "full", "multiply", "add", "subtract", "divide",
+    "negative", "maximum", "minimum", "clip", "power", "log1p", "expm1", "cumsum", "cumprod",
+    "concatenate", "stack", "prod", "var", "std",
+}
+FRESH_HELPERS = {"zero_gradient", "unindex", "zero_at"}  # runtime helpers returning new arrays
+# calls that surely allocate an array (so its items can be updated in place)
+ALLOCATING = {"np.zeros", "np.zeros_like", "np.copy", "np.array", "zero_gradient", "unindex",
+              "zero_at"}
+
+
+def _call_name(node):
+    func = node.func
+    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and \
+            func.value.id == "np":
+        return "np." + func.attr
+    if isinstance(func, gast.Name):
+        return func.id
+    return None
+
+
+def is_fresh(value):
+    """Whether an expression surely makes a new array or number."""
+    if isinstance(value, (gast.BinOp, gast.Constant)):
+        return True
+    if isinstance(value, gast.UnaryOp):
+        return isinstance(value.op, gast.USub)
+    if isinstance(value, gast.Call):
+        name = _call_name(value)
+        return name is not None and (name[3:] in FRESH_NUMPY if name.startswith("np.")
+                                     else name in FRESH_HELPERS)
+    return False
+
+
+def _allocates(value):
+    return isinstance(value, gast.Call) and _call_name(value) in ALLOCATING
+
+
+def _meet(a, b):
+    """What two paths agree on: owned on both, an array only if an array on both."""
+    return {v: ("array" if a[v] == b[v] == "array" else "any") for v in a.keys() & b.keys()}
+
+
+def _drop(owned, names):
+    return {v: k for v, k in owned.items() if v not in names}
+
+
+def _shared(node):
+    """Names whose values an expression may hand on (keep a reference to, or view)."""
+    if isinstance(node, gast.Name):
+        return {node.id}
+    if isinstance(node, gast.BinOp):
+        return set()  # arithmetic makes a new value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        return set()
+    if isinstance(node, gast.Call):
+        name = _call_name(node)
+        inner = set()
+        for arg in list(node.args) + [kw.value for kw in node.keywords]:
+            inner |= _shared_inside(arg)
+        if name is not None and name.startswith("np.") and name[3:] in FRESH_NUMPY:
+            return inner
+        return inner | {a.id for a in node.args if isinstance(a, gast.Name)} | {
+            kw.value.id for kw in node.keywords if isinstance(kw.value, gast.Name)}
+    out = set()
+    for child in gast.iter_child_nodes(node):
+        out |= _shared(child)
+    return out
+
+
+def _shared_inside(node):
+    """Names handed on by the parts of an expression (a bare name inside arithmetic is not)."""
+    if isinstance(node, gast.Name):
+        return set()
+    return _shared(node)
+
+
+
+class InPlace:
+    def __init__(self, loop_indices, shape_of_name=None):
+        self.loop_indices = loop_indices  # names that are always ints (range loop variables)
+        self.shape_of_name = shape_of_name  # known shapes (a specialized gradient), or None
+
+    # the dataflow: owned names after a block -------------------------------------------
+    # owned: name -> "array" (an array it allocated: items may be updated in place) or "any"
+    # (a new number or array: it may be rebound with +=)
+    def transfer(self, stmts, owned):
+        owned = dict(owned)
+        for stmt in stmts:
+            owned = self.transfer_one(stmt, owned)
+        return owned
+
+    def transfer_one(self, stmt, owned):
+        if isinstance(stmt, gast.Assign):
+            owned = _drop(owned, _shared(stmt.value))
+            target = stmt.targets[0]
+            if isinstance(target, gast.Name):
+                owned.pop(target.id, None)
+                if _allocates(stmt.value):
+                    owned[target.id] = "array"
+                elif is_fresh(stmt.value):
+                    owned[target.id] = "any"
+            elif isinstance(target, gast.Subscript):
+                owned = _drop(owned, _shared(target.slice))
+            else:
+                owned = _drop(owned, {n.id for n in walk(target) if isinstance(n, gast.Name)})
+            return owned
+        if isinstance(stmt, gast.AugAssign):
+            return _drop(owned, _shared(stmt.value))
+        if isinstance(stmt, gast.If):
+            return _meet(self.transfer(stmt.body, owned), self.transfer(stmt.orelse, owned))
+        if isinstance(stmt, (gast.For, gast.While)):
+            return self.loop_entry(stmt, owned)
+        return _drop(owned, _shared(stmt))
+
+    def loop_entry(self, stmt, owned):
+        entry = dict(owned)
+        while True:
+            new = _meet(entry, self.transfer(stmt.body, entry))
+            if new == entry:
+                return entry
+            entry = new
+
+    # the rewrite --------------------------------------------------------------------------
+    def block(self, stmts, owned):
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, gast.If):
+                stmt.body = self.block(stmt.body, owned)
+                stmt.orelse = self.block(stmt.orelse, owned)
+            elif isinstance(stmt, (gast.For, gast.While)):
+                stmt.body = self.block(stmt.body, self.loop_entry(stmt, owned))
+            else:
+                first = self.scatter(stmt)
+                if first is not None:  # two statements: allocate, then store
+                    for part in first:
+                        owned = self.transfer_one(part, owned)
+                    out.extend(first)
+                    continue
+                stmt = self.rewrite(stmt, owned)
+            owned = self.transfer_one(stmt, owned)
+            out.append(stmt)
+        return out
+
+    def scatter(self, stmt):
+        """bx = unindex(bt, x, i) with x's and bt's array shapes known (a gradient, where every
+        adjoint is a float array):  bx = np.zeros(shape, bt.dtype); bx[i] = bt  (no helper)."""
+        if not (self.shape_of_name and isinstance(stmt, gast.Assign)
+                and isinstance(stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Call)
+                and _call_name(stmt.value) == "unindex" and len(stmt.value.args) == 3):
+            return None
+        g, x, index = stmt.value.args
+        if not (isinstance(g, gast.Name) and isinstance(x, gast.Name) and self.basic(index)):
+            return None
+        shape, g_shape = self.shape_of_name(x.id), self.shape_of_name(g.id)
+        if not shape or not g_shape:
+            return None
+        var = stmt.targets[0].id
+        dtype = gast.Attribute(value=gast.Name(id=g.id, ctx=gast.Load(), annotation=None,
+                                               type_comment=None), attr="dtype", ctx=gast.Load())
+        zeros = gast.Call(func=gast.Attribute(value=gast.Name(id="np", ctx=gast.Load(),
+                                                               annotation=None, type_comment=None),
+                                              attr="zeros", ctx=gast.Load()),
+                          args=[gast.Constant(value=tuple(shape), kind=None), dtype], keywords=[])
+        target = gast.Subscript(value=gast.Name(id=var, ctx=gast.Load(), annotation=None,
+                                                type_comment=None),
+                                slice=self.as_index(index), ctx=gast.Store())
+        return [gast.Assign(targets=[gast.Name(id=var, ctx=gast.Store(), annotation=None,
+                                               type_comment=None)], value=zeros,
+                            type_comment=None),
+                gast.Assign(targets=[target], value=g, type_comment=None)]
+
+    def rewrite(self, stmt, owned):
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
+            return stmt
+        var = stmt.targets[0].id
+        value = stmt.value
+        if var not in owned:
+            return stmt
+        if (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Sub)
+                and isinstance(value.left, gast.Name) and value.left.id == var
+                and var not in loaded_names(value.right)):  # bx = bx - g  ->  bx -= g
+            return gast.AugAssign(target=gast.Name(id=var, ctx=gast.Store(), annotation=None,
+                                                   type_comment=None),
+                                  op=gast.Sub(), value=value.right)
+        if (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add)
+                and isinstance(value.left, gast.Name) and value.left.id == var
+                and var not in loaded_names(value.right)):
+            addend = value.right
+            if (isinstance(addend, gast.Call) and _call_name(addend) == "unindex"
+                    and len(addend.args) == 3 and self.basic(addend.args[2])
+                    and owned[var] == "array"):
+                target = gast.Subscript(value=gast.Name(id=var, ctx=gast.Load(), annotation=None,
+                                                        type_comment=None),
+                                        slice=self.as_index(addend.args[2]), ctx=gast.Store())
+                return gast.AugAssign(target=target, op=gast.Add(), value=addend.args[0])
+            return gast.AugAssign(target=gast.Name(id=var, ctx=gast.Store(), annotation=None,
+                                                   type_comment=None),
+                                  op=gast.Add(), value=addend)
+        if (isinstance(value, gast.Call) and _call_name(value) == "zero_at"
+                and len(value.args) == 2 and isinstance(value.args[0], gast.Name)
+                and value.args[0].id == var and self.basic(value.args[1])
+                and owned[var] == "array"):
+            target = gast.Subscript(value=gast.Name(id=var, ctx=gast.Load(), annotation=None,
+                                                    type_comment=None),
+                                    slice=self.as_index(value.args[1]), ctx=gast.Store())
+            return gast.Assign(targets=[target], value=gast.Constant(value=0.0, kind=None),
+                               type_comment=None)
+        return stmt
+
+    def basic(self, index):
+        """An index without repeats: ints, slices (as slice(...) calls) and range loop names."""
+        if isinstance(index, gast.Constant):
+            return isinstance(index.value, int) and not isinstance(index.value, bool)
+        if isinstance(index, gast.Name):
+            return index.id in self.loop_indices
+        if isinstance(index, gast.Tuple):
+            return all(self.basic(e) for e in index.elts)
+        if isinstance(index, gast.Call) and _call_name(index) == "slice":
+            return all(isinstance(a, gast.Constant) or (
+                isinstance(a, gast.Name) and a.id in self.loop_indices) for a in index.args)
+        return False
+
+    def as_index(self, index):
+        """slice(1, None, None) -> 1: (the subscript form of an index value)."""
+        if isinstance(index, gast.Call) and _call_name(index) == "slice":
+            parts = [None if isinstance(a, gast.Constant) and a.value is None else a
+                     for a in index.args]
+            return gast.Slice(lower=parts[0], upper=parts[1], step=parts[2])
+        if isinstance(index, gast.Tuple):
+            return gast.Tuple(elts=[self.as_index(e) for e in index.elts], ctx=gast.Load())
+        return index
+
+
+def range_loop_names(stmts):
+    names = set()
+    for stmt in stmts:
+        if isinstance(stmt, gast.For) and isinstance(stmt.target, gast.Name):
+            names.add(stmt.target.id)
+        if isinstance(stmt, (gast.For, gast.While, gast.If)):
+            names |= range_loop_names(stmt.body + stmt.orelse)
+    return names
+
+
+def in_place(fdef, shape_of_name=None):
+    """Rewrite accumulations into owned adjoint arrays as in-place updates. shape_of_name: the
+    known shapes of a shape-specialized gradient (kind grad: every adjoint is a float)."""
+    params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    assigned = {n.id for n in walk(fdef) if isinstance(n, gast.Name)
+                and isinstance(n.ctx, gast.Store)}
+    loop_targets = range_loop_names(fdef.body)
+    reassigned = {n for n in loop_targets if sum(
+        1 for s in walk(fdef) if isinstance(s, gast.Assign) for t in s.targets
+        for m in walk(t) if isinstance(m, gast.Name) and m.id == n) > 0}
+    indices = loop_targets - params - reassigned
+    del assigned
+    fdef.body = InPlace(indices, shape_of_name).block(fdef.body, {})
+    return fdef

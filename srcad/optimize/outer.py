@@ -1,0 +1,159 @@
+"""Pass 8c, batch outer products (reverse mode, shape-specialized builds): a loop that adds one
+outer product per step to an adjoint matrix (the weight gradient of a recurrence, the adjoint
+of np.dot(W, h) in a loop) collects the vectors instead and adds BLOCK steps at a time as one
+matrix product, sum_t outer(u_t, v_t) = U^T V:
+
+    for t in t3[::-1]:                        bt8_rows = []
+        ...                                   h_rows = []
+        bW += np.outer(bt8, h)       ->       for t in t3[::-1]:
+        ...                                       ...
+                                                  bt8_rows.append(bt8)
+                                                  h_rows.append(h)
+                                                  ...
+                                                  if len(bt8_rows) == 32:  # add up 32 steps
+                                                      bt8_rows = np.array(bt8_rows)
+                                                      h_rows = np.array(h_rows)
+                                                      bW += np.dot(bt8_rows.T, h_rows)
+                                                      bt8_rows = []
+                                                      h_rows = []
+                                              if bt8_rows:
+                                                  (the same, for the last steps)
+
+One matrix product for 32 steps costs about what two outer products do; the vectors kept are
+at most BLOCK steps' worth, so memory does not grow with the loop (a larger block is faster and
+heavier: the RNN benchmark, hidden 32, keeps within 1.5x of the hand-written gradient's peak
+memory with 32, not with 64).
+Applies to `A += np.outer(u, v)` at the top level of a loop body when the probe knows A is an
+(n, m) matrix and u, v vectors of lengths n and m, and nothing else in the loop reads or binds A.
+In such a loop, `c += u` for vectors c and u (the bias gradient) is summed the same way
+(`c += u_rows.sum(axis=0)`).
+"""
+import gast
+
+from ..analysis.shapes import expression_shape
+from ..syntax.naming import binds, names_in
+from ..syntax.nodes import assign, call, comment, constant_node, name
+
+# steps per matrix product. RNN T=50, hidden 32, against the hand-written gradient: 16 steps
+# 1.15x its time and 1.16x its peak memory, 32 steps 1.10x and 1.44x, 64 steps 1.08x and 1.78x
+BLOCK = 32
+
+
+def _is_outer_accumulation(stmt):
+    return (isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, gast.Add)
+            and isinstance(stmt.target, gast.Name) and isinstance(stmt.value, gast.Call)
+            and isinstance(stmt.value.func, gast.Attribute)
+            and isinstance(stmt.value.func.value, gast.Name)
+            and stmt.value.func.value.id == "np" and stmt.value.func.attr == "outer"
+            and len(stmt.value.args) == 2 and not stmt.value.keywords
+            and all(isinstance(a, gast.Name) for a in stmt.value.args))
+
+
+class BatchOuter:
+    def __init__(self, shape_of_name, fresh):
+        self.shape_of_name = shape_of_name
+        self.fresh = fresh
+
+    def shape(self, ident):
+        return expression_shape(name(ident), self.shape_of_name)
+
+    def eligible(self, stmt, body):
+        if not _is_outer_accumulation(stmt):
+            return False
+        target = stmt.target.id
+        u, v = (a.id for a in stmt.value.args)
+        shape, su, sv = self.shape(target), self.shape(u), self.shape(v)
+        return (shape is not None and len(shape) == 2 and su == shape[:1] and sv == shape[1:]
+                and target not in (u, v) and not self.used_elsewhere(target, stmt, body))
+
+    @staticmethod
+    def used_elsewhere(var, stmt, body):
+        """Whether a statement of the loop body other than stmt reads or binds var."""
+        return any(var in names_in(s) for s in body if s is not stmt)
+
+    def vector_sum(self, stmt, body):
+        """A += u with A and u vectors of one length (and nothing else in the loop using A):
+        in a loop that batches outer products, summed over the steps at the same time."""
+        if not (isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, gast.Add)
+                and isinstance(stmt.target, gast.Name) and isinstance(stmt.value, gast.Name)):
+            return False
+        target, u = stmt.target.id, stmt.value.id
+        shape = self.shape(target)
+        return (shape is not None and len(shape) == 1 and self.shape(u) == shape
+                and target != u and not self.used_elsewhere(target, stmt, body))
+
+    def block(self, stmts):
+        out = []
+        for stmt in stmts:
+            for field in ("body", "orelse"):
+                if isinstance(getattr(stmt, field, None), list):
+                    setattr(stmt, field, self.block(getattr(stmt, field)))
+            if isinstance(stmt, (gast.For, gast.While)) and not stmt.orelse:
+                out.extend(self.loop(stmt))
+            else:
+                out.append(stmt)
+        return out
+
+    def loop(self, stmt):
+        """[lists, the loop, the last flush] if the loop accumulates outer products, else
+        [the loop]."""
+        body = stmt.body
+        found = [s for s in body if self.eligible(s, body)]
+        if not found:
+            return [stmt]
+        found += [s for s in body if self.vector_sum(s, body)]
+        order = []  # the lists of rows, in the order the loop first appends to them
+        new_body = []
+        pending = {}  # vector name -> its list, while the value appended last is still current
+        products = []
+        for s in body:
+            if s in found:
+                vectors = [a.id for a in s.value.args] if isinstance(s.value, gast.Call) else [
+                    s.value.id]
+                lists = []
+                for vector in vectors:
+                    if vector not in pending:
+                        rows_name = self.fresh(f"{vector}_rows")
+                        order.append(rows_name)
+                        pending[vector] = rows_name
+                        new_body.append(gast.Expr(value=call([rows_name, "append"],
+                                                             name(vector))))
+                    lists.append(pending[vector])
+                products.append((s.target.id, *lists))
+                continue
+            new_body.append(s)
+            pending = {vec: lst for vec, lst in pending.items() if not binds(s, vec)}
+        first = order[0]
+
+        def flush():  # each list of rows as one array, then the sums and matrix products
+            stmts = [assign(rows_name, call(["np", "array"], name(rows_name)))
+                     for rows_name in order]
+            for target, *lists in products:
+                if len(lists) == 2:  # sum_t outer(u_t, v_t) = U^T V
+                    value = call(["np", "dot"], gast.Attribute(value=name(lists[0]), attr="T",
+                                                               ctx=gast.Load()), name(lists[1]))
+                else:  # sum_t u_t
+                    value = gast.Call(func=gast.Attribute(value=name(lists[0]), attr="sum",
+                                                          ctx=gast.Load()), args=[],
+                                      keywords=[gast.keyword(arg="axis",
+                                                             value=constant_node(0))])
+                stmts.append(gast.AugAssign(target=name(target, gast.Store()), op=gast.Add(),
+                                            value=value))
+            return stmts
+
+        def restart():
+            return [assign(rows_name, gast.List(elts=[], ctx=gast.Load())) for rows_name in order]
+        full = gast.Compare(left=gast.Call(func=name("len"), args=[name(first)], keywords=[]),
+                            ops=[gast.Eq()], comparators=[constant_node(BLOCK)])
+        new_body.append(comment(f"add up {BLOCK} steps at once (outer products: one matrix "
+                                f"product)"))
+        new_body.append(gast.If(test=full, body=flush() + restart(), orelse=[]))
+        stmt.body = new_body
+        last = gast.If(test=name(first), body=flush(), orelse=[])
+        return restart() + [stmt, comment("add up the last steps"), last]
+
+
+def batch_outer_products(fdef, shape_of_name, fresh):
+    """Apply the pass to a generated function (see the module docstring)."""
+    fdef.body = BatchOuter(shape_of_name, fresh).block(fdef.body)
+    return fdef

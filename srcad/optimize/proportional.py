@@ -1,0 +1,385 @@
+"""Forward mode, after the tangents are written: fold tangents proportional to one other tangent.
+
+A tangent that only scales another one (dt2 = 3.7 * dx, dt3 = -dx, dt4 = dx * np.cos(x) / t1)
+is substituted into the one later tangent statement that reads it, and there the coefficients
+of each tangent are collected:
+
+    t2 = 3.7 * x                          t2 = 3.7 * x
+    dt2 = 3.7 * dx                        t3 = 1.0 - x
+    t3 = 1.0 - x                   ->     x = t2 * t3
+    dt3 = -dx                             dx = dx * (3.7 * t3 - t2)
+    x = t2 * t3
+    dx = dt2 * t3 + t2 * dt3
+
+(five operations on tangents become three, as a hand-written derivative has them). The rules:
+
+- Only linear arithmetic is folded: +, -, unary -, and * or / by a factor that holds no tangent,
+  with the tangent in the numerator. For arrays these are all elementwise, so a collected
+  coefficient broadcasts exactly as the products it replaces did. Anything else (calls such as
+  np.dot, @, indexing) is left as written, and so is every statement that calls a runtime
+  helper: safe_mul and safe_div keep their strong zeros (0 * inf = 0), rebroadcast its shape.
+- A folded tangent is bound once and read once, by a later statement of the same block: never
+  across loop iterations (a loop-carried tangent such as dx is bound twice) nor into a branch.
+  Nothing it reads may be bound again in between, and nothing in between may write into arrays,
+  call a user function or run a nested block.
+- Different tangents are never mixed: each keeps its own coefficient (dx * a + dy * b).
+- A result that would only copy another tangent (dz = dx) is not made: it would alias an array
+  that the original code had copied.
+
+Coefficients are products of a number and of factors over a product of factors; numbers are
+multiplied out (3.7 * 1 -> 3.7, -1 * t2 -> -t2), like terms added (dx * x + x * dx -> 2 * dx * x;
+a tangent statement is also rewritten on its own when that saves operations). Regrouping can
+change the last bits of a result (dx * (a + b) is not rounded like dx * a + dx * b).
+"""
+
+import gast
+
+from ..frontend.resolve import LIBRARY_MODULES
+from ..runtime import HELPERS
+from ..syntax.naming import clone, loaded_names, number_value, walk
+
+_LIBRARY_ROOTS = {alias.split(".")[0] for alias in LIBRARY_MODULES.values()}
+_PURE_BUILTINS = {"abs", "min", "max", "float", "int", "len", "range", "slice", "tuple", "zip",
+                  "enumerate", "reversed", "isinstance", "getattr"}
+
+
+class Term:
+    """k * nums[0] * nums[1] ... / dens[0] / dens[1] ...: k a number, each factor an expression
+    without tangents or a Sum (a tuple of Terms) in parentheses."""
+
+    __slots__ = ("k", "nums", "dens")
+
+    def __init__(self, k, nums=(), dens=()):
+        self.k = k
+        self.nums = tuple(nums)
+        self.dens = tuple(dens)
+
+    def key(self):
+        """What like terms share (the factors, in any order)."""
+        return (tuple(sorted(_factor_key(f) for f in self.nums)),
+                tuple(sorted(_factor_key(f) for f in self.dens)))
+
+
+ONE = (Term(1),)
+
+
+def _factor_key(factor):
+    if isinstance(factor, tuple):
+        return "(" + " + ".join(f"{t.k!r} {t.key()!r}" for t in factor) + ")"
+    return gast.dump(factor)
+
+
+def _as_term(node):
+    """A tangent-free expression as a Term: 2.0 * x / y -> Term(2.0, (x,), (y,))."""
+    value = number_value(node)
+    if value is not None:
+        return Term(value)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = _as_term(node.operand)
+        return Term(-inner.k, inner.nums, inner.dens)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
+        left, right = _as_term(node.left), _as_term(node.right)
+        return Term(left.k * right.k, left.nums + right.nums, left.dens + right.dens)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Div):
+        left = _as_term(node.left)
+        return Term(left.k, left.nums, left.dens + (node.right,))
+    return Term(1, (node,))
+
+
+def _scale(coef, term, left=False):
+    """coef * term (term * coef if left: its factors go first), without multiplying a sum out
+    (that would add operations)."""
+    if len(coef) == 1:
+        (only,) = coef
+        nums = term.nums + only.nums if left else only.nums + term.nums
+        return (Term(only.k * term.k, nums, only.dens + term.dens),)
+    if not term.nums and not term.dens:
+        if term.k == 1:
+            return coef
+        if term.k == -1:
+            return _negate(coef)
+        if all(abs(t.k) != 1 for t in coef):  # (2a + 4b) * 3 -> 6a + 12b: no operation more
+            return tuple(Term(t.k * term.k, t.nums, t.dens) for t in coef)
+    nums = term.nums + (coef,) if left else (coef,) + term.nums
+    return (Term(term.k, nums, term.dens),)
+
+
+def _negate(coef):
+    return tuple(Term(-t.k, t.nums, t.dens) for t in coef)
+
+
+def _add(a, b):
+    """a + b with like terms collected; None if a term cancels (left to the code as written)."""
+    terms = list(a)
+    for term in b:
+        key = term.key()
+        for i, other in enumerate(terms):
+            if other.key() == key:
+                k = other.k + term.k
+                if k == 0:
+                    return None
+                terms[i] = Term(k, other.nums, other.dens)
+                break
+        else:
+            terms.append(term)
+    return tuple(terms)
+
+
+FREE = "free"  # _linear's answer for an expression without tangents
+
+
+def _linear(node, tangents, subst, used):
+    """node as {base tangent: coefficient}, FREE if it reads no tangent, None if it is not a
+    linear combination srcad folds. subst: tangents to read through (their own forms); the ones
+    read are added to used."""
+    if not any(isinstance(n, gast.Name) and n.id in tangents for n in walk(node)):
+        return FREE
+    if isinstance(node, gast.Name):
+        if node.id in subst:
+            used.add(node.id)
+            return dict(subst[node.id])
+        return {node.id: ONE}
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        form = _linear(node.operand, tangents, subst, used)
+        if not isinstance(form, dict) or isinstance(node.op, gast.UAdd):
+            return form
+        return {base: _negate(coef) for base, coef in form.items()}
+    if not isinstance(node, gast.BinOp):
+        return None
+    left = _linear(node.left, tangents, subst, used)
+    right = _linear(node.right, tangents, subst, used)
+    if left is None or right is None:
+        return None
+    if isinstance(node.op, (gast.Add, gast.Sub)):
+        if not (isinstance(left, dict) and isinstance(right, dict)):
+            return None  # a tangent plus something else: not linear
+        out = dict(left)
+        for base, coef in right.items():
+            if isinstance(node.op, gast.Sub):
+                coef = _negate(coef)
+            out[base] = _add(out[base], coef) if base in out else coef
+            if out[base] is None:
+                return None
+        return out
+    first = False
+    if isinstance(node.op, gast.Mult) and isinstance(left, dict) and right is FREE:
+        form, term = left, _as_term(node.right)
+    elif isinstance(node.op, gast.Mult) and left is FREE and isinstance(right, dict):
+        form, term, first = right, _as_term(node.left), True
+    elif isinstance(node.op, gast.Div) and isinstance(left, dict) and right is FREE:
+        form, term = left, Term(1, (), (node.right,))
+    else:
+        return None  # a product of tangents, a tangent in a denominator, @, %, ...
+    if len(form) != 1:
+        return None  # (dx * a + dy * b) * c stays: multiplying it out adds operations
+    ((base, coef),) = form.items()
+    return {base: _scale(coef, term, first)}
+
+
+# ------------------------------------------------------------------------------------------
+# rendering a form as an expression
+
+
+def _name(ident):
+    return gast.Name(id=ident, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _binop(left, op, right):
+    return gast.BinOp(left=left, op=op, right=right)
+
+
+def _render_factor(factor):
+    if isinstance(factor, tuple):
+        return _render_sum(factor)
+    return False, clone(factor)
+
+
+def _render_term(term, base=None):
+    """(negative, expression of its magnitude): the number first, then the base, the factors."""
+    negative = term.k < 0
+    magnitude = -term.k if negative else term.k
+    parts = [] if magnitude == 1 else [gast.Constant(value=magnitude, kind=None)]
+    if base is not None:
+        parts.append(_name(base))
+    for factor in term.nums:
+        sign, node = _render_factor(factor)
+        negative ^= sign
+        parts.append(node)
+    if not parts:
+        parts.append(gast.Constant(value=magnitude, kind=None))
+    node = parts[0]
+    for part in parts[1:]:
+        node = _binop(node, gast.Mult(), part)
+    for factor in term.dens:
+        sign, part = _render_factor(factor)
+        negative ^= sign
+        node = _binop(node, gast.Div(), part)
+    return negative, node
+
+
+def _render_sum(terms):
+    return _combine([_render_term(t) for t in terms])
+
+
+def _combine(parts, absorb=False):
+    """Sum (negative, node) parts: a positive one first, the others added or subtracted. All
+    negative: (True, the sum of their magnitudes), or with absorb, (False, the first one with
+    its leading factor negated, the others subtracted): -a * b - c."""
+    negative = all(sign for sign, _ in parts)
+    if negative and absorb:
+        node = _negate_head(parts[0][1])
+        for _, part in parts[1:]:
+            node = _binop(node, gast.Sub(), part)
+        return False, node
+    if negative:
+        parts = [(False, node) for _, node in parts]
+    first = next(i for i, (sign, _) in enumerate(parts) if not sign)
+    order = [parts[first]] + parts[:first] + parts[first + 1:]
+    node = order[0][1]
+    for sign, part in order[1:]:
+        node = _binop(node, gast.Sub() if sign else gast.Add(), part)
+    return negative, node
+
+
+def _negate_head(node):
+    """-(a * b / c) as (-a) * b / c: exact, and one operation."""
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Div)):
+        node.left = _negate_head(node.left)
+        return node
+    return gast.UnaryOp(op=gast.USub(), operand=node)
+
+
+def _render_base(base, coef):
+    if len(coef) == 1:
+        return _render_term(coef[0], base)
+    negative, total = _render_sum(coef)
+    return negative, _binop(_name(base), gast.Mult(), total)
+
+
+def render(form):
+    """The expression of {base: coefficient}: dx * (3.7 * t3 - t2), -dx * np.sin(x), ..."""
+    _, node = _combine([_render_base(base, coef) for base, coef in form.items()], absorb=True)
+    return node
+
+
+# ------------------------------------------------------------------------------------------
+# the pass
+
+
+def _calls_only(value, names):
+    """Whether every call in value is of a library function or of one of `names`."""
+    for n in walk(value):
+        if isinstance(n, gast.Call):
+            func = n.func
+            if isinstance(func, gast.Name):
+                if func.id not in names:
+                    return False
+                continue
+            while isinstance(func, gast.Attribute):
+                func = func.value
+            if not (isinstance(func, gast.Name) and func.id in _LIBRARY_ROOTS):
+                return False
+    return True
+
+
+def _foldable_value(value):
+    """A value the pass may read and move: library calls only (no runtime helper: strong zeros)."""
+    return _calls_only(value, _PURE_BUILTINS)
+
+
+def _is_comment(stmt):
+    return hasattr(stmt, "comment")
+
+
+def _barrier(stmt):
+    """A statement nothing is moved across: a nested block, a store into an array, an
+    expression statement (lst.append), a call of anything but a library function or a helper."""
+    if not isinstance(stmt, gast.Assign) or not all(isinstance(t, gast.Name)
+                                                    for t in stmt.targets):
+        return True
+    return not _calls_only(stmt.value, _PURE_BUILTINS | set(HELPERS))
+
+
+def _written(stmt):
+    return {n.id for n in walk(stmt) if isinstance(n, gast.Name)
+            and isinstance(n.ctx, (gast.Store, gast.Del))}
+
+
+def _counts(fdef):
+    loads, stores = {}, {}
+    for n in walk(fdef):
+        if isinstance(n, gast.Name):
+            table = loads if isinstance(n.ctx, gast.Load) else stores
+            table[n.id] = table.get(n.id, 0) + 1
+        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+            loads[n.target.id] = loads.get(n.target.id, 0) + 1
+    return loads, stores
+
+
+def fold_proportional(fdef, tangents):
+    """Fold, in every block of fdef, the tangents (names in `tangents`) that scale one other."""
+    loads, stores = _counts(fdef)
+    _fold_block(fdef.body, set(tangents), loads, stores)
+    return fdef
+
+
+def _fold_block(stmts, tangents, loads, stores):
+    for stmt in stmts:
+        for field in ("body", "orelse"):
+            child = getattr(stmt, field, None)
+            if isinstance(child, list) and child:
+                _fold_block(child, tangents, loads, stores)
+    pending = {}  # tangent -> (index of its statement, form, names it reads)
+    removed = set()
+    for j, stmt in enumerate(stmts):
+        if _is_comment(stmt):
+            continue
+        target = stmt.targets[0].id if (
+            isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name)) else None
+        is_tangent = target in tangents and _foldable_value(stmt.value)
+        if is_tangent:
+            subst = {t: pending[t][1] for t in loaded_names(stmt.value) if t in pending}
+            used = set()
+            form = _linear(stmt.value, tangents, subst, used)
+            if isinstance(form, dict):
+                node = render(form)
+                # dz = dx would alias an array the original code had copied: leave it
+                if not isinstance(node, gast.Name) and (
+                        used or _operations(node) < _operations(stmt.value)):
+                    stmt.value = node
+                    removed.update(pending.pop(t)[0] for t in used)
+        if _barrier(stmt):
+            pending.clear()
+        else:
+            written = _written(stmt)
+            for t in [t for t, (_, _, names) in pending.items() if names & written]:
+                del pending[t]
+        if is_tangent and loads.get(target) == 1 and stores.get(target) == 1:
+            form = _linear(stmt.value, tangents, {}, set())
+            if isinstance(form, dict) and len(form) == 1 and target not in form:
+                pending[target] = (j, form, loaded_names(stmt.value))
+    if removed:
+        stmts[:] = _drop(stmts, removed, tangents)
+
+
+def _operations(node):
+    return sum(1 for n in walk(node) if isinstance(n, (gast.BinOp, gast.UnaryOp)))
+
+
+def _drop(stmts, removed, tangents):
+    """stmts without the folded ones, and without a `# tangent of:` comment whose line no longer
+    has a tangent statement of its own."""
+    kept = [s for i, s in enumerate(stmts) if i not in removed]
+    groups, current = [], None
+    for i, stmt in enumerate(stmts):
+        if _is_comment(stmt):
+            current = [stmt, False, False]  # comment, lost a statement, still has a tangent
+            groups.append(current)
+        elif current is not None:
+            if i in removed:
+                current[1] = True
+            elif any(isinstance(n, gast.Name) and n.id in tangents for n in walk(stmt)):
+                current[2] = True
+    orphans = {id(comment) for comment, lost, has in groups if lost and not has}
+    return [s for s in kept if id(s) not in orphans]

@@ -1,0 +1,146 @@
+"""Pass 8b, sink negations (reverse mode): an adjoint computed as a negation only to be added to
+another is computed without it, and subtracted.
+
+    bD = -(bA * y).sum(axis=(0,))            bD = (bA * y).sum(axis=(0,))
+    bC = safe_div(bD, 2.0 * D)         ->    bC = safe_div(bD, 2.0 * D)
+    bA = bA + bC * 0.03125 * A               bA = bA - bC * 0.03125 * A
+
+A negation costs a pass over its operand, which on small arrays is as much as the arithmetic
+around it. `v = -e` (v a derivative name bound once, at the top level) loses its minus when
+every read of v is a factor of a product or quotient (* /, safe_mul, safe_div) that is
+- added or subtracted (the right operand of + or -, or an augmented += / -=): the sign flips;
+- negated: the two minus signs go;
+- or the whole value of another such name, whose reads take the sign on in turn.
+Signs are exact in floating point, so the numbers are the same to the last bit.
+"""
+import gast
+
+from ..runtime import LINEAR_HELPERS
+from ..syntax.naming import bound_counts, names, parents
+
+_FACTOR_OPS = (gast.Mult, gast.Div)
+_SAFE = ("safe_mul", "safe_div")
+_LINEAR_NUMPY = ("dot", "matmul", "outer", "inner", "vdot")  # linear in each argument
+
+
+def _is_factor_of(parent, child):
+    """Whether parent is odd in child (the sign of child is the sign of parent): a product or
+    quotient of it, its sum (x.sum(...)), a matrix product of it, a runtime helper linear in
+    it (its first argument)."""
+    if isinstance(parent, gast.BinOp) and isinstance(parent.op, _FACTOR_OPS):
+        return child is parent.left or child is parent.right
+    if not isinstance(parent, gast.Call) or not any(child is a for a in parent.args):
+        return isinstance(parent, gast.Call) and isinstance(parent.func, gast.Attribute) and (
+            parent.func.value is child and parent.func.attr == "sum")
+    func = parent.func
+    if isinstance(func, gast.Name):
+        return (func.id in _SAFE and len(parent.args) == 2 and not parent.keywords) or (
+            func.id in LINEAR_HELPERS and child is parent.args[0])
+    return (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
+            and func.value.id == "np" and func.attr in _LINEAR_NUMPY
+            and len(parent.args) == 2 and not parent.keywords)
+
+
+def drop_sign(node):
+    """Remove the unary minus heading a product or quotient (-a * b / c); whether there was one."""
+    parent = None
+    while isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Div)):
+        parent, node = node, node.left
+    if parent is None or not (isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub)):
+        return False
+    parent.left = node.operand
+    return True
+
+
+class SinkSigns:
+    def __init__(self, fdef, derived):
+        self.derived = derived
+        counts = bound_counts(fdef)
+        self.defs = {}  # name bound once at the top level -> its Assign
+        for stmt in fdef.body:
+            if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], gast.Name)
+                    and counts.get(stmt.targets[0].id) == 1):
+                self.defs[stmt.targets[0].id] = stmt
+        self.negated = [v for v, stmt in self.defs.items() if v in derived and isinstance(
+            stmt.value, gast.UnaryOp) and isinstance(stmt.value.op, gast.USub)]
+        self.parent, self.reads = (parents(fdef), {}) if self.negated else ({}, {})
+        for n in names(fdef) if self.negated else ():
+            if isinstance(n.ctx, gast.Load):
+                self.reads.setdefault(n.id, []).append(n)
+
+    def top_factor(self, node):
+        """The largest product or quotient node is a factor of (node itself if none)."""
+        while True:
+            parent = self.parent.get(id(node))
+            if parent is None or not _is_factor_of(parent, node):
+                return node
+            node = parent
+
+    def plan(self, var, depth=0):
+        """How var's reads absorb a sign: [(kind, node)], or None if one cannot."""
+        if depth > 8 or var not in self.reads:
+            return None
+        steps = []
+        for read in self.reads[var]:
+            top = self.top_factor(read)
+            parent = self.parent.get(id(top))
+            if isinstance(parent, gast.BinOp) and isinstance(parent.op, (
+                    gast.Add, gast.Sub)) and top is parent.right:
+                steps.append(("flip", parent))
+            elif isinstance(parent, gast.AugAssign) and isinstance(parent.op, (
+                    gast.Add, gast.Sub)) and top is parent.value:
+                steps.append(("flip", parent))
+            elif isinstance(parent, gast.UnaryOp) and isinstance(parent.op, gast.USub):
+                steps.append(("unnegate", parent))
+            elif isinstance(parent, gast.Assign) and top is parent.value and isinstance(
+                    parent.targets[0], gast.Name) and parent.targets[0].id in self.defs and (
+                    parent.targets[0].id in self.derived):
+                inner = self.plan(parent.targets[0].id, depth + 1)
+                if inner is None:
+                    return None
+                steps += inner
+            else:
+                return None
+        if len({id(node) for _, node in steps}) != len(steps):
+            return None  # one operation reached twice (v * v): its sign would flip back
+        return steps
+
+    def run(self):
+        for var in self.negated:
+            stmt = self.defs[var]
+            value = stmt.value
+            if not isinstance(value, gast.UnaryOp):
+                continue  # its minus went with an earlier name's (bz = -(bm * y).sum())
+            steps = self.plan(var)
+            if steps is None:
+                continue
+            stmt.value = value.operand
+            self.parent[id(stmt.value)] = stmt
+            for kind, node in steps:
+                if kind == "flip":
+                    node.op = gast.Sub() if isinstance(node.op, gast.Add) else gast.Add()
+                else:  # -(... v ...) with v no longer negated: the minus goes
+                    holder = self.parent[id(node)]
+                    self.replace_child(holder, node, node.operand)
+
+    def replace_child(self, holder, old, new):
+        if isinstance(holder, gast.Call) and isinstance(holder.func, gast.Attribute) and (
+                holder.func.value is old):  # (-x).sum(): the parent recorded is the call
+            holder = holder.func
+        done = False
+        for field, value in gast.iter_fields(holder):
+            if value is old:
+                setattr(holder, field, new)
+                done = True
+            elif isinstance(value, list) and any(v is old for v in value):
+                setattr(holder, field, [new if v is old else v for v in value])
+                done = True
+        assert done, "sink_signs: a negation not found under its parent"
+        self.parent[id(new)] = self.parent.get(id(old), holder)
+
+
+def sink_signs(fdef, derived):
+    """Apply the pass to a generated function (see the module docstring)."""
+    SinkSigns(fdef, derived).run()
+    return fdef

@@ -1,0 +1,521 @@
+"""Pass 8, optimize: remove what the derivative does not need.
+
+Dead-code elimination: an assignment whose target is never read again is dropped when its value
+has no side effects (library and runtime calls are pure; calls of user functions are kept), and
+a comment left heading no code goes with it. Run to a fixed point.
+
+    t4 = np.sin(x2)      # the primal value only the output needed
+    y = t3 - t4          ->   (both gone from a gradient that never reads y or t4)
+"""
+import math
+
+import gast
+
+from ..frontend.resolve import LIBRARY_MODULES
+from ..runtime import HELPERS
+from ..syntax.naming import (binds, bound_counts, load_counts, loaded_names, names_in, parents,
+                             stored_roots, walk)
+
+_PURE_ROOTS = {alias.split(".")[0] for alias in LIBRARY_MODULES.values()} | {
+    "slice", "len", "range", "float", "int", "abs", "min", "max", "tuple", "list", "zip",
+    "enumerate", "reversed", "isinstance"}
+
+
+def _is_pure(value):
+    for node in walk(value):
+        if isinstance(node, gast.Call):
+            root = node.func
+            while isinstance(root, gast.Attribute):
+                root = root.value
+            if not (isinstance(root, gast.Name) and (root.id in _PURE_ROOTS or root.id in HELPERS)):
+                return False
+    return True
+
+
+
+def _is_comment(stmt):
+    return hasattr(stmt, "comment")
+
+
+def eliminate_dead_code(body):
+    """One backward sweep of liveness over a straight-line body; returns the kept statements."""
+    live = set()
+    kept = []
+    for stmt in reversed(body):
+        if isinstance(stmt, gast.Assign) and all(isinstance(t, gast.Name) for t in stmt.targets):
+            targets = {t.id for t in stmt.targets}
+            if not targets & live and _is_pure(stmt.value):
+                continue
+            live -= targets
+            live |= loaded_names(stmt.value)
+        elif not _is_comment(stmt):
+            live |= loaded_names(stmt)
+        kept.append(stmt)
+    kept.reverse()
+    # a comment that now heads nothing (next is a comment or the end) goes too
+    out = []
+    for i, stmt in enumerate(kept):
+        if _is_comment(stmt):
+            following = kept[i + 1] if i + 1 < len(kept) else None
+            if following is None or _is_comment(following) or isinstance(following, gast.Return):
+                continue
+        out.append(stmt)
+    return out
+
+
+class FoldConstants(gast.NodeTransformer):
+    """2 - 1 -> 1, 1.0 / 4 -> 0.25, x ** 1 -> x, x * 1 -> x, 1.0 * x -> x (x a float),
+    -(2.0) -> -2.0: what templates instantiated with constants leave."""
+
+    OPS = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
+           gast.Mult: lambda a, b: a * b}
+
+    def __init__(self, inexact=(), arrays=(), stored=()):
+        self.inexact = inexact  # names surely bound to floats (see surely_inexact)
+        self.arrays = arrays  # names surely bound to numpy arrays
+        self.stored = stored  # names of arrays the code writes into (y[i] = v)
+        self.fresh = False  # whether the statement being folded must keep making a new array
+
+    def visit_Assign(self, node):
+        """A value bound to an array the code writes into stays a new array: no identity folds
+        in it (y = np.reshape(x * 1, s) must not become a view of x)."""
+        self.fresh = any(isinstance(n, gast.Name) and n.id in self.stored
+                         for t in node.targets for n in walk(t))
+        node = self.generic_visit(node)
+        self.fresh = False
+        return node
+
+    def identity(self, node, result):
+        """node folded to result (1.0 * x -> x), unless that would make a name share an array
+        with another that the code writes into: y = x * 1.0; y[0] = 7.0 must not write into x,
+        nor an adjoint bw = 1.0 * y change when y is restored in place later. (An operand of
+        arithmetic is read, never kept: there any fold goes.)"""
+        if getattr(node, "operand_of_arithmetic", False):
+            return result
+        if self.fresh or (isinstance(result, gast.Name) and result.id in self.stored):
+            return node
+        return result
+
+    def generic_visit(self, node):
+        if isinstance(node, (gast.BinOp, gast.UnaryOp)):
+            for child in (getattr(node, "left", None), getattr(node, "right", None),
+                          getattr(node, "operand", None)):
+                if isinstance(child, gast.BinOp):
+                    child.operand_of_arithmetic = True
+        return super().generic_visit(node)
+
+    def surely_array(self, node):
+        """Whether an expression's value is surely a numpy array (so / by 0 is inf, not
+        ZeroDivisionError): an array name, or arithmetic with one."""
+        if isinstance(node, gast.Name):
+            return node.id in self.arrays
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return self.surely_array(node.operand)
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult,
+                                                                 gast.Div)):
+            return self.surely_array(node.left) or self.surely_array(node.right)
+        return False
+
+    def surely_inexact(self, node):
+        """Whether an expression's value is surely a float (or complex) number or array, so
+        that 1.0 * it is it: an inexact name, a true division, arithmetic with a float."""
+        if isinstance(node, gast.Name):
+            return node.id in self.inexact
+        if isinstance(node, gast.Constant):
+            return type(node.value) is float
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return self.surely_inexact(node.operand)
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult,
+                                                                 gast.Div)):
+            return isinstance(node.op, gast.Div) or self.surely_inexact(
+                node.left) or self.surely_inexact(node.right)
+        return False
+
+    def visit_BinOp(self, node):
+        node = self.generic_visit(node)
+        left, right = node.left, node.right
+        numbers = (int, float)
+        # 1.0 * x -> x, x * 1.0 -> x, x / 1.0 -> x, -1.0 * x -> -x (x a float: the same value)
+        for one, other in ((left, right), (right, left)):
+            if (isinstance(one, gast.Constant) and type(one.value) is float
+                    and one.value in (1.0, -1.0) and not isinstance(other, gast.Constant)
+                    and (isinstance(node.op, gast.Mult) or (
+                        isinstance(node.op, gast.Div) and one is right))
+                    and self.surely_inexact(other)):
+                return self.identity(node, other) if one.value == 1.0 else gast.UnaryOp(
+                    op=gast.USub(), operand=other)
+        merged = self.merge_numbers(node)
+        if merged is not None:
+            return merged
+        if (isinstance(left, gast.Constant) and isinstance(right, gast.Constant)
+                and type(left.value) in numbers and type(right.value) in numbers):
+            if type(node.op) in self.OPS:
+                return gast.Constant(value=self.OPS[type(node.op)](left.value, right.value),
+                                     kind=None)
+            if isinstance(node.op, gast.Div) and right.value != 0:
+                return gast.Constant(value=left.value / right.value, kind=None)
+        if isinstance(right, gast.Constant) and type(right.value) in numbers and right.value == 1:
+            if isinstance(node.op, (gast.Pow, gast.Mult, gast.Div)) and type(right.value) is int:
+                return self.identity(node, left)
+        if isinstance(left, gast.Constant) and type(left.value) is int and left.value == 1 and (
+                isinstance(node.op, gast.Mult)):
+            return self.identity(node, right)
+        return node
+
+    @staticmethod
+    def merge_numbers(node):
+        """x * 0.015625 * 2 -> x * 0.03125, (2 * x) / 4 -> 0.5 * x: two numbers around one
+        operand become one when one of them is a power of two, so the result is the same to
+        the last bit (scaling by a power of two is exact)."""
+        if not (isinstance(node.op, gast.Mult) or (isinstance(node.op, gast.Div)
+                                                   and _number(node.right))):
+            return None
+        for outer, inner in ((node.right, node.left), (node.left, node.right)):
+            if not (_number(outer) and isinstance(inner, gast.BinOp)
+                    and isinstance(inner.op, gast.Mult)) or (outer is node.left and isinstance(
+                        node.op, gast.Div)):
+                continue
+            for side in ("left", "right"):
+                number = getattr(inner, side)
+                if not _number(number):
+                    continue
+                a, b = number.value, outer.value
+                if not (_power_of_two(a) or _power_of_two(b)):
+                    continue
+                value = a * b if isinstance(node.op, gast.Mult) else a / b
+                if not (isinstance(value, (int, float)) and math.isfinite(value)
+                        and abs(value) >= 2.0 ** -1000):
+                    continue
+                setattr(inner, side, gast.Constant(value=value, kind=None))
+                return inner
+        return None
+
+    def visit_UnaryOp(self, node):
+        node = self.generic_visit(node)
+        if isinstance(node.op, gast.USub) and _number(node.operand):
+            return gast.Constant(value=-node.operand.value, kind=None)
+        return node
+
+    def visit_Call(self, node):
+        """safe_div(2.0, x) -> 2.0 / x, safe_mul(x, 2.0) -> x * 2.0: with a nonzero finite
+        number the strong zero (0 * inf = 0) has nothing to guard. (2.0 * x).sum(...) ->
+        2.0 * x.sum(...): the number multiplies the (smaller) sum."""
+        node = self.generic_visit(node)
+        func = node.func
+        if (isinstance(func, gast.Attribute) and func.attr == "sum"
+                and isinstance(func.value, gast.BinOp) and isinstance(func.value.op, gast.Mult)):
+            product = func.value
+            for number, rest in ((product.left, product.right), (product.right, product.left)):
+                if _number(number):
+                    func.value = rest
+                    return gast.BinOp(left=number, op=gast.Mult(), right=node)
+        if not (isinstance(func, gast.Name) and func.id in ("safe_mul", "safe_div")
+                and len(node.args) == 2 and not node.keywords):
+            return node
+        left, right = node.args
+        guards = [left] if func.id == "safe_div" else [left, right]
+        if func.id == "safe_div" and not self.surely_array(right):
+            return node  # a Python float 0.0 divisor: ZeroDivisionError where safe_div gives inf
+        if any(_number(a) and a.value != 0 and a.value - a.value == 0 for a in guards):
+            op = gast.Div() if func.id == "safe_div" else gast.Mult()
+            return gast.BinOp(left=left, op=op, right=right)
+        return node
+
+
+def _number(node):
+    return isinstance(node, gast.Constant) and type(node.value) in (int, float)
+
+
+def _power_of_two(value):
+    return value != 0 and math.isfinite(value) and math.frexp(value)[0] in (0.5, -0.5)
+
+
+def propagate_constants(fdef, names, counts=None):
+    """A name in `names` bound once, at the top level, to a number: its reads read the number.
+
+        bout = 1.0                      bt2 = safe_div(1.0, t2)   ->   bt2 = 1.0 / t2
+        bt2 = safe_div(bout, t2)  ->
+
+    (the reverse pass gives it the names of adjoints: the seed of a scalar output is 1.0).
+    counts: bound_counts(fdef), when the caller has it."""
+    counts = counts if counts is not None else bound_counts(fdef)
+    constants = {}
+    for stmt in fdef.body:
+        if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                and stmt.targets[0].id in names and counts.get(stmt.targets[0].id) == 1
+                and _number(stmt.value)):
+            constants[stmt.targets[0].id] = stmt.value.value
+    return _substitute_numbers(fdef, constants)
+
+
+def _substitute_numbers(fdef, values):
+    """fdef with every read of a name in values (name -> number) replaced by the number."""
+    if not values:
+        return fdef
+
+    class Substitute(gast.NodeTransformer):
+        def visit_Name(self, node):
+            if isinstance(node.ctx, gast.Load) and node.id in values:
+                return gast.Constant(value=values[node.id], kind=None)
+            return node
+    fdef.body = [Substitute().visit(stmt) for stmt in fdef.body]
+    return fdef
+
+
+class _Replace(gast.NodeTransformer):
+    def __init__(self, old, new):
+        self.old, self.new = old, new
+
+    def visit_Name(self, node):
+        if node.id == self.old and isinstance(node.ctx, gast.Load):
+            node.id = self.new
+        return node
+
+
+def propagate_copies(fdef, counts=None):
+    """a = b (names bound once each) -> uses of a read b, and the copy goes.
+
+        bt3 = bout                      bx1 = bout * x2
+        bx1 = bt3 * x2          ->
+
+    Only where every use of a follows the copy in the same block (so no loop can carry an
+    older a past a newer b) and b is not bound again before the last of them. counts:
+    bound_counts(fdef), when the caller has it."""
+    counts = counts if counts is not None else bound_counts(fdef)
+    loads = load_counts(fdef)
+
+    def block(stmts, top):
+        i = 0
+        while i < len(stmts):
+            stmt = stmts[i]
+            for child in (getattr(stmt, "body", None), getattr(stmt, "orelse", None)):
+                if isinstance(child, list):
+                    block(child, False)
+            if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                    and isinstance(stmt.value, gast.Name) and stmt.targets[0].id != stmt.value.id):
+                a, b = stmt.targets[0].id, stmt.value.id
+                if counts.get(a) == 1 and counts.get(b, 0) <= 1 and _replace_after(
+                        stmts, i, a, b, loads.get(a, 0)):
+                    loads[b] = loads.get(b, 0) + loads.pop(a, 0) - 1
+                    del stmts[i]
+                    continue
+                if counts.get(b) == 1 and _rename_into_copy(stmts, i, a, b, loads.get(b, 0)):
+                    i -= 1  # the copy is gone
+                elif top and b not in params and _continue_as(stmts, i, a, b, counts.get(a, 0),
+                                                              loads.get(a, 0)):
+                    # (top level only: in a loop, b would carry a's values into the next turn)
+                    i -= 1
+            i += 1
+    params = {arg.id for arg in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    block(fdef.body, True)
+    return fdef
+
+
+def _continue_as(stmts, i, a, b, stores, total):
+    """a = b, where a is first bound here and b, not read after a is next bound, is bound no
+    more: b goes on as a (later reads and bindings of a are b's), and the copy goes.
+
+        bx = bA                             bmu = -bA.sum(axis=(0,))
+        bmu = -bA.sum(axis=(0,))     ->     bA = bA + bmu * 0.015625
+        bx = bx + bmu * 0.015625            return bA
+        return bx
+    (the in-place pass can then add into bA, which it owns, instead of making a new array)."""
+    after = stmts[i + 1:]
+    if (sum(_reads(s, a) for s in after) != total or sum(bound_counts(s).get(a, 0) for s in after)
+            != stores - 1 or any(binds(s, b) for s in after)):
+        return False  # a is read or bound elsewhere (before, or in another block), or b is bound
+    first = next((k for k, s in enumerate(after) if binds(s, a)), len(after))
+    if any(_reads(s, b) for s in after[first + 1:]) or (
+            first < len(after) and _reads(after[first], b)
+            and not _reads_before_binding(after[first], b, a)):
+        return False  # b's value is read after a took another one
+    for s in after:
+        _Replace(a, b).visit(s)
+        for n in walk(s):
+            if isinstance(n, gast.Name) and n.id == a:
+                n.id = b
+    del stmts[i]
+    return True
+
+
+def _rename_into_copy(stmts, i, a, b, total):
+    """a = b, where b is a temporary bound once earlier in this block, and a a name bound
+    several times (an adjoint): b = e becomes a = e and later reads of b read a, if a is
+    neither read nor bound between the two and not bound again before the last read of b.
+
+        share_1 = w / D                     bA = w / D
+        bA = share_1                ->      bD = -(bA * y).sum(axis=(0,))
+        bD = -(share_1 * y).sum(...)        bA = bA + ...
+        bA = bA + ...
+    (bA then owns a new array: the in-place pass can update it.)"""
+    j = next((k for k in range(i) if isinstance(stmts[k], gast.Assign)
+              and isinstance(stmts[k].targets[0], gast.Name) and stmts[k].targets[0].id == b),
+             None)
+    if j is None or any(a in names_in(s) for s in stmts[j + 1:i]) or a in loaded_names(
+            stmts[j].value) or any(_reads(s, b) for s in stmts[:j + 1]):
+        return False  # (a read of b before its definition: a loop carries it)
+    seen, last = _last_read(stmts, i, b, sum(_reads(s, b) for s in stmts[:i + 1]), total)
+    if seen != total or any(binds(s, a) for s in stmts[i + 1:last]) or (
+            last > i and binds(stmts[last], a) and b in loaded_names(stmts[last])
+            and not _reads_before_binding(stmts[last], b, a)):
+        return False
+    stmts[j].targets[0].id = a
+    for s in stmts[j + 1:last + 1]:
+        _Replace(b, a).visit(s)
+    del stmts[i]
+    return True
+
+
+def _reads_before_binding(stmt, b, a):
+    """In `a = <reads b>` the read happens before a is bound: fine to rename b to a there."""
+    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
+        stmt.targets[0], gast.Name) and stmt.targets[0].id == a
+
+
+def _reads(stmt, var):
+    return sum(1 for n in walk(stmt) if isinstance(n, gast.Name) and n.id == var
+               and isinstance(n.ctx, gast.Load))
+
+
+def _last_read(stmts, i, var, seen, total):
+    """(reads of var counted, index of the statement holding the last one) after stmts[i],
+    scanning until `total` reads are seen (`seen` of them counted already); i if none."""
+    last = i
+    for k in range(i + 1, len(stmts)):
+        if seen == total:
+            break
+        seen += _reads(stmts[k], var)
+        last = k
+    return seen, last
+
+
+def _replace_after(stmts, i, a, b, total):
+    """Rewrite a -> b in the statements after stmts[i] if all `total` reads of a are there and
+    b is not bound before the last of them; returns whether it did."""
+    seen, last = _last_read(stmts, i, a, 0, total)
+    if seen != total or any(binds(s, b) for s in stmts[i + 1:last + 1]):
+        return False
+    for s in stmts[i + 1:last + 1]:
+        _Replace(a, b).visit(s)
+    return True
+
+
+_ROOTS = {("np", "sqrt"), ("math", "sqrt")}  # correctly rounded: the same bits everywhere
+_SAFE_USES = (gast.Add, gast.Sub, gast.Mult)
+
+
+def _constant_value(node, known):
+    """The value of a number expression (literals, names in known, + - * /, unary -, np.sqrt
+    and math.sqrt of one), computed as numpy would, or None."""
+    if _number(node):
+        return node.value
+    if isinstance(node, gast.Name):
+        return known.get(node.id)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = _constant_value(node.operand, known)
+        return None if inner is None else -inner
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult,
+                                                             gast.Div)):
+        a, b = _constant_value(node.left, known), _constant_value(node.right, known)
+        if a is None or b is None or (isinstance(node.op, gast.Div) and b == 0):
+            return None
+        return FoldConstants.OPS[type(node.op)](a, b) if type(node.op) in FoldConstants.OPS \
+            else a / b
+    if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+            and isinstance(node.func.value, gast.Name)
+            and (node.func.value.id, node.func.attr) in _ROOTS
+            and len(node.args) == 1 and not node.keywords):
+        inner = _constant_value(node.args[0], known)
+        return math.sqrt(inner) if type(inner) in (int, float) and inner >= 0 else None
+    return None
+
+
+def fold_computed_constants(fdef, counts, float64=()):
+    """s2 = np.sqrt(2.0), t13 = 1.0 + s2: names bound once, at the top level, to a square root of
+    a number or to arithmetic with such names, are replaced by their values (computed now; the
+    same bits numpy computes when the function runs: + - * / and sqrt are correctly rounded).
+
+    Their values become Python floats instead of numpy float64 scalars, which behave the same
+    in + - * (and as a divisor: the value is known nonzero) and as numpy's arguments, so only
+    names read only so are folded (a float64 numerator over a Python 0.0 gives inf, a Python
+    float numerator raises), and only with float64 values (float64: the names the probe saw
+    as float64 or Python floats): a float64 scalar makes a float32 array's product float64, a
+    Python float does not. Numbers the user named (R = 8.314) keep their names."""
+    known = {}
+    for stmt in fdef.body:
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], gast.Name)
+                and counts.get(stmt.targets[0].id) == 1):
+            continue
+        if not any(isinstance(n, gast.Call) or (isinstance(n, gast.Name) and n.id in known)
+                   for n in walk(stmt.value)):
+            continue  # a literal or arithmetic of literals: FoldConstants' job, or the user's
+        value = _constant_value(stmt.value, known)
+        if type(value) is float and math.isfinite(value) and value != 0:
+            known[stmt.targets[0].id] = value
+    if not known:
+        return fdef
+    parent_of = parents(fdef)
+    defining = {}  # a folded name -> the folded names its definition reads
+    for stmt in fdef.body:
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) and (
+                stmt.targets[0].id in known):
+            defining[id(stmt)] = stmt.targets[0].id
+    while True:  # drop names read where a Python float is not a float64 (to a fixed point)
+        unsafe = set()
+        for node in walk(fdef):
+            if not (isinstance(node, gast.Name) and node.id in known
+                    and isinstance(node.ctx, gast.Load)):
+                continue
+            parent = parent_of.get(id(node))
+            owner = parent
+            while owner is not None and not isinstance(owner, gast.stmt):
+                owner = parent_of.get(id(owner))
+            if defining.get(id(owner)) in known:
+                continue  # read where another folded value is defined: that goes too
+            float64_only = all(n.id in float64 or n.id in known or n.id == "np"
+                               for n in walk(parent) if isinstance(n, gast.Name))
+            if float64_only and isinstance(parent, gast.BinOp) and (
+                    isinstance(parent.op, _SAFE_USES) or (
+                        isinstance(parent.op, gast.Div) and node is parent.right)):
+                continue
+            if float64_only and isinstance(parent, gast.Call) and isinstance(
+                    parent.func, gast.Attribute) and isinstance(parent.func.value, gast.Name) and (
+                    parent.func.value.id == "np"):
+                continue
+            unsafe.add(node.id)
+        if not unsafe:
+            break
+        for var in unsafe:
+            del known[var]
+    return _substitute_numbers(fdef, known)
+
+
+STEPS = frozenset({"constants", "copies", "dead_code"})
+
+
+def optimize(fdef, constants=(), inexact=(), arrays=(), float64=(), steps=STEPS, shares=None):
+    """constants: names whose bindings to a number may be propagated (propagate_constants);
+    inexact: names surely bound to floats, arrays: to numpy arrays (FoldConstants); float64:
+    to float64 values or Python floats (fold_computed_constants). steps: which of the three
+    jobs (constants, copies, dead_code) to do. shares: name -> names that may share its
+    storage (mutation.py)."""
+    counts = bound_counts(fdef)  # (neither constant propagation nor folding binds names)
+    if "constants" in steps:
+        if constants:
+            fdef = propagate_constants(fdef, constants, counts)
+        if float64:
+            fdef = fold_computed_constants(fdef, counts, float64)
+        stored = {n.id for n in stored_roots(fdef)}
+        shares = shares or {}  # (y = np.reshape(t1, s) shares t1's array: t1 = x * 1 stays)
+        stored |= {name for name, others in shares.items() if others & stored}
+        fold = FoldConstants(inexact, arrays, stored)
+        fdef.body = [fold.visit(stmt) for stmt in fdef.body]
+    if "copies" in steps:
+        fdef = propagate_copies(fdef, counts)
+    while "dead_code" in steps:
+        before = len(fdef.body)
+        fdef.body = eliminate_dead_code(fdef.body)
+        if len(fdef.body) == before:
+            break
+    return fdef

@@ -1,0 +1,396 @@
+"""Template instantiation: a registered template + the names of one call -> generated statements.
+
+    template                          call site               reverse instance
+    def sin(y, x):                    t3 = np.sin(x)          bx = bx + bt3 * np.cos(x)
+        d[x] = d[y] * np.cos(x)       (bt3 the adjoint)       (or bx = bt3 * np.cos(x) if first)
+
+Parameters are replaced by the call's operands (names or constants after ANF), `d[v]` by the
+derivative's name, template-local names by fresh temporaries. In forward mode the tangent of a
+constant is a symbolic zero that is simplified away (d[y] = d[a] * b + a * d[b] with b constant
+becomes dy = da * b); only a zero that cannot be simplified becomes np.zeros_like(v).
+"""
+import gast
+import numpy as np
+
+from .. import runtime
+from .operations import Index, index_value
+from .registry import Default
+from ..syntax.naming import clone, number_value, walk
+from ..syntax.nodes import constant_node, name
+
+
+class Accumulate:
+    """`d[operand] = value` in an adjoint template: add `value` to the operand's adjoint (an
+    operand that is a tuple of names, like the arrays of np.stack, takes a sequence)."""
+
+    def __init__(self, operand, value, broadcasts):
+        self.operand = operand
+        self.value = value
+        self.broadcasts = broadcasts
+
+
+class Zero(gast.Name):
+    """The symbolic zero tangent of `var` (a constant or an inactive value)."""
+
+    def __init__(self, var):
+        super().__init__(id="__zero__", ctx=gast.Load(), annotation=None, type_comment=None)
+        self.var = var
+
+
+def _is_d(node):
+    return (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+            and node.value.id == "d")
+
+
+class _Substitute(gast.NodeTransformer):
+    def __init__(self, bound, derivative, fresh_names):
+        self.bound = bound
+        self.derivative = derivative
+        self.fresh_names = fresh_names
+
+    def visit_Subscript(self, node):
+        if _is_d(node):
+            return self.derivative(self._operand(node.slice))
+        index = node.slice
+        if isinstance(index, gast.Name) and isinstance(self.bound.get(index.id), Index):
+            node.value = self.visit(node.value)
+            node.slice = clone(self.bound[index.id].node)
+            return node
+        return self.generic_visit(node)
+
+    def _operand(self, node):
+        if isinstance(node, gast.Name) and isinstance(self.bound.get(node.id), list):
+            return gast.Tuple(elts=self.bound[node.id], ctx=gast.Load())  # *items
+        if isinstance(node, gast.Name) and node.id in self.bound:
+            return self.bound[node.id]
+        if isinstance(node, gast.Subscript):  # d[xs[i]]: an element of a *args operand
+            seq = self._operand(node.value)
+            if isinstance(seq, list) and isinstance(node.slice, gast.Constant):
+                return seq[node.slice.value]
+        raise ValueError(f"d[...] of a non-parameter in a template: {gast.dump(node)}")
+
+    def visit_Name(self, node):
+        if node.id in self.bound:
+            value = self.bound[node.id]
+            if isinstance(value, Default):
+                return constant_node(value.value)
+            if isinstance(value, Index):
+                return index_value(clone(value.node))
+            if isinstance(value, list):
+                return gast.List(elts=[clone(v) for v in value], ctx=gast.Load())
+            return clone(value)
+        if node.id in self.fresh_names:
+            return name(self.fresh_names[node.id], node.ctx)
+        return node
+
+
+def _as_node(derived):
+    return name(derived) if isinstance(derived, str) else derived
+
+
+def operand_id(node):
+    """The variable name an operand denotes, or None for constants and index expressions."""
+    return node.id if isinstance(node, gast.Name) else None
+
+
+def instantiate(template, result, args, keywords, derivative_name, is_active, fresh,
+                shapes=None):
+    """Instantiate `template` for `result = op(*args, **keywords)`.
+
+    derivative_name(var) -> name of d[var]; is_active(var) -> whether var has a derivative;
+    fresh(hint) -> a new temporary name; shapes: name -> shape from the shape probe, when the
+    build is specialized: np.shape(v), np.ndim(v), np.size(v) of those names become constants
+    (and a template `if` on them is decided; on an unknown shape it takes its `else` branch).
+    Returns a list of gast statements and Accumulate items.
+    """
+    fdef = template.node
+    bound = template.bind(args, keywords)
+    params = [a.id for a in fdef.args.posonlyargs + fdef.args.args]
+    bound[params[0]] = result
+    if fdef.args.vararg is not None and fdef.args.vararg.id not in bound:
+        bound[fdef.args.vararg.id] = []
+    locals_ = getattr(template, "stored_names", None)
+    if locals_ is None:  # the names a template binds, found once per template
+        locals_ = template.stored_names = sorted({n.id for n in walk(fdef) if isinstance(
+            n, gast.Name) and isinstance(n.ctx, gast.Store)})
+    fresh_names = {local: fresh(local) for local in locals_}
+
+    def derivative(operand):
+        if isinstance(operand, (gast.Tuple, gast.List)):
+            return type(operand)(elts=[derivative(e) for e in operand.elts], ctx=gast.Load())
+        var = operand_id(operand)
+        if var is not None and is_active(var):
+            return _as_node(derivative_name(var))
+        return Zero(var)
+
+    substitute = _Substitute(bound, derivative, fresh_names)
+    facts = _ShapeFacts(shapes or {})
+    out = []
+
+    def emit(stmts):
+        for stmt in stmts:
+            if isinstance(stmt, gast.If):
+                test = static_value(facts.visit(substitute.visit(clone(stmt.test))))
+                if test is SHAPE_UNKNOWN:
+                    test = False  # the general branch: it works for every shape
+                if test is UNKNOWN:
+                    raise ValueError(f"template {fdef.name}: `if` must be decidable from the "
+                                     f"call's constants (axis, keepdims, ...)")
+                emit(stmt.body if test else stmt.orelse)
+            elif isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and _is_d(
+                    stmt.targets[0]):
+                target = substitute._operand(stmt.targets[0].slice)
+                value = facts.visit(substitute.visit(clone(stmt.value)))
+                out.append(Accumulate(target, value, template.broadcasts))
+            else:
+                out.append(facts.visit(substitute.visit(clone(stmt))))
+
+    emit(fdef.body)
+    return out
+
+
+UNKNOWN = object()
+SHAPE_UNKNOWN = object()  # a shape fact the build does not know: take the general branch
+
+_SHAPE_FUNCTIONS = {"shape": lambda s: s, "ndim": len,
+                    "size": lambda s: int(__import__("math").prod(s))}
+
+
+class _ShapeFacts(gast.NodeTransformer):
+    """np.shape(v) / np.ndim(v) / np.size(v) of a probed name -> its constant value; a numpy
+    ufunc of numbers (np.log(1.5), from a template) -> the Python float it is: a Python float is
+    weak, so a float32 adjoint times it stays float32 as the user's 1.5 ** x is, where numpy's
+    float64 scalar would make it float64 (the same bits: numpy computes it, now)."""
+
+    def __init__(self, shapes):
+        self.shapes = shapes
+
+    def visit_Call(self, node):
+        node = self.generic_visit(node)
+        func = node.func
+        value = _number_of(node)
+        if type(value) is float and value - value == 0:  # (finite)
+            return gast.Constant(value=value, kind=None)
+        if (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
+                and func.value.id == "np" and func.attr in _SHAPE_FUNCTIONS
+                and len(node.args) == 1 and not node.keywords):
+            arg = node.args[0]
+            if isinstance(arg, gast.Name) and arg.id in self.shapes:
+                return constant_node(_SHAPE_FUNCTIONS[func.attr](self.shapes[arg.id]))
+            if number_value(arg) is not None:  # a number (np.dot(x, 1.23)): shape ()
+                return constant_node(_SHAPE_FUNCTIONS[func.attr](()))
+            node.shape_unknown = True  # (a name, or anything else: the general branch)
+        return node
+_NUMBER_OPS = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
+               gast.Mult: lambda a, b: a * b, gast.Gt: lambda a, b: a > b,
+               gast.GtE: lambda a, b: a >= b, gast.Lt: lambda a, b: a < b,
+               gast.LtE: lambda a, b: a <= b}
+
+
+def _number_of(node):
+    """The Python number (or bool) an expression of numbers is: literals, + - * and
+    comparisons of them, np.where of them, numpy ufuncs of them (as Python floats, numpy's own
+    bits); None for anything else."""
+    value = number_value(node)
+    if value is not None:
+        return value
+    if isinstance(node, gast.BinOp) and type(node.op) in _NUMBER_OPS:
+        a, b = _number_of(node.left), _number_of(node.right)
+        return None if a is None or b is None else _NUMBER_OPS[type(node.op)](a, b)
+    if isinstance(node, gast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _NUMBER_OPS:
+        a, b = _number_of(node.left), _number_of(node.comparators[0])
+        return None if a is None or b is None else _NUMBER_OPS[type(node.ops[0])](a, b)
+    if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+            and isinstance(node.func.value, gast.Name) and node.func.value.id == "np"
+            and not node.keywords):
+        return None
+    args = [_number_of(a) for a in node.args]
+    if not args or any(a is None for a in args):
+        return None
+    if node.func.attr == "where" and len(args) == 3:
+        return args[1] if args[0] else args[2]
+    ufunc = getattr(np, node.func.attr, None)
+    if not (isinstance(ufunc, np.ufunc) and ufunc.nout == 1 and ufunc.nin == len(args)):
+        return None
+    with np.errstate(all="ignore"):
+        value = ufunc(*args)
+    return float(value) if isinstance(value, np.floating) else None
+
+
+_COMPARE = {gast.Is: lambda a, b: a is b, gast.IsNot: lambda a, b: a is not b,
+            gast.Eq: lambda a, b: a == b, gast.NotEq: lambda a, b: a != b}
+
+
+def static_value(node):
+    """The value of a template condition known at build time (constants of the call), or UNKNOWN
+    (or SHAPE_UNKNOWN when what is missing is a shape the build was not specialized to)."""
+    if getattr(node, "shape_unknown", False):
+        return SHAPE_UNKNOWN
+    if (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+            and node.func.id == "isinstance" and len(node.args) == 2):
+        # isinstance(y, int): decided for a constant; a name takes the general branch
+        value, kind = node.args[0], node.args[1]
+        kinds = {"int": int, "float": float, "bool": bool}
+        if isinstance(value, gast.Constant) and isinstance(kind, gast.Name) and kind.id in kinds:
+            return isinstance(value.value, kinds[kind.id]) and not (
+                kind.id == "int" and isinstance(value.value, bool))
+        return SHAPE_UNKNOWN
+    if isinstance(node, gast.Constant):
+        return node.value
+    if isinstance(node, gast.Tuple):
+        items = [static_value(e) for e in node.elts]
+        return UNKNOWN if any(i is UNKNOWN for i in items) else tuple(items)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+        value = static_value(node.operand)
+        return value if value in (UNKNOWN, SHAPE_UNKNOWN) else not value
+    if isinstance(node, gast.BoolOp):  # left to right, as Python short-circuits
+        decisive = isinstance(node.op, gast.Or)  # the value that ends the evaluation
+        for part in node.values:
+            value = static_value(part)
+            if value is UNKNOWN or value is SHAPE_UNKNOWN:
+                return value
+            if bool(value) == decisive:
+                return decisive
+        return not decisive
+    if (isinstance(node, gast.Compare) and len(node.ops) == 1
+            and isinstance(node.ops[0], (gast.Is, gast.IsNot))):
+        # `v is None` for a value the call passes (a name, an expression): it was passed, so it
+        # is not the default None
+        sides = [node.left, node.comparators[0]]
+        if any(isinstance(s, gast.Constant) and s.value is None for s in sides) and not all(
+                isinstance(s, gast.Constant) for s in sides):
+            return isinstance(node.ops[0], gast.IsNot)
+    _ORDER = {gast.GtE: lambda a, b: a >= b, gast.Gt: lambda a, b: a > b,
+              gast.LtE: lambda a, b: a <= b, gast.Lt: lambda a, b: a < b}
+    if isinstance(node, gast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _ORDER:
+        left, right = static_value(node.left), static_value(node.comparators[0])
+        if UNKNOWN in (left, right):
+            return UNKNOWN
+        if SHAPE_UNKNOWN in (left, right):
+            return SHAPE_UNKNOWN
+        return _ORDER[type(node.ops[0])](left, right)
+    if isinstance(node, gast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+        left, right = static_value(node.left), static_value(node.comparators[0])
+        if left is UNKNOWN or right is UNKNOWN:
+            return UNKNOWN
+        if left is SHAPE_UNKNOWN or right is SHAPE_UNKNOWN:
+            return SHAPE_UNKNOWN
+        return _COMPARE[type(node.ops[0])](left, right)
+    return UNKNOWN
+
+
+# ---------------------------------------------------------------------------------------------
+# symbolic zeros (forward mode)
+
+# functions linear in their first argument: f(0, ...) == 0
+LINEAR_FIRST = {
+    "np.sum", "np.mean", "np.transpose", "np.reshape", "np.squeeze", "np.expand_dims", "np.ravel",
+    "np.broadcast_to", "np.moveaxis", "np.swapaxes", "np.diagonal", "np.trace", "np.tile",
+    "np.repeat", "np.flip", "np.roll", "np.cumsum", "np.real", "np.conj", "np.negative",
+    "np.fliplr", "np.flipud", "np.rot90", "np.diag", "np.triu", "np.tril", "np.take",
+    "np.take_along_axis", "np.ascontiguousarray", "np.asarray", "np.array", "np.copy",
+    "np.fft.fft", "np.fft.ifft", "np.fft.rfft", "np.fft.irfft",
+}
+# functions linear in every argument jointly-separately (bilinear products): zero if any is zero
+MULTILINEAR = {"np.dot", "np.matmul", "np.outer", "np.inner", "np.vdot", "np.tensordot",
+               "np.kron", "np.cross", "np.multiply"}
+
+
+def _call_name(node):
+    parts = []
+    func = node.func
+    while isinstance(func, gast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if isinstance(func, gast.Name):
+        parts.append(func.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def linear_helpers():
+    return set(runtime.LINEAR_HELPERS)
+
+
+def simplify_zeros(node):
+    """Fold symbolic zeros out of an expression; returns a Zero if the whole value is zero."""
+    if isinstance(node, Zero):
+        return node
+    if isinstance(node, gast.BinOp):
+        left, right = simplify_zeros(node.left), simplify_zeros(node.right)
+        lz, rz = isinstance(left, Zero), isinstance(right, Zero)
+        op = type(node.op)
+        if op is gast.Add:
+            if lz and rz:
+                return left
+            if lz:
+                return right
+            if rz:
+                return left
+        elif op is gast.Sub:
+            if lz and rz:
+                return left
+            if rz:
+                return left
+            if lz:
+                return gast.UnaryOp(op=gast.USub(), operand=right)
+        elif op in (gast.Mult, gast.MatMult):
+            if lz or rz:
+                return left if lz else right
+        elif op in (gast.Div, gast.FloorDiv, gast.Mod):
+            if lz:
+                return left
+        node.left, node.right = left, right
+        return node
+    if isinstance(node, gast.UnaryOp):
+        operand = simplify_zeros(node.operand)
+        if isinstance(operand, Zero) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            return operand
+        node.operand = operand
+        return node
+    if isinstance(node, gast.Call):
+        args = [simplify_zeros(a) for a in node.args]
+        for kw in node.keywords:
+            kw.value = simplify_zeros(kw.value)
+        fname = _call_name(node)
+        if args and isinstance(args[0], Zero) and (
+                fname in LINEAR_FIRST or fname in linear_helpers()):
+            return args[0]
+        if fname in MULTILINEAR and any(isinstance(a, Zero) for a in args):
+            return next(a for a in args if isinstance(a, Zero))
+        if fname == "np.where" and len(args) == 3 and all(isinstance(a, Zero) for a in args[1:]):
+            return args[1]
+        if fname == "add_adjoint" and len(args) == 2 and any(isinstance(a, Zero) for a in args):
+            return args[1] if isinstance(args[0], Zero) else args[0]  # a sum
+        node.args = args
+        return node
+    if isinstance(node, gast.Subscript):
+        value = simplify_zeros(node.value)
+        if isinstance(value, Zero):
+            return value
+        node.value = value
+        return node
+    if isinstance(node, (gast.List, gast.Tuple)):
+        elts = [simplify_zeros(e) for e in node.elts]
+        node.elts = elts
+        return node
+    return node
+
+
+class _MaterializeZeros(gast.NodeTransformer):
+    def visit_Zero(self, node):
+        if isinstance(node.var, str):
+            return gast.Call(func=gast.Attribute(value=name("np"), attr="zeros_like",
+                                                 ctx=gast.Load()),
+                             args=[name(node.var)], keywords=[])
+        return gast.Constant(value=0.0, kind=None)
+
+    def visit(self, node):
+        if isinstance(node, Zero):
+            return self.visit_Zero(node)
+        return super().visit(node)
+
+
+def materialize_zeros(node):
+    """Zeros that survived simplification become np.zeros_like(v) (or 0.0 for a constant)."""
+    return _MaterializeZeros().visit(node)
