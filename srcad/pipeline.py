@@ -1,10 +1,13 @@
 """The compiler, pass by pass. Each pass is one module with one job:
 
-    parse -> lift -> resolve -> check -> desugar -> control -> anf -> [unroll] -> anf's versions
-      -> mutation fence -> activity -> (shape probe) -> [invariance, singular points]
-      -> forward | reverse -> optimize -> [cancel factors -> sink broadcasts -> common factors
-      -> optimize] -> sink signs -> in place -> [singular guards] -> [batch outer products]
-      -> [strength reduction] -> emit                     ([...]: shape-specialized builds only)
+    frontend/  parse -> lift -> resolve -> fence -> desugar -> control -> anf -> [unroll]
+               -> anf's versions -> mutation fence
+    analysis/  activity -> (shape probe, [keep dtypes]) -> [invariance, singular points]
+    modes/     forward (-> proportional tangents folded) | reverse
+    optimize/  simplify -> [cancel factors -> sink broadcasts -> common factors -> simplify]
+               -> sink signs -> in place -> [singular guards] -> [batch outer products]
+               -> [strength reduction]
+    backend/   emit                                       ([...]: shape-specialized builds only)
 
 `build(func, mode, wrt, kind)` runs them all and returns a Built (the generated module source
 and what the runtime needs to know about it); `build(..., stage="anf")` stops after that stage
@@ -50,24 +53,25 @@ from .syntax.naming import Namer, walk
 # The optimizations, in the order they run; each can be switched off by name (build's
 # `disabled`, srcad.grad(f, disable=...), SRCAD_DISABLE=name,name or all). With all of them off
 # the derivative is the plain template instantiation for any shapes: the reference that verify
-# mode compares the optimized derivative with (api.py).
+# mode compares the optimized derivative with (api/verify.py). Each optimization is the module
+# of its name in optimize/ unless a path says otherwise.
 PASSES = (
-    "specialize",      # code for the call's argument signature (shapes.py; api.py), not any shapes
-    "float_gradient",  # the gradient wrt one float by forward mode (api._runs)
-    "unroll",          # short loops over ranges the signature fixes written out (unroll.py)
-    "invariance",      # exactly-zero adjoints of shift-invariant values (invariance.py)
-    "singular",        # strong-zero guards dropped where the output is inf or nan (singular.py)
-    "proportional",    # forward mode: tangents that scale another folded in (proportional.py)
-    "constants",       # numbers folded and propagated (optimize.py)
-    "copies",          # copies propagated (optimize.py)
-    "dead_code",       # unread pure statements dropped (optimize.py)
-    "cancel",          # common factors of products and quotients cancelled (cancel.py)
-    "broadcasts",      # spread adjoints left to numpy's broadcasting (broadcasts.py)
-    "factor",          # common scalar factors of an adjoint's contributions (factor.py)
-    "signs",           # negated contributions subtracted (signs.py)
-    "inplace",         # accumulation in place into owned adjoint arrays (inplace.py)
-    "outer",           # per-step outer products batched into matrix products (outer.py)
-    "strength",        # cheaper spellings of sums, means and dot products (strength.py)
+    "specialize",      # code for the call's argument signature, not any shapes (analysis/shapes)
+    "float_gradient",  # the gradient wrt one float by forward mode (api/derivatives._runs)
+    "unroll",          # short loops over ranges the signature fixes written out (frontend/unroll)
+    "invariance",      # exactly-zero adjoints of shift-invariant values (analysis/invariance.py)
+    "singular",        # strong-zero guards dropped where the output is inf or nan
+    "proportional",    # forward mode: tangents that scale another folded in
+    "constants",       # numbers folded and propagated (optimize/simplify.py)
+    "copies",          # copies propagated (optimize/simplify.py)
+    "dead_code",       # unread pure statements dropped (optimize/simplify.py)
+    "cancel",          # common factors of products and quotients cancelled (optimize/cancel.py)
+    "broadcasts",      # spread adjoints left to numpy's broadcasting (optimize/broadcasts.py)
+    "factor",          # common scalar factors of an adjoint's contributions (optimize/factor.py)
+    "signs",           # negated contributions subtracted (optimize/signs.py)
+    "inplace",         # accumulation in place into owned adjoint arrays (optimize/inplace.py)
+    "outer",           # per-step outer products batched into matrix products (optimize/outer.py)
+    "strength",        # cheaper spellings of sums, means and dot products (optimize/strength.py)
 )
 
 

@@ -1,4 +1,4 @@
-"""Pass 6, activity: which variables carry derivatives.
+"""activity: which variables carry derivatives.
 
 A variable is *active* when it depends on a differentiated input (varied) and the output depends
 on it (useful). Only active variables get tangents or adjoints; everything else (shapes, indices,

@@ -1,4 +1,4 @@
-"""Pass 6a, invariance (reverse mode, shape-specialized builds): values whose adjoint is exactly
+"""invariance (reverse mode, shape-specialized builds): values whose adjoint is exactly
 zero because the output does not change when they do.
 
 The numerically stable softmax and log-softmax subtract each row's maximum first:

@@ -1,4 +1,4 @@
-"""Pass 9, emit: gast -> Python source (the only module that uses astor), and the module around it.
+"""emit: gast -> Python source (the only module that uses astor), and the module around it.
 
 A generated module is self-contained: a header naming what it differentiates, the imports it
 needs (numpy, math), the source of the runtime helpers it calls, and the derivative function.

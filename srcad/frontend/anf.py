@@ -1,4 +1,4 @@
-"""Pass 5, ANF: every operation's result is bound to a name, so templates see names only.
+"""ANF: every operation's result is bound to a name, so templates see names only.
 
     y = np.sin(x * w) + b      ->   t1 = x * w
                                     t2 = np.sin(t1)

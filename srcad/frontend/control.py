@@ -1,4 +1,4 @@
-"""Pass 4b, control: lower Python's control flow to the few forms the derivative passes handle:
+"""control: lower Python's control flow to the few forms the derivative passes handle:
 `if` on a name, `for i in <range>` and `while <name>`, with no break, continue or inner return.
 
     for row in X:                     for i_1 in range(len(X)):

@@ -1,4 +1,4 @@
-"""Pass 4, desugar: lower convenient Python into the few forms later passes handle.
+"""desugar: lower convenient Python into the few forms later passes handle.
 
     x += e                 ->  x = x + e
     a, b = b, a + b        ->  t1 = b; t2 = a + b; a = t1; b = t2

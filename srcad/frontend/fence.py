@@ -1,4 +1,4 @@
-"""Pass 3, check: the fence. Reject what srcad does not differentiate, before any rewriting.
+"""check: the fence. Reject what srcad does not differentiate, before any rewriting.
 
 Every construct srcad refuses is listed once, in UNSUPPORTED, with what to write instead; the
 docs' table of unsupported constructs is generated from it. Later passes may assume the rest.

@@ -1,4 +1,4 @@
-"""Pass 6c, keep dtypes (specialized builds): `y -= e` on an array keeps y's dtype.
+"""keep dtypes (specialized builds): `y -= e` on an array keeps y's dtype.
 
 Python runs `y -= e` on a numpy array in place: the result is cast back to y's dtype. desugar.py
 writes it `y = y - e`, which is the same value, except that numpy may promote: a float32 array

@@ -1,4 +1,4 @@
-"""Pass 1b, lift: functions defined inside the differentiated function become functions of
+"""lift: functions defined inside the differentiated function become functions of
 their own, so calls of them are differentiated like calls of any helper (calls.py).
 
     def f(x, w):                          def g(v, *, w):          (compiled from a file in the

@@ -1,4 +1,4 @@
-"""Pass 5b, mutation fence: refuse writes into arrays srcad cannot model.
+"""mutation fence: refuse writes into arrays srcad cannot model.
 
 srcad treats every name as holding a value. NumPy arrays are objects that several names, views
 and containers can share, so a write into one (`y[i] = v`, `y += v` on an array, `y.sort()`)

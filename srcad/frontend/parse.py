@@ -1,4 +1,4 @@
-"""Pass 1, parse: a Python function's source -> a gast FunctionDef that remembers where it came from.
+"""parse: a Python function's source -> a gast FunctionDef that remembers where it came from.
 
     def f(x):                 FunctionDef(name='f', ...) with every node's lineno/col_offset
         return np.sin(x)  ->  rebased onto the user's file, plus a SourceInfo that renders errors

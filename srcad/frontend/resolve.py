@@ -1,4 +1,4 @@
-"""Pass 2, resolve: every free name the function reads is mapped to the object it denotes.
+"""resolve: every free name the function reads is mapped to the object it denotes.
 
 Templates are keyed by object, so spelling does not matter. Library references are rewritten to
 one canonical spelling that the generated module imports itself:

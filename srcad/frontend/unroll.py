@@ -1,4 +1,4 @@
-"""Pass 5b, unroll (builds specialized to example arguments): a loop of a few turns over a range
+"""unroll (builds specialized to example arguments): a loop of a few turns over a range
 whose bounds the arguments' signature fixes is written out, one copy of its body per turn.
 
     t1 = range(k)                  (k = 3: an int argument, part of the signature)

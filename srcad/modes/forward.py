@@ -1,4 +1,4 @@
-"""Pass 7, forward mode: each primal statement followed by its tangent statement.
+"""forward mode: each primal statement followed by its tangent statement.
 
     def f(x1, x2):                   def f_jvp(x1, x2, *, dx1, dx2):
         t1 = np.log(x1)                  t1 = np.log(x1)

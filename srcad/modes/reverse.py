@@ -1,4 +1,4 @@
-"""Pass 7, reverse mode: the primal sweep, then the adjoint sweep, in one function.
+"""reverse mode: the primal sweep, then the adjoint sweep, in one function.
 
     def f(x1, x2):                        def f_grad(x1, x2):
         t1 = np.log(x1)                       t1 = np.log(x1)

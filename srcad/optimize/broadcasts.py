@@ -1,4 +1,4 @@
-"""Pass 8a, sink broadcasts (reverse mode, shape-specialized builds): an adjoint spread over an
+"""sink broadcasts (reverse mode, shape-specialized builds): an adjoint spread over an
 array's shape only to meet an array of that shape in elementwise arithmetic is not spread;
 numpy's broadcasting in that arithmetic does it for free.
 

@@ -1,4 +1,4 @@
-"""Pass 8a, cancel common factors (reverse mode, shape-specialized builds): a derivative that is
+"""cancel common factors (reverse mode, shape-specialized builds): a derivative that is
 a product or quotient sharing a factor between its numerator and its denominator is written
 without it.
 

@@ -1,4 +1,4 @@
-"""Pass 8c, common factors (reverse mode, shape-specialized builds): the two contributions of a
+"""common factors (reverse mode, shape-specialized builds): the two contributions of a
 quadratic form to its argument's adjoint share their scalar factor; it multiplies their sum once.
 
     bx = s * t1                         (s: a number, or a name the probe saw as a scalar)

@@ -1,4 +1,4 @@
-"""Pass 8b, in place: accumulate into adjoint arrays the generated code owns, without new arrays.
+"""in place: accumulate into adjoint arrays the generated code owns, without new arrays.
 
     bW = bW + np.outer(bt4, h)          ->   bW += np.outer(bt4, h)
     bx = bx - bt3                       ->   bx -= bt3

@@ -1,4 +1,4 @@
-"""Pass 8c, batch outer products (reverse mode, shape-specialized builds): a loop that adds one
+"""batch outer products (reverse mode, shape-specialized builds): a loop that adds one
 outer product per step to an adjoint matrix (the weight gradient of a recurrence, the adjoint
 of np.dot(W, h) in a loop) collects the vectors instead and adds BLOCK steps at a time as one
 matrix product, sum_t outer(u_t, v_t) = U^T V:

@@ -1,4 +1,4 @@
-"""Pass 8b, sink negations (reverse mode): an adjoint computed as a negation only to be added to
+"""sink negations (reverse mode): an adjoint computed as a negation only to be added to
 another is computed without it, and subtracted.
 
     bD = -(bA * y).sum(axis=(0,))            bD = (bA * y).sum(axis=(0,))

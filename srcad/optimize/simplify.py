@@ -1,4 +1,4 @@
-"""Pass 8, optimize: remove what the derivative does not need.
+"""optimize: remove what the derivative does not need.
 
 Dead-code elimination: an assignment whose target is never read again is dropped when its value
 has no side effects (library and runtime calls are pure; calls of user functions are kept), and

@@ -1,4 +1,4 @@
-"""Pass 6b, singular points (gradients of a scalar, shape-specialized builds): guards that only
+"""singular points (gradients of a scalar, shape-specialized builds): guards that only
 matter where the function's value is inf or nan, where it has no derivative, are dropped.
 
 `safe_div(g, d)` is `g / d` except where d has a zero or a nan entry: there a zero g gives 0
