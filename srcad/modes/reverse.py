@@ -102,8 +102,10 @@ class Reverse:
     def in_dtype(self, adjoint, var):
         """The gradient of parameter var in var's dtype (runtime.in_dtype_of): generic builds
         ask at run time; specialized ones only where var is narrower than float64 (a float64
-        parameter's gradient is float64 already)."""
-        if self.shapes and self.floats.get(var) not in ("f", "e"):
+        parameter's gradient is float64 already) or is bound again in f (the probe's dtype is
+        then its last value's; the sweep has restored the argument by the return)."""
+        if self.shapes and self.floats.get(var) not in ("f", "e") and \
+                var not in self.rebound_params:
             return adjoint
         return call(["in_dtype_of"], adjoint, name(var))
 
@@ -685,6 +687,7 @@ class Reverse:
         self.params = set(params)
         targets = [s.target.id for s in flatten(body) if isinstance(s, gast.For)]
         bound = {assigned_name(s) for s in flatten(body)} | self.params
+        self.rebound_params = self.params & {assigned_name(s) for s in flatten(body)}
         self.rebound_targets = {t for t in targets if t in bound or targets.count(t) > 1}
         self.bound_at = {}  # id(top-level statement) -> names surely bound before it runs
         bound = set(params)

@@ -79,3 +79,33 @@ def test_a_vjp_has_its_parameters_dtype_where_the_output_is_promoted():
     (vjp,) = srcad.vjp(times_a_numpy_float64, wrt=(0,))(X32, np.ones(2))
     assert vjp.dtype == np.float32
     np.testing.assert_array_equal(vjp, [2.0, 2.0])
+
+
+# A parameter bound again in f: the shape probe's dtype for its name is its last value's
+# (float64 after `A = A + np.tanh(0.95)`, or after `A = 1.0` in a branch), so specialized builds
+# took a float32 parameter for a float64 one and returned its gradient as float64 (fuzz seeds
+# 501124, 501181). Such a parameter's gradient is cast to the argument's dtype at run time.
+
+def rebound_in_a_loop(x, A):
+    for i, row in enumerate(A):
+        A = A + np.tanh(0.95)
+    return np.sum(x * x)
+
+
+def rebound_in_a_branch_never_taken(x, A):
+    t = np.where(x > 0.5, np.tanh(0.1), np.mean(A))
+    if 1.0 < 0.3:
+        A = 1.0
+        s = t
+    else:
+        s = x
+    return np.sum(s * t)
+
+
+@pytest.mark.parametrize("func", [rebound_in_a_loop, rebound_in_a_branch_never_taken])
+def test_a_parameter_bound_again_keeps_its_gradients_dtype(func):
+    A = np.array([[0.2, -0.4], [0.3, 0.1]], dtype=np.float32)
+    gx, gA = srcad.grad(func, wrt=(0, 1))(X32, A)
+    assert gx.dtype == gA.dtype == np.float32
+    want = srcad.grad(func, wrt=(0, 1))(X32.astype(np.float64), A.astype(np.float64))
+    np.testing.assert_allclose(gA, want[1], rtol=1e-5)
