@@ -10,6 +10,7 @@ Exit status 1 when any program failed.
 import argparse
 import os
 import random
+import signal
 import sys
 
 from .checker import verify_environment
@@ -48,12 +49,22 @@ def main(argv=None):
             print(f"--- seed {result.seed}\n{generate(result.seed).source}")
             for failure in result.failures:
                 print(f"    {failure}")
-        elif done % 100 == 0 and result.discarded is None:
+        elif result.failures:  # (said at once: a long run may be stopped before its summary)
+            kinds = sorted({f"{f.kind} in {f.mode}" for f in result.failures})
+            print(f"  seed {result.seed} fails: {'; '.join(kinds)}", flush=True)
+        if done % 100 == 0 and result.discarded is None:
             failing = sum(bool(r.failures) for r in results)
             print(f"  {done} programs, {failing} failing", flush=True)
 
     # srcad writes the modules it generates (gradients that hvp differentiates) to its cache
     # folder: thousands of programs would fill ~/.cache/srcad, so they go to a temporary one
+    parent = os.getpid()
+
+    def stop(signum, frame):  # SIGTERM: stop checking, summarize what was checked
+        if os.getpid() != parent:  # (a worker of the pool, which terminate() stops)
+            os._exit(143)
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop)
     with verify_environment(XDG_CACHE_HOME=directory(),
                             SRCAD_VERIFY="0" if options.no_verify else "1"):
         summary = run_batch(seed, options.count, jobs=options.jobs, quick=options.quick,

@@ -249,24 +249,19 @@ def _pool(jobs):
 
 def run_batch(first_seed, count, jobs=1, quick=False, shrink_per_key=3, shrink_budget=30.0,
               timeout=120, progress=None, max_shrinks=None, verify=True):
-    """Check `count` programs from first_seed on, then shrink failures (see the docstring)."""
+    """Check `count` programs from first_seed on, then shrink failures (see the docstring).
+    Interrupted (Ctrl-C, or SIGTERM from `python -m tests.fuzz`), it stops checking and
+    summarizes the programs checked so far (seeds in order from first_seed)."""
     start = time.monotonic()
     results = []
     next_seed = first_seed
     pool = _pool(jobs)
     try:
-        while sum(r.discarded is None for r in results) < count:
-            needed = count - sum(r.discarded is None for r in results)
-            chunk = range(next_seed, next_seed + needed + needed // 20 + 1)
-            next_seed = chunk.stop
-            jobs_in = [(s, quick, timeout, verify) for s in chunk]
-            mapped = pool.imap(_check_job, jobs_in) if pool else map(_check_job, jobs_in)
-            for result in mapped:
-                if sum(r.discarded is None for r in results) >= count:
-                    break
-                results.append(result)
-                if progress:
-                    progress(result, results)
+        try:
+            _check_all(pool, first_seed, count, quick, timeout, verify, results, progress)
+        except KeyboardInterrupt:
+            print(f"  stopped: {sum(r.discarded is None for r in results)} programs checked",
+                  flush=True)
         if pool:  # (a new pool: the old one may still hold seeds of the last chunk)
             pool.terminate()
             pool = _pool(jobs)
@@ -282,6 +277,22 @@ def run_batch(first_seed, count, jobs=1, quick=False, shrink_per_key=3, shrink_b
             seen.add((s.key, s.source))
             unique.append(s)
     return Summary(first_seed, results, unique, time.monotonic() - start)
+
+
+def _check_all(pool, first_seed, count, quick, timeout, verify, results, progress):
+    next_seed = first_seed
+    while sum(r.discarded is None for r in results) < count:
+        needed = count - sum(r.discarded is None for r in results)
+        chunk = range(next_seed, next_seed + needed + needed // 20 + 1)
+        next_seed = chunk.stop
+        jobs_in = [(s, quick, timeout, verify) for s in chunk]
+        mapped = pool.imap(_check_job, jobs_in) if pool else map(_check_job, jobs_in)
+        for result in mapped:
+            if sum(r.discarded is None for r in results) >= count:
+                break
+            results.append(result)
+            if progress:
+                progress(result, results)
 
 
 def _check_job(job):
