@@ -345,10 +345,12 @@ def reshaping(scope, shape, depth):
         axis = "" if kind == "stack0" else ", axis=1"
         return Expr(f"np.stack([{parts}]{axis})", shape, atomic=True)
     e = operand(scope, source, depth)
+    if kind == "reshape2":
+        rows, columns = dim_text(shape[0]), dim_text(shape[1])
     forms = {
         "T": ["{e}.T", "np.transpose({e})"],
-        "reshape2": [f"{{e}}.reshape({dim_text(shape[0])}, {dim_text(shape[1])})",
-                     f"np.reshape({{e}}, ({dim_text(shape[0])}, -1))"],
+        "reshape2": ["{e}.reshape(%s, %s)" % (rows, columns), "np.reshape({e}, (%s, -1))" % rows]
+        if kind == "reshape2" else [],
         "row": ["{e}[None, :]", "np.expand_dims({e}, 0)", "{e}.reshape(1, -1)"],
         "col": ["{e}[:, None]", "np.expand_dims({e}, 1)", "{e}.reshape(-1, 1)",
                 "{e}[:, np.newaxis]"],

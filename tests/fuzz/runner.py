@@ -68,6 +68,8 @@ def check_seed(seed, quick=False, timeout=120, verify=True):
         program = generate(seed)
     except Discard as exc:
         return Result(seed, discarded=str(exc)[:120])
+    except Exception as exc:  # the fuzzer's own bug: said, and the run goes on without it
+        return Result(seed, discarded=f"generator error {type(exc).__name__}: {exc}"[:120])
     result = Result(seed, output=program.output, tags=program.tags,
                     modes=tuple(plan(seed, program.output, quick)), size=len(program.source))
     previous = signal.signal(signal.SIGALRM, _alarm) if timeout else None
@@ -145,6 +147,9 @@ class Summary:
         lines = [f"srcad fuzz: {len(programs)} programs from seed {self.first_seed} "
                  f"({len(self.results) - len(programs)} seeds discarded by the generator) "
                  f"in {self.seconds:.0f} s"]
+        broken = [r for r in self.results if (r.discarded or "").startswith("generator error")]
+        for r in broken[:5]:
+            lines.append(f"  seed {r.seed}: {r.discarded} (a bug of the fuzzer's generator)")
         refused = [r for r in programs if r.refusals]
         fully = [r for r in refused if {m for m, _ in r.refusals} >= set(
             m for m in r.modes if m != "unoptimized")]
