@@ -35,7 +35,8 @@ from .frontend.parse import parse_function
 from .frontend.resolve import assigned_names, LIBRARY_MODULES, resolve
 from .frontend.unroll import unroll_loops
 from .modes.forward import Forward
-from .modes.reverse import Reverse, split_half
+from .modes.reverse import Reverse
+from .modes.split import split_half
 from .optimize.broadcasts import sink_broadcasts
 from .optimize.cancel import cancel_factors
 from .optimize.factor import factor_contributions

@@ -1,0 +1,325 @@
+"""The tape of reverse mode: which values the primal sweep saves and the adjoint sweep restores.
+
+The primal sweep writes a placeholder pair around every overwrite (Save before, Restore in the
+adjoint sweep after the statement's adjoint); resolve_saves keeps a pair only where the adjoint
+reads the overwritten value afterwards, and writes the kept ones as stack pushes and pops:
+
+    for i in range(n):                      for i in range(n):
+        Save(h)                                 stack.append(h)
+        h = np.tanh(W @ h)        ->            h = np.tanh(W @ h)
+    ...                                     ...
+        # adjoint of h = ...                    # grad of: h = np.tanh(W @ h)
+        Restore(h)                              h = stack.pop()
+
+Also the binding facts the sweeps rest on: names surely bound after a block, names overwritten,
+names a loop binds for itself, the statement where a loop's last turn stops (closing_break).
+"""
+import gast
+
+from ..syntax.naming import clone, walk
+from ..syntax.nodes import assign, assigned_name, call, flatten, name
+
+
+class Save(gast.Expr):
+    """Placeholder: before an overwrite, push the old value (kept only if the adjoint reads it)."""
+
+    def __init__(self, var, pair, slice_=False, always=False):
+        super().__init__(value=gast.Constant(value=None, kind=None))
+        self.var = var
+        self.pair = pair  # the Restore with the same pair undoes this save
+        self.slice_ = slice_
+        self.always = always
+
+
+class Restore(gast.Expr):
+    """Placeholder: after the adjoint of an overwrite, pop the old value back."""
+
+    def __init__(self, var, pair, slice_=False, always=False, recompute=None):
+        super().__init__(value=gast.Constant(value=None, kind=None))
+        self.var = var
+        self.pair = pair
+        self.slice_ = slice_
+        self.always = always
+        self.recompute = recompute  # a statement that makes the value again (no stack entry)
+
+
+def _placeholders(stmts):
+    for stmt in flatten(stmts):
+        if isinstance(stmt, (Save, Restore)):
+            yield stmt
+
+
+# runtime helpers and numpy functions that read an argument's shape only: a store into an array
+# (y[i] = v) never changes its shape, so such reads need no saved copy of the overwritten part
+SHAPE_ONLY = {"unbroadcast": 1, "unreduce": 1, "unindex": 1, "unconcatenate": 1,
+              "zeros_like": 0, "tuple_adjoint": 1}
+
+
+def _names_read(node, values_only):
+    if values_only and isinstance(node, gast.Call):
+        func = node.func
+        fname = func.attr if isinstance(func, gast.Attribute) else getattr(func, "id", None)
+        skip = SHAPE_ONLY.get(fname)
+        names = set()
+        for i, arg in enumerate(node.args):
+            if i == skip and isinstance(arg, gast.Name):
+                continue
+            names |= _names_read(arg, values_only)
+        for kw in node.keywords:
+            names |= _names_read(kw.value, values_only)
+        return names | _names_read(func, values_only)
+    if isinstance(node, gast.Name):
+        return {node.id} if isinstance(node.ctx, gast.Load) else set()
+    names = set()
+    for child in gast.iter_child_nodes(node):
+        names |= _names_read(child, values_only)
+    return names
+
+
+def _key(holder):
+    return holder.var.value.id if holder.slice_ else holder.var
+
+
+def _reads(stmts, values_only=False):
+    """Names the statements read (values_only: not counting reads of a shape alone)."""
+    names = set()
+    for stmt in flatten(stmts):
+        if isinstance(stmt, (Save, Restore)):
+            continue
+        if isinstance(stmt, (gast.If, gast.While)):
+            names |= _names_read(stmt.test, values_only)
+        elif isinstance(stmt, gast.For):
+            names |= _names_read(stmt.iter, values_only)
+        else:
+            names |= _names_read(stmt, values_only)
+    return names
+
+
+def resolve_saves(sweep, adjoint, stack, shares=None):
+    """Turn placeholder pairs into stack pushes and pops where the adjoint sweep reads the value
+    after the restore point (anywhere in an enclosing loop counts), and drop the others.
+    A store into an array is undone where the adjoint reads the array's values, itself or
+    through a name that may share its memory (shares: name -> such names, mutation.py; t1 =
+    y[1:] is a view whose values the store changes). Returns the statements and the set of
+    names saved one by one."""
+    shares = shares or {}
+    kept = {}
+    changed = True
+    while changed:  # a kept slice restore reads its index names, a kept restore keeps its if
+        changed = False
+        after = {}
+        _scan(adjoint, set(), set(), after, kept)
+        for holder in _placeholders(adjoint):
+            if not isinstance(holder, Restore):
+                continue
+            reads, value_reads = after[id(holder)]
+            names = holder.var if isinstance(holder.var, tuple) else (_key(holder),)
+            want = {v for v in names if holder.always or v in (
+                value_reads if holder.slice_ else reads) or (
+                holder.slice_ and shares.get(v, set()) & value_reads)}
+            if want - kept.get(holder.pair, set()):
+                kept.setdefault(holder.pair, set()).update(want)
+                changed = True
+    saved = set()
+    pushes = []
+
+    def rewrite(stmts):
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, (Save, Restore)):
+                names = kept.get(stmt.pair)
+                if not names:
+                    continue
+                if getattr(stmt, "recompute", None) is not None:
+                    out.append(clone(stmt.recompute))
+                    continue
+                pushes.append(stmt)
+                if isinstance(stmt.var, tuple):
+                    out.append(_batch(stmt, tuple(v for v in stmt.var if v in names), stack))
+                    continue
+                if isinstance(stmt, Save) and not stmt.slice_:
+                    saved.add(stmt.var)
+                out.append(_save(stmt, stack) if isinstance(stmt, Save) else _restore(stmt, stack))
+                continue
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                stmt.body = rewrite(stmt.body)
+                stmt.orelse = rewrite(stmt.orelse)
+                if isinstance(stmt, gast.If) and not stmt.body and not stmt.orelse:
+                    continue
+                stmt.body = stmt.body or [gast.Pass()]
+            out.append(stmt)
+        return out
+
+    return rewrite(sweep), saved, bool(pushes)
+
+
+def _is_kept(holder, kept):
+    return bool(kept.get(holder.pair))
+
+
+def _index_names(holder):
+    return {n.id for n in walk(holder.var.slice) if isinstance(n, gast.Name)}
+
+
+def _block_reads(stmts, kept):
+    """(reads, value reads) of a block, kept placeholders' index reads included."""
+    reads, values = set(), set()
+    for stmt in flatten(stmts):
+        if isinstance(stmt, Restore) and stmt.slice_ and _is_kept(stmt, kept):
+            reads |= _index_names(stmt)
+            values |= _index_names(stmt)
+    live = [s for s in stmts if not (isinstance(s, gast.If) and _dead_if(s, kept))]
+    return reads | _reads(live), values | _reads(live, values_only=True)
+
+
+def _dead_if(stmt, kept):
+    """An if that holds nothing but dropped placeholders (it will be removed)."""
+    return all(isinstance(s, (Save, Restore)) and not _is_kept(s, kept)
+               for s in flatten(stmt.body + stmt.orelse) if not isinstance(s, (gast.If, gast.Pass)))
+
+
+def _scan(stmts, later, later_values, after, kept):
+    """Backwards over a block: note, for each restore, the names read after it."""
+    for stmt in reversed(stmts):
+        if isinstance(stmt, Restore):
+            after[id(stmt)] = (set(later), set(later_values))
+            if stmt.slice_ and _is_kept(stmt, kept):
+                later |= _index_names(stmt)
+                later_values |= _index_names(stmt)
+        elif isinstance(stmt, Save):
+            continue
+        elif isinstance(stmt, gast.If):
+            dead = _dead_if(stmt, kept)
+            for branch in (stmt.body, stmt.orelse):
+                _scan(branch, set(later), set(later_values), after, kept)
+            if not dead:
+                reads, values = _block_reads(stmt.body + stmt.orelse, kept)
+                test = _names_read(stmt.test, False)
+                later |= reads | test
+                later_values |= values | test
+        elif isinstance(stmt, (gast.For, gast.While)):
+            reads, values = _block_reads(stmt.body, kept)
+            header = _names_read(stmt.iter if isinstance(stmt, gast.For) else stmt.test, False)
+            _scan(stmt.body, later | reads | header, later_values | values | header, after, kept)
+            later |= reads | header
+            later_values |= values | header
+        else:
+            later |= _names_read(stmt, False)
+            later_values |= _names_read(stmt, True)
+
+
+def _save(holder, stack):
+    if holder.slice_:
+        value = call(["np", "copy"], clone(holder.var))
+        value.args[0].ctx = gast.Load()
+    else:
+        value = name(holder.var)
+    push = gast.Call(func=gast.Attribute(value=name(stack), attr="append", ctx=gast.Load()),
+                     args=[value], keywords=[])
+    return gast.Expr(value=push)
+
+
+def _batch(holder, names, stack):
+    """stack.append((t2, t3)) / t2, t3 = stack.pop(): one entry per loop iteration."""
+    if isinstance(holder, Save):
+        value = name(names[0]) if len(names) == 1 else gast.Tuple(
+            elts=[name(n) for n in names], ctx=gast.Load())
+        return gast.Expr(value=gast.Call(func=gast.Attribute(value=name(stack), attr="append",
+                                                             ctx=gast.Load()),
+                                         args=[value], keywords=[]))
+    target = name(names[0], gast.Store()) if len(names) == 1 else gast.Tuple(
+        elts=[name(n, gast.Store()) for n in names], ctx=gast.Store())
+    pop = gast.Call(func=gast.Attribute(value=name(stack), attr="pop", ctx=gast.Load()),
+                    args=[], keywords=[])
+    return gast.Assign(targets=[target], value=pop, type_comment=None)
+
+
+def _restore(holder, stack):
+    pop = gast.Call(func=gast.Attribute(value=name(stack), attr="pop", ctx=gast.Load()),
+                    args=[], keywords=[])
+    if holder.slice_:
+        target = clone(holder.var)
+        target.ctx = gast.Store()
+        return gast.Assign(targets=[target], value=pop, type_comment=None)
+    return assign(holder.var, pop)
+
+
+def closing_break(body):
+    """The position of a loop body's closing `if flag: break` (control.py leaves at most one
+    break, at the end of the body; a while loop's condition is computed again after it, anf.py),
+    or the body's length. Values saved once per turn are saved before it: on the last turn the
+    statements after it do not run."""
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, gast.If) and any(isinstance(s, gast.Break) for s in stmt.body):
+            return i
+    return len(body)
+
+
+def overwritten_names(body, params):
+    """Names whose earlier values a later assignment may overwrite: assigned inside a loop,
+    assigned by two statements, or parameters assigned again."""
+    counts = {}
+    in_loops = set()
+
+    def walk(stmts, in_loop):
+        for stmt in stmts:
+            var = assigned_name(stmt)
+            if var is not None and not isinstance(stmt.targets[0], gast.Subscript):
+                counts[var] = counts.get(var, 0) + 1
+                if in_loop:
+                    in_loops.add(var)
+            if isinstance(stmt, gast.If):
+                walk(stmt.body, in_loop)
+                walk(stmt.orelse, in_loop)
+            elif isinstance(stmt, (gast.For, gast.While)):
+                walk(stmt.body, True)
+
+    walk(body, False)
+    return in_loops | {v for v, n in counts.items() if n > 1} | (set(counts) & set(params))
+
+
+def surely_bound(stmts):
+    """The names a block binds on every path through it (both arms of an if; a loop may not
+    run at all)."""
+    out = set()
+    for stmt in stmts:
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+            out.add(stmt.targets[0].id)
+        elif isinstance(stmt, gast.If):
+            out |= surely_bound(stmt.body) & surely_bound(stmt.orelse)
+    return out
+
+
+def safe_names(body, params):
+    """Names surely bound wherever the adjoint sweep may need a zero shaped like them:
+    parameters and names assigned at the top level before the first block."""
+    safe = set(params)
+    for stmt in body:
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            break
+        var = assigned_name(stmt)
+        if var is not None:
+            safe.add(var)
+    return safe
+
+
+def local_names(body):
+    """Names a loop body writes before it reads them: each iteration's own values."""
+    seen = set()
+    local = set()
+    for stmt in flatten(body):
+        if isinstance(stmt, (gast.If, gast.While)):
+            seen |= {n.id for n in walk(stmt.test) if isinstance(n, gast.Name)}
+            continue
+        if isinstance(stmt, gast.For):
+            seen |= {n.id for n in walk(stmt.iter) if isinstance(n, gast.Name)}
+            continue
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+            seen |= {n.id for n in walk(stmt.value) if isinstance(n, gast.Name)}
+            var = stmt.targets[0].id
+            if var not in seen:
+                local.add(var)
+            seen.add(var)
+        else:
+            seen |= {n.id for n in walk(stmt) if isinstance(n, gast.Name)}
+    return local
