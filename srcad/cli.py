@@ -19,9 +19,9 @@ import sys
 import traceback
 
 from . import api
-from .version import __version__
 from .errors import SrcadError
 from .pipeline import KINDS, STAGES
+from .version import __version__
 
 MODES = tuple(KINDS)
 

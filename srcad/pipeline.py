@@ -48,8 +48,8 @@ from .optimize.singular import drop_singular_guards, singular_names
 from .optimize.strength import reduce_strength
 from .rules.calls import CALLEE_KINDS, derivative_name
 from .runtime import HELPERS
-from .version import __version__
 from .syntax.naming import Namer, walk
+from .version import __version__
 
 # The optimizations, in the order they run; each can be switched off by name (build's
 # `disabled`, srcad.grad(f, disable=...), SRCAD_DISABLE=name,name or all). With all of them off
@@ -58,7 +58,7 @@ from .syntax.naming import Namer, walk
 # of its name in optimize/ unless a path says otherwise.
 PASSES = (
     "specialize",      # code for the call's argument signature, not any shapes (analysis/shapes)
-    "float_gradient",  # the gradient wrt one float by forward mode (api/derivatives._runs)
+    "float_gradient",  # the gradient wrt one float by forward mode (api/derivatives.runs)
     "unroll",          # short loops over ranges the signature fixes written out (frontend/unroll)
     "invariance",      # exactly-zero adjoints of shift-invariant values (analysis/invariance.py)
     "singular",        # strong-zero guards dropped where the output is inf or nan

@@ -1,5 +1,5 @@
 """Calls of derivative objects: the fast path each derivative gets for the argument types it has
-seen (srcad.api.derivatives._FastPath) must behave exactly as the general path
+seen (srcad.api.dispatch.FastPath) must behave exactly as the general path
 (Derivative.__call__):
 same results, same specializations (by shape and dtype for arrays, by value for ints, bools,
 strings and None, by type for floats), syncs of the user's globals, error notes, packing.

@@ -15,7 +15,6 @@ Threads: the tables are read and written under _LOCK, and one thread builds what
 at once (_once: the others wait for its result, and build it themselves if it raised).
 """
 import collections
-import inspect
 import threading
 import types
 

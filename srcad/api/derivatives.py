@@ -9,9 +9,6 @@ Calls with positional arguments of types seen before take a __call__ generated f
 """
 import functools
 import inspect
-import itertools
-import linecache
-import os
 import threading
 import weakref
 
@@ -19,12 +16,10 @@ import numpy as np
 
 from ..analysis.shapes import signature_of
 from . import cache
+from .dispatch import COTANGENT, FastPath, last_kwonly, signature_key, types_of, TYPES_OF_FEW
 from .verify import verify_call, verify_on
-from ..backend.emit import import_lines, module_text as module_text_of
 from ..errors import SrcadError
-from ..frontend.parse import parse_function
-from ..pipeline import build, disabled_passes, target_function
-from ..rules.calls import mode_of_kind
+from ..pipeline import disabled_passes, target_function
 from ..rules.registry import REGISTRY
 
 _DERIVATIVES = weakref.WeakKeyDictionary()
@@ -34,7 +29,7 @@ _REGISTERING = threading.Lock()  # held while a Derivative is put into _DERIVATI
 _BINDING = threading.RLock()
 
 
-def _check_wrt(wrt):
+def check_wrt(wrt):
     if isinstance(wrt, bool) or not isinstance(wrt, (int, tuple)) or (
             isinstance(wrt, tuple) and not all(isinstance(w, int) and not isinstance(w, bool)
                                                for w in wrt)) or wrt == ():
@@ -43,7 +38,7 @@ def _check_wrt(wrt):
     return wrt
 
 
-def _callable(func):
+def check_callable(func):
     if not callable(func):
         raise SrcadError(f"srcad differentiates Python functions, got {func!r}")
     target = func.__func__ if inspect.ismethod(func) else target_function(func)
@@ -74,9 +69,9 @@ class Derivative:
         self.many = isinstance(wrt, tuple)
         self.single_tuple = self.many and len(wrt) == 1
         self.specialized = {}  # argument signature -> (function, sync, compiled)
-        self.keys = {}  # argument types -> a function of the arguments (_key_of)
+        self.keys = {}  # argument types -> a function of the arguments (key_of)
         self.by_key = {}  # (types, that function's value) -> an entry of self.specialized
-        self.fast_path = _FastPath()  # this object's own __call__, for types seen (keyed)
+        self.fast_path = FastPath(Derivative, _renewed)  # its own __call__, for types seen (keyed)
         for attribute in functools.WRAPPER_ASSIGNMENTS:  # as functools.update_wrapper, but
             if hasattr(func, attribute):  # __wrapped__ is the generated function (a property)
                 setattr(self, attribute, getattr(func, attribute))
@@ -127,7 +122,7 @@ class Derivative:
             if signature is None:
                 generic, comp = self.instance, None
             else:
-                mode, kind = _runs(self.mode, self.kind, self.wrt, args, self.disabled)
+                mode, kind = runs(self.mode, self.kind, self.wrt, args, self.disabled)
                 comp = cache.compiled(self.func, mode, kind, self.wrt,
                                       example=(args, kwargs), signature=signature,
                                       disabled=self.disabled)
@@ -149,7 +144,7 @@ class Derivative:
         if signature is None:
             comp = cache.compiled(self.func, self.mode, self.kind, self.wrt, disabled=disabled)
         else:
-            mode, kind = _runs(self.mode, self.kind, self.wrt, args, disabled)
+            mode, kind = runs(self.mode, self.kind, self.wrt, args, disabled)
             comp = cache.compiled(self.func, mode, kind, self.wrt, example=(args, kwargs),
                                   signature=signature, disabled=disabled)
         instance = cache.Instance(comp, self.func, _callee)
@@ -160,8 +155,8 @@ class Derivative:
         function, sync, comp = entry
         if sync is not None:
             sync()
-        if extra and _COTANGENT in extra:  # a vjp's cotangent: its generated parameter
-            extra = {_last_kwonly(function): extra[_COTANGENT]}
+        if extra and COTANGENT in extra:  # a vjp's cotangent: its generated parameter
+            extra = {last_kwonly(function): extra[COTANGENT]}
         try:
             return function(*args, **kwargs, **(extra or {}))
         except Exception as exc:
@@ -172,16 +167,16 @@ class Derivative:
         """Drop every specialization and the fast path: build again on the next call."""
         self.specialized, self.keys, self.by_key, self.verified = {}, {}, {}, set()
         self._instance = None
-        self.fast_path = _FastPath()
+        self.fast_path = FastPath(Derivative, _renewed)
         if type(self) is not Derivative:  # (its own class, made by the fast path)
             type(self).__call__ = Derivative.__call__
 
     def keyed(self, args, types):
         """specialize(args, {}), remembered under a key cheaper than the signature: the types
-        of the arguments and what the signature reads of them (_key_of)."""
+        of the arguments and what the signature reads of them (key_of)."""
         key_of = self.keys.get(types)
         if key_of is None:
-            key_of = self.keys[types] = _key_of(types)
+            key_of = self.keys[types] = signature_key(types)
         key = key_of(args)
         entry = self.specialize(args, {})
         with _BINDING:  # the fast path learns each key once, however many threads meet it
@@ -198,7 +193,7 @@ class Derivative:
             if entry is None:
                 entry = self.specialize(args, kwargs)
         else:  # the usual call, so kept short: see keyed
-            types = _TYPES.get(len(args), _types)(args)
+            types = TYPES_OF_FEW.get(len(args), types_of)(args)
             key_of = self.keys.get(types)
             entry = self.by_key.get((types, key_of(args))) if key_of is not None else None
             if entry is None:
@@ -213,8 +208,8 @@ class Derivative:
         if self.verify and id(function) not in self.verified:
             self.verified.add(id(function))
             return verify_call(self, entry, args, kwargs, extra)
-        if extra and _COTANGENT in extra:  # a vjp's cotangent: its generated parameter
-            extra = {_last_kwonly(function): extra[_COTANGENT]}
+        if extra and COTANGENT in extra:  # a vjp's cotangent: its generated parameter
+            extra = {last_kwonly(function): extra[COTANGENT]}
         try:
             if extra:
                 return function(*args, **kwargs, **extra)
@@ -237,7 +232,7 @@ class Derivative:
         if kind == "vjp":
             if not args:
                 raise TypeError("vjp(*args, dy): the cotangent dy comes last")
-            return self._pack(self.run(args[:-1], kwargs, {_COTANGENT: args[-1]}))
+            return self._pack(self.run(args[:-1], kwargs, {COTANGENT: args[-1]}))
         if kind == "jvp":
             names = self.outline.tangent_names
             if len(args) < len(names):
@@ -249,196 +244,6 @@ class Derivative:
 
     def __repr__(self):
         return f"<srcad {self.kind} of {self.func.__qualname__} wrt {self.wrt}>"
-
-
-_BY_VALUE = (int, bool, str, type(None))
-_COTANGENT = object()  # run()'s key for a vjp's cotangent, named by the function that runs
-
-
-def _types(args):
-    return tuple(map(type, args))
-
-
-# the same, faster for few arguments (type(x) in code is cheaper than map(type, ...))
-_TYPES = {0: lambda a: (), 1: lambda a: (type(a[0]),), 2: lambda a: (type(a[0]), type(a[1])),
-          3: lambda a: (type(a[0]), type(a[1]), type(a[2])),
-          4: lambda a: (type(a[0]), type(a[1]), type(a[2]), type(a[3])),
-          5: lambda a: (type(a[0]), type(a[1]), type(a[2]), type(a[3]), type(a[4])),
-          6: lambda a: (type(a[0]), type(a[1]), type(a[2]), type(a[3]), type(a[4]), type(a[5]))}
-
-
-def _key_of(types):
-    """For positional arguments of these types: a function of them that, with the types, decides
-    their signature (shapes.signature_of): the values of ints, bools, strings and None, the shapes
-    and dtypes of arrays. Floats, numpy scalars and values that are not specialized count by type
-    alone. (It may tell apart arguments of one signature, never the reverse.) It runs on every
-    call, so it is a lambda written for these types: lambda a: (a[1], a[0].shape, a[0].dtype)."""
-    parts = _key_parts(types, "a[{}]")
-    if not parts:
-        return _nothing
-    return eval(f"lambda a: ({', '.join(parts)},)", {})  # noqa: S307 - text built above
-
-
-def _key_parts(types, name):
-    """The expressions _key_of reads, for arguments named name.format(position)."""
-    parts = []
-    for i, kind in enumerate(types):
-        if kind in _BY_VALUE:
-            parts.append(name.format(i))
-        elif kind is np.ndarray:
-            parts += [f"{name.format(i)}.shape", f"{name.format(i)}.dtype"]
-    return parts
-
-
-def _nothing(args):
-    return None
-
-
-class _FastPath:
-    """A derivative's own __call__, written for the arguments it has been called with.
-
-    Derivative.__call__ finds the specialized function through several dicts and small
-    functions; that costs about a microsecond, as much as the whole gradient of a small scalar
-    function. So each time a call with positional arguments has been specialized, the
-    derivative gets a __call__ of its own (on a subclass of Derivative made for this one object:
-    special methods are looked up on the type) that tests the arguments' types, then what
-    _key_of reads of them against each key seen so far, and calls that key's function. For grad
-    of f(x, k), wrt=0, called with (0.5, 10) and then (0.5, 20) (`source` holds the text):
-
-        def __call__(self, a0=_, a1=_, /, *more, **kw):
-            if not more and not kw:
-                if type(a0) is T0_0 and type(a1) is T0_1:  # float, int
-                    if a1 == V0_0_0:  # 10
-                        try:
-                            return F0_0(a0, a1)
-                        except Exception as exc:
-                            cache.annotate_error(exc, C0_0)
-                            raise
-                    if a1 == V0_1_0:  # 20
-                        ...
-            return Derivative.__call__(self, *[a for a in (a0, a1) if a is not _], *more, **kw)
-
-    The arguments are positional-only parameters (no tuple to build and unpack; `_` marks one
-    not given). Arrays are tested by `a.shape == (3, 4) and a.dtype is D` (an equal dtype that
-    is another object takes the general path: correct, slower). An entry with a sync (it reads
-    the user's globals or cells) calls it first. Cotangents and tangents go in by keyword, as
-    Derivative.run passes them, and results are packed as Derivative.__call__ packs them. The
-    first INLINE keys of a tuple of types are written into the code; later ones join a dict
-    that the code looks up (no new code). Anything else (keywords, other arities, types or keys)
-    takes Derivative.__call__, which builds what is missing and calls add."""
-
-    LIMIT = 8  # tuples of types with code (the first seen); others take the general path
-    INLINE = 4  # keys of one tuple of types written into the code; more go in a dict
-
-    def __init__(self):
-        self.inline = {}  # types -> [(key, entry of Derivative.specialized)], in the code
-        self.more = {}  # types -> {key (one part: itself): entry}, looked up by the code
-        self.source = self.filename = None
-
-    def add(self, derivative, types, key, entry):
-        """Note a new entry of derivative.by_key, (types, key) -> entry (Derivative.keyed)."""
-        with _ADDING:  # one thread at a time: each install sees all that was added before it
-            inline = self.inline.get(types)
-            if inline is None:
-                if len(self.inline) >= self.LIMIT:
-                    return
-                self.more[types] = {}
-                self.inline[types] = [(key, entry)]
-            elif len(inline) < self.INLINE:
-                inline.append((key, entry))
-            else:
-                self.more[types][key[0] if key is not None and len(key) == 1 else key] = entry
-                return
-            self.install(derivative)
-
-    def install(self, derivative):
-        """Generate __call__ for what self holds and give it to derivative."""
-        kind = derivative.kind
-        if kind == "vjp":  # the cotangent's keyword: the same in every specialized function
-            (_, (function, _, _)), *_ = next(iter(self.inline.values()))
-            extra = [_last_kwonly(function)]
-        elif kind == "jvp":
-            extra = list(derivative.outline.tangent_names)
-        else:
-            extra = []
-        if kind == "value_and_grad":
-            packed = "value, (grads,)" if derivative.single_tuple else "value, grads"
-            finish = ["value, grads = CALL", f"return {packed}"]
-        elif derivative.single_tuple and kind != "jvp":
-            finish = ["return (CALL,)"]
-        else:
-            finish = ["return CALL"]
-        params = [f"a{i}" for i in range(max(map(len, self.inline)) + len(extra))]
-        namespace = {"Derivative": Derivative, "cache": cache, "_": _NOT_GIVEN,
-                     "_renewed": _renewed}
-        lines = [f"def __call__(self, {''.join(p + '=_, ' for p in params)}/, *more, **kw):",
-                 "    if not more and not kw:"]
-        for n, (types, inline) in enumerate(self.inline.items()):
-            block = self._block(n, types, inline, params, extra, finish, namespace)
-            lines += ["        " + line for line in block]
-        given = f"*[a for a in ({', '.join(params)}{',' * (len(params) == 1)}) if a is not _], "
-        lines.append(f"    return Derivative.__call__(self, {given if params else ''}*more, **kw)")
-        self.source = "\n".join(lines) + "\n"
-        self.filename = self.filename or f"<srcad call {next(_CALLS)} of {derivative.__name__}>"
-        linecache.cache[self.filename] = (len(self.source), None, self.source.splitlines(True),
-                                          self.filename)  # for tracebacks
-        exec(compile(self.source, self.filename, "exec"), namespace)  # noqa: S102 - built above
-        own = type(derivative)
-        if own is Derivative:  # the first time: a class of its own
-            own = type("Derivative", (Derivative,), {"__doc__": Derivative.__doc__,
-                                                     "__module__": __name__})
-            derivative.__class__ = own
-        own.__call__ = namespace["__call__"]
-
-    def _block(self, n, types, inline, params, extra, finish, namespace):
-        """The lines of __call__ for arguments of these types (the n-th tuple of types)."""
-        count = len(types) + len(extra)  # arguments, then extras
-        test = [f"{params[count]} is _"] if count < len(params) else []  # no more than that
-        test += [f"{params[count - 1]} is not _"] if extra else []  # the last extra given
-        test += [f"type(a{i}) is T{n}_{i}" for i in range(len(types))]
-        namespace.update({f"T{n}_{i}": kind for i, kind in enumerate(types)})
-        names = ", ".join(repr(kind.__name__)[1:-1] for kind in types)  # escaped: a comment
-        lines = [f"if {' and '.join(test) or 'True'}:  # {names}"]
-        parts = _key_parts(types, "a{}")
-        if len(inline) > 1:  # several keys: read each attribute once
-            lines += [f"    k{p} = {part}" for p, part in enumerate(parts) if "." in part]
-            parts = [f"k{p}" if "." in part else part for p, part in enumerate(parts)]
-        call = ", ".join(params[:len(types)] + [f"{name}={params[len(types) + i]}"
-                                                for i, name in enumerate(extra)])
-        given = ", ".join(params[:count])  # (the arguments as the general path takes them)
-        for j, (key, (function, sync, comp)) in enumerate(inline):
-            namespace.update({f"F{n}_{j}": function, f"S{n}_{j}": sync, f"C{n}_{j}": comp})
-            same = []
-            for p, (part, value) in enumerate(zip(parts, key or ())):
-                namespace[f"V{n}_{j}_{p}"] = value
-                same.append(f"{part} {'is' if isinstance(value, np.dtype) else '=='} V{n}_{j}_{p}")
-            body = _call_lines([f"S{n}_{j}()"] if sync is not None else [],
-                               f"F{n}_{j}({call})", f"C{n}_{j}", finish, given)
-            if same:
-                shown = ", ".join(map(repr, key))
-                shown = shown if len(shown) <= 60 else shown[:57] + "..."
-                body = [f"if {' and '.join(same)}:  # {shown}"] + ["    " + line for line in body]
-            lines += ["    " + line for line in body]
-        if len(inline) == self.INLINE:  # later keys: the dict
-            namespace[f"K{n}"] = self.more[types]
-            key = parts[0] if len(parts) == 1 else f"({', '.join(parts)})"
-            body = [f"entry = K{n}.get({key})", "if entry is not None:",
-                    "    fn, sync, comp = entry"]
-            body += ["    " + line for line in _call_lines(
-                ["if sync is not None:", "    sync()"], f"fn({call})", "comp", finish, given)]
-            lines += ["    " + line for line in body]
-        return lines
-
-
-def _call_lines(sync, call, comp, finish, given):
-    """Lines that run a specialized function: the sync lines, the call, the packing of its
-    result (finish, with CALL for the call), the note on errors; a redefined callee (the sync
-    raises cache.Stale) sends the arguments (given) back to the general path, to build anew."""
-    lines = ["try:"] + ["    " + line for line in sync] + [
-        "    " + line.replace("CALL", call) for line in finish]
-    return lines + ["except cache.Stale:", f"    return _renewed(self, {given})",
-                    "except Exception as exc:", f"    cache.annotate_error(exc, {comp})",
-                    "    raise"]
 
 
 def _renewed(derivative, *args):
@@ -456,16 +261,6 @@ def _renew_all():
             for found in list(per_func.values()):
                 if isinstance(found, Derivative):
                     found.forget()
-
-
-class _NotGiven:
-    def __repr__(self):
-        return "<not given>"
-
-
-_NOT_GIVEN = _NotGiven()  # the default of __call__'s parameters (_FastPath)
-_ADDING = threading.Lock()  # held by _FastPath.add
-_CALLS = itertools.count()  # numbers the file names of _FastPath's __call__s (tracebacks)
 
 
 def _check_arguments(func, args, kwargs, wrt):
@@ -502,7 +297,7 @@ def _check_arguments(func, args, kwargs, wrt):
                                   "values, pass the real and imaginary parts as two arrays")
 
 
-def _runs(mode, kind, wrt, args, disabled=frozenset()):
+def runs(mode, kind, wrt, args, disabled=frozenset()):
     """(mode, kind) of the code that runs for these example arguments. The gradient with respect
     to one argument that is a float is one forward sweep with its tangent seeded to 1 (forward
     mode's kind "grad"): no stack, no second pass over loops."""
@@ -510,11 +305,6 @@ def _runs(mode, kind, wrt, args, disabled=frozenset()):
             and type(args[wrt]) is float and "float_gradient" not in disabled):
         return "forward", "grad"
     return mode, kind
-
-
-def _last_kwonly(function):
-    return function.__code__.co_varnames[function.__code__.co_argcount
-                                         + function.__code__.co_kwonlyargcount - 1]
 
 
 class BoundDerivative:
@@ -545,8 +335,8 @@ def derivative(func, mode, kind, wrt, disable=None, verify=None):
     """The (cached) Derivative of func for these options. disable: optimization passes to switch
     off (pipeline.disabled_passes); verify: compare each new specialization with the unoptimized
     derivative on its first call (verify.py). None: from SRCAD_DISABLE and SRCAD_VERIFY."""
-    _callable(func)
-    _check_wrt(wrt)
+    check_callable(func)
+    check_wrt(wrt)
     disabled, verify = disabled_passes(disable), verify_on(verify)
     if inspect.ismethod(func):
         shifted = tuple(w + 1 for w in wrt) if isinstance(wrt, tuple) else wrt + 1
@@ -695,108 +485,3 @@ def _synced(gradient):
             if gradient.sync is not None:
                 gradient.sync()
     return gradient.generated
-
-
-_KIND_OF_MODE = {"reverse": "grad", "forward": "jvp"}
-
-
-def _built(func, mode, wrt, kind, args, kwargs, disabled=frozenset()):
-    """The Built module: generic, or specialized to the shapes of example arguments."""
-    kind = kind or _KIND_OF_MODE.get(mode, "grad")
-    if args is None or "specialize" in disabled:
-        _needs_args(mode, kind)
-        return cache.compiled(func, mode, kind, wrt, disabled=disabled).built
-    mode, kind = _runs(mode, kind, wrt, tuple(args), disabled)
-    kwargs = kwargs or {}
-    signature = signature_of(tuple(args), kwargs)
-    if signature is None:
-        raise SrcadError("srcad specializes to arrays, numbers, strings and None; these example "
-                         "arguments hold something else", hint="leave args out for code that "
-                                                               "takes any shapes")
-    return cache.compiled(func, mode, kind, wrt, example=(tuple(args), kwargs),
-                          signature=signature, disabled=disabled).built
-
-
-def _needs_args(mode, kind):
-    if mode == "forward" and kind == "grad":
-        raise SrcadError("the forward-mode gradient is built for a function of one float: pass "
-                         "example arguments (args=...)",
-                         hint="srcad.source(f, args=(0.5, ...)) shows the code srcad.grad runs")
-
-
-def _user_module(built):
-    module = built.func.__module__
-    if module == "__main__":  # a script: its globals come from its file, imported by name
-        module = os.path.splitext(os.path.basename(built.filename))[0]
-    return module
-
-
-def module_text(built, disabled=frozenset()):
-    """The whole module for reading and shipping: the derivative, the derivatives of the user
-    functions it calls (each once), the runtime helpers they use, and imports of the user
-    globals they read. (The decorator path compiles the derivative alone and binds the callees'
-    derivatives, compiled once each, by name.)"""
-    builts, seen, queue = [], set(), [built]
-    while queue:
-        current = queue.pop(0)
-        if current.function_name in seen:
-            continue
-        seen.add(current.function_name)
-        builts.append(current)
-        for func, kind, wrt in current.dependencies.values():
-            mode = mode_of_kind(kind)
-            queue.append(cache.compiled(func, mode, kind, wrt, disabled=disabled).built)
-    imports = {}
-    for b in builts:
-        if b.user_globals:
-            imports.setdefault(_user_module(b), set()).update(b.user_globals)
-    lines = import_lines(imports)  # (a module's name is not always an identifier: escaped)
-    return module_text_of([b.function_text for b in builts], built.header, lines)
-
-
-def source(func, mode="reverse", wrt=0, kind=None, stage=None, args=None, kwargs=None, *,
-           disable=None):
-    """The generated Python source (or, with stage=..., the function after that pass).
-    With example args (and kwargs): the code specialized to their shapes, as calls run it (for
-    the gradient with respect to one float, that is forward mode: see Derivative.specialize).
-    disable: optimization passes to leave out ("all": the unoptimized derivative)."""
-    _callable(func)
-    _check_wrt(wrt)
-    disabled = disabled_passes(disable)
-    if stage is not None and stage != "emit":
-        kind = kind or _KIND_OF_MODE.get(mode)
-        if args is None or "specialize" in disabled:
-            _needs_args(mode, kind)
-            example = None
-        else:
-            mode, kind = _runs(mode, kind, wrt, tuple(args), disabled)
-            example = (tuple(args), kwargs or {})
-        return build(func, mode, wrt, kind, stage=stage, example=example, disabled=disabled)
-    return module_text(_built(func, mode, wrt, kind, args, kwargs, disabled), disabled)
-
-
-def emit(func, path, mode="reverse", wrt=0, kind=None, args=None, kwargs=None, *,
-         disable=None):
-    """Write the generated module to `path`: a file that needs only numpy. Returns the path.
-    With example args (and kwargs): the code specialized to their shapes (it then assumes them)."""
-    _callable(func)
-    _check_wrt(wrt)
-    disabled = disabled_passes(disable)
-    built = _built(func, mode, wrt, kind, args, kwargs, disabled)
-    if built.user_cells:
-        fdef, info = parse_function(func)
-        raise info.error(fdef, f"{func.__qualname__} reads the closure variables "
-                               f"{', '.join(built.user_cells)}, which an emitted module cannot "
-                               f"see", hint="define the function at module level, or pass those "
-                                            "values in as arguments")
-    text = module_text(built, disabled)
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    return path
-
-
-def coverage():
-    """One dict per differentiable callable: {'name': 'numpy.sin', 'forward': bool, 'reverse': bool}."""
-    return REGISTRY.coverage()

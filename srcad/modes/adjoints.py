@@ -11,6 +11,7 @@ the names surely bound before each statement.
 """
 import gast
 
+from .tape import local_names, Restore
 from ..rules import operations
 from ..rules.calls import bind, is_user_function, positional_params
 from ..rules.instantiate import Accumulate, instantiate
@@ -18,7 +19,6 @@ from ..rules.operations import unknown_call
 from ..rules.registry import require_template
 from ..syntax.naming import clone
 from ..syntax.nodes import assign, call, list_op, name, origin_comment
-from .tape import local_names, Restore
 
 
 class AdjointSweep:

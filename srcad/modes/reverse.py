@@ -21,6 +21,11 @@ through unbroadcast, the one place that sums over broadcast axes.
 import gast
 
 from ..analysis.activity import flow
+from .accumulate import Accumulation
+from .adjoints import AdjointSweep
+from .split import Record, SPLIT
+from .tape import (closing_break, local_names, overwritten_names, resolve_saves, safe_names, Save,
+                   surely_bound)
 from ..rules import operations
 from ..rules.calls import Dependencies, is_user_function, returns_tuple
 from ..rules.instantiate import operand_id
@@ -28,11 +33,6 @@ from ..rules.registry import REGISTRY
 from ..syntax.naming import clone, walk
 from ..syntax.nodes import (assign, assigned_name, call, comment, flatten, list_op, name,
                             SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES)
-from .accumulate import Accumulation
-from .adjoints import AdjointSweep
-from .split import Record, SPLIT
-from .tape import (closing_break, local_names, overwritten_names, resolve_saves, safe_names, Save,
-                   surely_bound)
 
 
 class Reverse(AdjointSweep, Accumulation):

@@ -1,0 +1,119 @@
+"""The generated text: srcad.source (the derivative's module, or the function after one pass),
+srcad.emit (that module written to a file that needs only numpy) and srcad.coverage."""
+import os
+
+from ..analysis.shapes import signature_of
+from . import cache
+from .derivatives import check_callable, check_wrt, runs
+from ..backend.emit import import_lines, module_text as module_text_of
+from ..errors import SrcadError
+from ..frontend.parse import parse_function
+from ..pipeline import build, disabled_passes
+from ..rules.calls import mode_of_kind
+from ..rules.registry import REGISTRY
+
+
+_KIND_OF_MODE = {"reverse": "grad", "forward": "jvp"}
+
+
+def _built(func, mode, wrt, kind, args, kwargs, disabled=frozenset()):
+    """The Built module: generic, or specialized to the shapes of example arguments."""
+    kind = kind or _KIND_OF_MODE.get(mode, "grad")
+    if args is None or "specialize" in disabled:
+        _needs_args(mode, kind)
+        return cache.compiled(func, mode, kind, wrt, disabled=disabled).built
+    mode, kind = runs(mode, kind, wrt, tuple(args), disabled)
+    kwargs = kwargs or {}
+    signature = signature_of(tuple(args), kwargs)
+    if signature is None:
+        raise SrcadError("srcad specializes to arrays, numbers, strings and None; these example "
+                         "arguments hold something else", hint="leave args out for code that "
+                                                               "takes any shapes")
+    return cache.compiled(func, mode, kind, wrt, example=(tuple(args), kwargs),
+                          signature=signature, disabled=disabled).built
+
+
+def _needs_args(mode, kind):
+    if mode == "forward" and kind == "grad":
+        raise SrcadError("the forward-mode gradient is built for a function of one float: pass "
+                         "example arguments (args=...)",
+                         hint="srcad.source(f, args=(0.5, ...)) shows the code srcad.grad runs")
+
+
+def _user_module(built):
+    module = built.func.__module__
+    if module == "__main__":  # a script: its globals come from its file, imported by name
+        module = os.path.splitext(os.path.basename(built.filename))[0]
+    return module
+
+
+def module_text(built, disabled=frozenset()):
+    """The whole module for reading and shipping: the derivative, the derivatives of the user
+    functions it calls (each once), the runtime helpers they use, and imports of the user
+    globals they read. (The decorator path compiles the derivative alone and binds the callees'
+    derivatives, compiled once each, by name.)"""
+    builts, seen, queue = [], set(), [built]
+    while queue:
+        current = queue.pop(0)
+        if current.function_name in seen:
+            continue
+        seen.add(current.function_name)
+        builts.append(current)
+        for func, kind, wrt in current.dependencies.values():
+            mode = mode_of_kind(kind)
+            queue.append(cache.compiled(func, mode, kind, wrt, disabled=disabled).built)
+    imports = {}
+    for b in builts:
+        if b.user_globals:
+            imports.setdefault(_user_module(b), set()).update(b.user_globals)
+    lines = import_lines(imports)  # (a module's name is not always an identifier: escaped)
+    return module_text_of([b.function_text for b in builts], built.header, lines)
+
+
+def source(func, mode="reverse", wrt=0, kind=None, stage=None, args=None, kwargs=None, *,
+           disable=None):
+    """The generated Python source (or, with stage=..., the function after that pass).
+    With example args (and kwargs): the code specialized to their shapes, as calls run it (for
+    the gradient with respect to one float, that is forward mode: see Derivative.specialize).
+    disable: optimization passes to leave out ("all": the unoptimized derivative)."""
+    check_callable(func)
+    check_wrt(wrt)
+    disabled = disabled_passes(disable)
+    if stage is not None and stage != "emit":
+        kind = kind or _KIND_OF_MODE.get(mode)
+        if args is None or "specialize" in disabled:
+            _needs_args(mode, kind)
+            example = None
+        else:
+            mode, kind = runs(mode, kind, wrt, tuple(args), disabled)
+            example = (tuple(args), kwargs or {})
+        return build(func, mode, wrt, kind, stage=stage, example=example, disabled=disabled)
+    return module_text(_built(func, mode, wrt, kind, args, kwargs, disabled), disabled)
+
+
+def emit(func, path, mode="reverse", wrt=0, kind=None, args=None, kwargs=None, *,
+         disable=None):
+    """Write the generated module to `path`: a file that needs only numpy. Returns the path.
+    With example args (and kwargs): the code specialized to their shapes (it then assumes them)."""
+    check_callable(func)
+    check_wrt(wrt)
+    disabled = disabled_passes(disable)
+    built = _built(func, mode, wrt, kind, args, kwargs, disabled)
+    if built.user_cells:
+        fdef, info = parse_function(func)
+        raise info.error(fdef, f"{func.__qualname__} reads the closure variables "
+                               f"{', '.join(built.user_cells)}, which an emitted module cannot "
+                               f"see", hint="define the function at module level, or pass those "
+                                            "values in as arguments")
+    text = module_text(built, disabled)
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return path
+
+
+def coverage():
+    """One dict per differentiable callable:
+    {'name': 'numpy.sin', 'forward': bool, 'reverse': bool}."""
+    return REGISTRY.coverage()
