@@ -18,6 +18,7 @@ tangent of that parameter seeded in the body (dx = 1.0) instead of passed in, so
 with f's own arguments; it checks that the output is a scalar unless the shape probe showed it.
 """
 import math
+import operator
 
 import gast
 import numpy as np
@@ -34,6 +35,9 @@ from ..rules.registry import require_template
 from ..syntax.naming import clone, loaded_names
 from ..syntax.nodes import (assign, assigned_name, call, comment, flatten, list_op, name,
                             origin_comment)
+
+# operations whose result shares the operand's storage exactly as their tangents' do
+_ALIASING = (operations.copy, operator.getitem)
 
 
 class Forward:
@@ -120,12 +124,14 @@ class Forward:
                     tangent = call(["rebroadcast"], tangent, name(target))
                 tangent = materialize_zeros(tangent)
                 if not is_fresh(tangent) and (
-                        (target in self.stored and op is not operations.copy)
+                        (target in self.stored and op not in _ALIASING)
                         or (is_fresh(value) and loaded_names(tangent) & self.stored_tangents)):
                     # the primal made a new array (y = x.copy(), y = x + 0, t = a + y): so must
                     # the tangent (not dy itself, as rebroadcast(dy, t) is), or stores into y
-                    # would reach another tangent. (y = x aliases in the primal, and its
-                    # tangent aliases likewise.)
+                    # would reach another tangent. (y = x and y = t[i] alias in the primal, or
+                    # view, and their tangents alias or view likewise: a store into y, and the
+                    # restore of what it overwrote, must reach the tangents of the other names
+                    # of that array, as in the primal.)
                     tangent = call(["np", "copy"], tangent)
                 out.append(assign(self.namer.tangent(target), tangent))
             else:

@@ -22,3 +22,16 @@ def central_gradient(f, args, i=0, h=1e-6):
 def central(f, x, h=1e-6):
     """The gradient of a scalar f(x) with respect to the array x."""
     return central_gradient(f, (x,), 0, h)
+
+
+def numeric_hvp(f, x, v, h=1e-4):
+    """H v of a scalar f at the array x by second-order central differences of f alone:
+    entry j is (f(x+hv+he_j) - f(x+hv-he_j) - f(x-hv+he_j) + f(x-hv-he_j)) / 4h^2."""
+    x, v = np.asarray(x, dtype=float), np.asarray(v, dtype=float)
+    out = np.zeros(x.shape)
+    for j in np.ndindex(x.shape):
+        e = np.zeros(x.shape)
+        e[j] = h
+        out[j] = (f(x + h * v + e) - f(x + h * v - e) - f(x - h * v + e)
+                  + f(x - h * v - e)) / (4 * h * h)
+    return out
