@@ -48,7 +48,7 @@ from .optimize.singular import drop_singular_guards, singular_names
 from .optimize.strength import reduce_strength
 from .rules.calls import CALLEE_KINDS, derivative_name
 from .runtime import HELPERS
-from .syntax.naming import Namer, walk
+from .syntax.naming import Namer, shared_nodes, walk
 from .version import __version__
 
 # The optimizations, in the order they run; each can be switched off by name (build's
@@ -177,7 +177,8 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, singu
     singular.singular_names, gradients only), batch outer products and reduce strength. What
     they may assume comes from the probe (floats: names bound to floats; kinds: which are
     arrays) and from the seed: a gradient's adjoints are all floats (a vjp's seed may be an
-    int)."""
+    int). Each pass's result is checked for nodes in two places (unshared)."""
+    unshared(derivative, "the derivative pass")
     inexact = set(floats)
     # derivative names bound once to a number (a seed: bout = 1.0, dx = 1.0) are propagated
     derived = set(namer.adjoints.values()) | set(namer.tangents.values()) | getattr(
@@ -192,33 +193,53 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, singu
         float64 |= {namer.adjoints[v] for v in float64 if v in namer.adjoints} if seeded else set()
     steps = {name for name in ("constants", "copies", "dead_code") if name not in disabled}
     shares = getattr(builder, "shares", None)
-    derivative = optimize(derivative, derived, inexact, arrays, float64, steps, shares)
+    shape_of = builder.shape_of_name if shapes and mode == "reverse" else None
+
+    def simplify(code):
+        return unshared(optimize(code, derived, inexact, arrays, float64, steps, shares),
+                        "simplify")
+    derivative = simplify(derivative)
     if mode == "reverse" and shapes:
         adjoint_of = {adjoint: var for var, adjoint in namer.adjoints.items()}
 
         def probed(name):  # the float dtype the probe saw (an adjoint's: its value's)
             return floats.get(name) or floats.get(adjoint_of.get(name)) or None
         if "cancel" not in disabled:
-            derivative = cancel_factors(derivative, derived, builder.shape_of_name,
-                                        float_chars(derivative, probed))
+            derivative = unshared(cancel_factors(derivative, derived, shape_of, float_chars(
+                derivative, probed)), "cancel")
         if "broadcasts" not in disabled:
-            derivative = sink_broadcasts(derivative, builder.shape_of_name, namer.fresh,
-                                         builder.local_shapes)
+            derivative = unshared(sink_broadcasts(derivative, shape_of, namer.fresh,
+                                                  builder.local_shapes), "broadcasts")
         if "factor" not in disabled:
-            derivative = factor_contributions(derivative, derived, builder.shape_of_name,
-                                              float_chars(derivative, probed))
-        derivative = optimize(derivative, derived, inexact, arrays, float64, steps, shares)
-    if mode == "reverse" and "signs" not in disabled:
-        derivative = sink_signs(derivative, derived)  # (after optimize: copies gone)
+            derivative = unshared(factor_contributions(derivative, derived, shape_of, float_chars(
+                derivative, probed)), "factor")
+        derivative = simplify(derivative)
+    if mode == "reverse" and "signs" not in disabled:  # (after simplify: copies gone)
+        derivative = unshared(sink_signs(derivative, derived), "signs")
     if mode == "reverse" and "inplace" not in disabled:
-        derivative = in_place(derivative, builder.shape_of_name if shapes and seeded else None)
+        derivative = unshared(in_place(derivative, shape_of if seeded else None), "inplace")
     if singular:  # guards that matter only where the output is inf or nan
-        derivative = drop_singular_guards(derivative, singular)
+        derivative = unshared(drop_singular_guards(derivative, singular), "singular")
     if mode == "reverse" and shapes and "outer" not in disabled:
-        derivative = batch_outer_products(derivative, builder.shape_of_name, namer.fresh_name)
+        derivative = unshared(batch_outer_products(derivative, shape_of, namer.fresh_name),
+                              "outer")
     if shapes and "strength" not in disabled:
-        derivative = reduce_strength(derivative, inexact & arrays, shapes, arrays)
+        derivative = unshared(reduce_strength(derivative, inexact & arrays, shapes, arrays),
+                              "strength")
     return derivative
+
+
+def unshared(fdef, after):
+    """fdef, if no node of it is in two places (syntax.naming.shared_nodes): the passes rewrite
+    nodes in place, so a shared one would be rewritten for two statements by a rewrite meant
+    for one, silently (a number folded twice was 0.25 for 0.5). Else an internal error."""
+    shared = shared_nodes(fdef)
+    if shared:
+        raise AssertionError(f"srcad internal error: after {after}, {len(shared)} nodes of the "
+                             f"generated code are in two places, e.g. "
+                             f"{gast.dump(shared[0])[:80]}; the pass must clone what it "
+                             f"copies")
+    return fdef
 
 
 def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,

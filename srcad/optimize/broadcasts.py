@@ -229,7 +229,7 @@ class SinkBroadcasts:
                     self.new_shapes[name] = shape
                     out.insert(len(out) - 1, gast.Assign(
                         targets=[gast.Name(id=name, ctx=gast.Store(), annotation=None,
-                                           type_comment=None)], value=spread[1]))
+                                           type_comment=None)], value=clone(spread[1])))
                     spread = (spread[0], gast.Name(id=name, ctx=gast.Load(), annotation=None,
                                                    type_comment=None))
                 self.defs[stmt.targets[0].id] = spread

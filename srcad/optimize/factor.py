@@ -14,7 +14,7 @@ and read only there (a scalar comes out of a matrix product: np.dot(s * v, A) = 
 import gast
 
 from ..analysis.shapes import common_char
-from ..syntax.naming import bound_counts, load_counts, loaded_names, names_in, number_value
+from ..syntax.naming import bound_counts, clone, load_counts, loaded_names, names_in, number_value
 
 
 def _same(a, b):
@@ -61,7 +61,7 @@ class Factor:
                 inner = self.scaled(self.defs[arg.id])
                 if inner is not None and _same(inner[0], s):
                     args = list(value.args)
-                    args[k] = inner[1]
+                    args[k] = clone(inner[1])  # (u's definition still holds it)
                     return gast.Call(func=value.func, args=args, keywords=[])
         return None
 

@@ -186,8 +186,9 @@ class FoldConstants(gast.NodeTransformer):
                 if not (isinstance(value, (int, float)) and math.isfinite(value)
                         and abs(value) >= 2.0 ** -1000):
                     continue
-                setattr(inner, side, gast.Constant(value=value, kind=None))
-                return inner
+                merged = gast.BinOp(left=inner.left, op=inner.op, right=inner.right)
+                setattr(merged, side, gast.Constant(value=value, kind=None))
+                return merged  # (a new node: inner may be shared by another statement)
         return None
 
     def visit_UnaryOp(self, node):

@@ -41,6 +41,19 @@ def walk(node):
     return out
 
 
+def shared_nodes(node):
+    """Expression and statement nodes that occur twice in the tree. The passes rewrite nodes in
+    place, so a node in two places would be rewritten for both by a rewrite meant for one: a
+    pass that copies an expression must clone it."""
+    seen, shared = set(), []
+    for n in walk(node):
+        if isinstance(n, (gast.expr, gast.stmt)):
+            if id(n) in seen:
+                shared.append(n)
+            seen.add(id(n))
+    return shared
+
+
 def names(node):
     """The Name nodes in an AST."""
     return [n for n in walk(node) if type(n) is gast.Name]
