@@ -58,10 +58,15 @@ def function_source(fdef):
 
 
 def _fill_empty_blocks(fdef):
-    """A block the passes emptied (dead code, a propagated copy) holds `pass`."""
+    """A block the passes emptied (dead code, a propagated copy) holds `pass`; so does a block
+    left with comments only (`# grad of: ...` over an adjoint that was all dead code), which
+    would be an empty block once the comments are written as comments."""
     for node in gast.walk(fdef):
-        if isinstance(node, (gast.If, gast.For, gast.While)) and not node.body:
-            node.body = [gast.Pass()]
+        if isinstance(node, (gast.If, gast.For, gast.While)):
+            if all(hasattr(stmt, "comment") for stmt in node.body):
+                node.body.append(gast.Pass())
+            if node.orelse and all(hasattr(stmt, "comment") for stmt in node.orelse):
+                node.orelse.append(gast.Pass())
 
 
 class _SignedNumbers(ast.NodeTransformer):

@@ -9,6 +9,9 @@
   zero_gradient of the value where the value is bound.
 - jvp wrote into the caller's tangent array: a store into x after `x = x * 1.0`, x not
   reaching the output, stored 0.0 into dx, the caller's.
+- A branch whose adjoint was all dead code kept its `# grad of:` comment only, which is an
+  empty block once written as a comment (IndentationError; fuzz seed 601449): a block of
+  comments only gets `pass` too.
 """
 import numpy as np
 import pytest
@@ -47,7 +50,26 @@ def store_into_a_copy_that_does_not_matter(x, y):
     return np.sum(y * y)
 
 
+def helper_of_unused_values(a, b):
+    return np.sin(a) - a
+
+
+def branch_whose_adjoint_is_dead(x, z, s):
+    if 1.0 >= 1.246:
+        t2 = helper_of_unused_values(np.sin(s), x)
+    else:
+        t2 = s
+    y1 = 1.0
+    if np.cos(s) > 0.951:
+        t8 = np.abs(y1)
+    else:
+        y1 *= np.tanh(t2)
+        t8 = np.expand_dims(z ** 3, 1)
+    return t8.sum()
+
+
 @pytest.mark.parametrize("func, args", [
+    (branch_whose_adjoint_is_dead, (np.array([1.2, -0.5]), np.array([1.3, 0.3]), -0.44)),
     (emptied_branch, (np.array([[1.3, 0.6, -0.4], [-1.2, -0.5, -1.2]]), np.ones(2))),
     (dot_with_a_number, (np.array([1.1, -0.3]),)),
     (copy_of_a_parameter_read_by_item, (np.array([[1.8, 0.3], [0.2, -0.5]]), 0.7)),
