@@ -286,12 +286,13 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
         a.id for a in fdef.args.kwonlyargs])
     scope.local_names |= {n.id for n in walk(fdef) if isinstance(n, gast.Name)
                           and isinstance(n.ctx, gast.Store)}
-    activity = analyze(fdef.body, names, scope)
+    forward = mode == "forward"  # (a store's tangent: see analyze's stores_useful)
+    activity = analyze(fdef.body, names, scope, stores_useful=forward)
     shapes, kinds, floats = probe(fdef, func, scope, *example) if example is not None else (
         {}, {}, {})
     if shapes and keep_in_place_dtypes(fdef, kinds, floats, namer.fresh):
-        activity = analyze(fdef.body, names, scope)  # (new temporaries, and the dtypes the
-        shapes, kinds, floats = probe(fdef, func, scope, *example)  # casts keep)
+        activity = analyze(fdef.body, names, scope, stores_useful=forward)  # (new temporaries,
+        shapes, kinds, floats = probe(fdef, func, scope, *example)  # and the casts' dtypes)
     complex_values = sorted(v for v, char in floats.items() if char in ("F", "D", "G")
                             and activity(v))
     if complex_values:  # (no convention for complex derivatives is implemented)

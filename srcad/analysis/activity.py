@@ -79,10 +79,16 @@ def flow(stmt, scope):
     return var, operand_names(stmt.value, scope)
 
 
-def analyze(body, wrt_names, scope):
+def analyze(body, wrt_names, scope, stores_useful=False):
     """Activity of an ANF body. Flow-insensitive per name, iterated to a fixed point so values
     carried around loops are found: a name is varied if any assignment to it reads a varied name,
-    useful if any read of it feeds a useful name or the return value."""
+    useful if any read of it feeds a useful name or the return value.
+
+    stores_useful: an array stored into (y[i] = v) is useful even if no later read of y is.
+    Names are all this analysis sees, not memory: in forward mode over a generated gradient,
+    the adjoint sweep's restore `y[1:] = stack.pop()` puts back a view t = y[1:] that the
+    adjoint reads (the fence refuses such writes in users' code, the reverse sweep relies on
+    them), so the restore's tangent must be written for the view's tangent to be right."""
     flows = [f for f in (flow(s, scope) for s in flatten(body)) if f is not None]
     varied = set(wrt_names)
     changed = True
@@ -96,6 +102,9 @@ def analyze(body, wrt_names, scope):
     for stmt in flatten(body):
         if isinstance(stmt, gast.Return):
             useful |= returned_names(stmt)
+        elif stores_useful and isinstance(stmt, gast.Assign) and isinstance(
+                stmt.targets[0], gast.Subscript):
+            useful.add(assigned_name(stmt))
     changed = True
     while changed:
         changed = False

@@ -4,7 +4,11 @@ restore of what it overwrote, then missed the tangents of the other names of tha
 hvp runs forward mode over a gradient whose callee halves pass a tape: `y1 = tape[5]`, the
 restore `y1[[1]] = stack.pop()` put back the primal view `t2 = y1[::-1]` but not its tangent,
 so H v was wrong in one entry (fuzz seed 601356). A tangent now aliases or views as its
-primal does for t[i] as for y = x."""
+primal does for t[i] as for y = x.
+
+The same restore, `y1[1:] = stack.pop()` with the view t2 = y1[1:] read after it, was not
+differentiated at all when nothing read y1 by name afterwards (fuzz seed 602529): activity
+sees names, not memory. In forward mode a store into an array is always differentiated."""
 import numpy as np
 import pytest
 
@@ -23,11 +27,22 @@ def loss(x):
     return np.sum(helper_storing_after_a_view(x) ** 2)
 
 
+def helper_scaling_a_tail(a, c):
+    t1 = a[1]
+    y1 = np.array(c)
+    y1[1:] *= t1
+    return y1
+
+
+def scaled_tail(x):
+    return helper_scaling_a_tail(x, np.array([0.5, 1.5, -2.0, 0.25])).sum()
+
+
 def two_helper_calls(x):
     return np.sum(np.sin(helper_storing_after_a_view(x))) + loss(x[::-1])
 
 
-@pytest.mark.parametrize("func", [loss, two_helper_calls])
+@pytest.mark.parametrize("func", [loss, two_helper_calls, scaled_tail])
 def test_hvp_where_a_store_follows_a_view_of_an_item(func):
     x = np.array([0.35, -0.96, 0.83, 0.53])
     v = np.array([-0.55, -0.35, -1.15, -0.87])
