@@ -98,7 +98,8 @@ class Forward:
                 return self.namer.tangent(var)
         try:
             pieces = instantiate(template, name(target), args, keywords, tangent_of,
-                                 self.active, self.namer.fresh, self.shapes)
+                                 self.active, self.namer.fresh, self.shapes,
+                                 array_displays=isinstance(op, np.ufunc))
         except TypeError as exc:
             raise self.info.error(value, f"srcad cannot match this call to its template ({exc})",
                                   hint="check the arguments of the call") from None

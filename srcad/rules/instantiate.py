@@ -16,7 +16,7 @@ from .. import runtime
 from .operations import Index, index_value
 from .registry import Default
 from ..syntax.naming import clone, number_value, walk
-from ..syntax.nodes import constant_node, name
+from ..syntax.nodes import call, constant_node, name
 
 
 class Accumulate:
@@ -94,13 +94,15 @@ def operand_id(node):
 
 
 def instantiate(template, result, args, keywords, derivative_name, is_active, fresh,
-                shapes=None):
+                shapes=None, array_displays=False):
     """Instantiate `template` for `result = op(*args, **keywords)`.
 
     derivative_name(var) -> name of d[var]; is_active(var) -> whether var has a derivative;
     fresh(hint) -> a new temporary name; shapes: name -> shape from the shape probe, when the
     build is specialized: np.shape(v), np.ndim(v), np.size(v) of those names become constants
     (and a template `if` on them is decided; on an unknown shape it takes its `else` branch).
+    array_displays: the derivative of a list or tuple display operand is np.asarray of the
+    display of derivatives (a ufunc makes an array of a list: -[dA] would fail, [dA] * 2 repeat).
     Returns a list of gast statements and Accumulate items.
     """
     fdef = template.node
@@ -117,7 +119,10 @@ def instantiate(template, result, args, keywords, derivative_name, is_active, fr
 
     def derivative(operand):
         if isinstance(operand, (gast.Tuple, gast.List)):
-            return type(operand)(elts=[derivative(e) for e in operand.elts], ctx=gast.Load())
+            display = type(operand)(elts=[derivative(e) for e in operand.elts], ctx=gast.Load())
+            if array_displays and not all(isinstance(e, Zero) for e in display.elts):
+                return call(["np", "asarray"], materialize_zeros(display))
+            return display
         var = operand_id(operand)
         if var is not None and is_active(var):
             return _as_node(derivative_name(var))

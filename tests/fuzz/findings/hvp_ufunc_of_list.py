@@ -8,7 +8,9 @@ Mechanism (a guess): the gradient's code keeps t = [A] as a list and computes
 bt * np.cos(t); forward mode then writes the tangent of np.cos(t) as -dt * np.sin(t), with dt
 the list of tangents, and a list cannot be negated.
 Status: open at a78144e and at 8ba7cd0 (after e8b115a, whose "a ufunc's list operand has its
-tangents made an array first" covers jvp but not this tangent of the generated gradient).
+tangents made an array first" covers jvp but not this tangent of the generated gradient);
+fixed after 2713dad (the tangent of a display operand of a ufunc is np.asarray of the display
+of tangents); regression test tests/regressions/test_ufunc_of_a_display.py.
 """
 import os
 import sys
