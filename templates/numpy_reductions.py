@@ -361,3 +361,193 @@ def cumprod(y, a, axis=None, dtype=None, out=None):
     x = to_lanes(a, axis)
     d[y] = from_lanes(linear_scan(to_lanes(d[a], axis) * exclusive_cumprod(x, False), x, False),
                       y, axis)
+
+
+# ---------------------------------------------------------------------------------------------
+# runtime helpers
+
+@helper(tangent="linear")
+def nan_extremum_spread(g, a, y, axis=None, keepdims=False):
+    """Adjoint of nanmax/nanmin: g shared evenly among the entries equal to the extremum; NaN
+    entries (and lanes of NaN only) get 0."""
+    if axis is not None and not keepdims:
+        axes = tuple(ax % np.ndim(a) for ax in ((axis,) if np.ndim(axis) == 0 else axis))
+        g = np.expand_dims(g, axes)
+        y = np.expand_dims(y, axes)
+    mask = a == y
+    count = np.maximum(np.sum(mask, axis=axis, keepdims=True), 1)
+    return np.where(mask, g / count, 0.0)
+
+
+@helper(tangent="linear")
+def nan_extremum_pick(da, a, y, axis=None, keepdims=False):
+    """Tangent of nanmax/nanmin: the mean of da over the entries equal to the extremum (0 for
+    lanes of NaN only)."""
+    yk = y
+    if axis is not None and not keepdims:
+        axes = tuple(ax % np.ndim(a) for ax in ((axis,) if np.ndim(axis) == 0 else axis))
+        yk = np.expand_dims(y, axes)
+    mask = a == yk
+    return (np.sum(np.where(mask, da, 0.0), axis=axis, keepdims=keepdims)
+            / np.maximum(np.sum(mask, axis=axis, keepdims=keepdims), 1))
+
+
+@helper(tangent="linear")
+def reverse_cumsum(g, axis=-1):
+    """The sum of g from each entry to the end along axis: the adjoint of a cumulative sum."""
+    return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
+
+
+@helper(tangent="linear")
+def scan_drop_initial(g, axis=None, include_initial=False):
+    """g without its first entry along axis (None: the only axis) if include_initial: the
+    adjoint of the initial 0 (or 1) that cumulative_sum/_prod put first is dropped."""
+    if not include_initial:
+        return g
+    ax = 0 if axis is None else axis % np.ndim(g)
+    return g[(slice(None),) * ax + (slice(1, None),)]
+
+
+@helper(tangent="linear")
+def scan_with_initial(t, axis=None, include_initial=False):
+    """t with a zero entry put first along axis if include_initial (the tangent of the
+    constant initial value)."""
+    if not include_initial:
+        return t
+    t = np.asarray(t)
+    ax = 0 if axis is None else axis % t.ndim
+    shape = list(t.shape)
+    shape[ax] = 1
+    return np.concatenate([np.zeros(shape, dtype=np.result_type(t, float)), t], axis=ax)
+
+
+# tangents of the helpers: each is linear in its first argument and uses the others only through
+# shapes or piecewise-constant masks, so its tangent is itself applied to that tangent
+
+# ---------------------------------------------------------------------------------------------
+# NaN-ignoring reductions: NaN entries are constants (np.where, not a product with a mask, so a
+# NaN cannot leak into the derivative of the other entries)
+
+@adjoint(np.nanmax)
+def nanmax(y, a, axis=None, out=None, keepdims=False):
+    d[a] = nan_extremum_spread(d[y], a, y, axis, keepdims)
+
+
+@tangent(np.nanmax)
+def nanmax(y, a, axis=None, out=None, keepdims=False):
+    d[y] = nan_extremum_pick(d[a], a, y, axis, keepdims)
+
+
+@adjoint(np.nanmin)
+def nanmin(y, a, axis=None, out=None, keepdims=False):
+    d[a] = nan_extremum_spread(d[y], a, y, axis, keepdims)
+
+
+@tangent(np.nanmin)
+def nanmin(y, a, axis=None, out=None, keepdims=False):
+    d[y] = nan_extremum_pick(d[a], a, y, axis, keepdims)
+
+
+# nanprod = prod with NaN read as 1: d/da_i = the product of the other entries (no division)
+@adjoint(np.nanprod)
+def nanprod(y, a, axis=None, dtype=None, out=None, keepdims=False):
+    d[a] = np.where(np.isnan(a), 0.0, unreduce(d[y], a, axis, keepdims)
+                    * prod_of_others(np.where(np.isnan(a), 1.0, a), axis))
+
+
+@tangent(np.nanprod)
+def nanprod(y, a, axis=None, dtype=None, out=None, keepdims=False):
+    d[y] = np.sum(np.where(np.isnan(a), 0.0,
+                           d[a] * prod_of_others(np.where(np.isnan(a), 1.0, a), axis)),
+                  axis=axis, keepdims=keepdims)
+
+
+# nanvar = sum((a - m)^2) / (n - ddof) over the n non-NaN entries, m their mean:
+# d nanvar / d a_i = 2 (a_i - m) / (n - ddof)
+@adjoint(np.nanvar)
+def nanvar(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    n = np.sum(np.logical_not(np.isnan(a)), axis=axis, keepdims=True)
+    d[a] = np.where(np.isnan(a), 0.0, unreduce(d[y], a, axis, keepdims) * (
+        2.0 * (a - np.nanmean(a, axis=axis, keepdims=True)) / (n - ddof)))
+
+
+@tangent(np.nanvar)
+def nanvar(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    n = np.sum(np.logical_not(np.isnan(a)), axis=axis, keepdims=keepdims)
+    d[y] = np.sum(np.where(np.isnan(a), 0.0, d[a] * (a - np.nanmean(a, axis=axis, keepdims=True))),
+                  axis=axis, keepdims=keepdims) * 2.0 / (n - ddof)
+
+
+# nanstd = sqrt(nanvar): d nanstd = d nanvar / (2 nanstd), taken as 0 where nanstd == 0
+@adjoint(np.nanstd)
+def nanstd(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    n = np.sum(np.logical_not(np.isnan(a)), axis=axis, keepdims=True)
+    inverse = np.where(y == 0, 0.0, 1.0 / np.where(y == 0, 1.0, y))
+    d[a] = np.where(np.isnan(a), 0.0, unreduce(d[y] * inverse, a, axis, keepdims) * (
+        (a - np.nanmean(a, axis=axis, keepdims=True)) / (n - ddof)))
+
+
+@tangent(np.nanstd)
+def nanstd(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    n = np.sum(np.logical_not(np.isnan(a)), axis=axis, keepdims=keepdims)
+    inverse = np.where(y == 0, 0.0, 1.0 / np.where(y == 0, 1.0, y))
+    d[y] = np.sum(np.where(np.isnan(a), 0.0, d[a] * (a - np.nanmean(a, axis=axis, keepdims=True))),
+                  axis=axis, keepdims=keepdims) * inverse / (n - ddof)
+
+
+# ---------------------------------------------------------------------------------------------
+# scans (axis None: over the flattened array)
+
+@adjoint(np.nancumsum)
+def nancumsum(y, a, axis=None, dtype=None, out=None):
+    d[a] = np.where(np.isnan(a), 0.0, from_lanes(reverse_cumsum(to_lanes(d[y], axis), -1), a,
+                                                 axis))
+
+
+@tangent(np.nancumsum)
+def nancumsum(y, a, axis=None, dtype=None, out=None):
+    d[y] = np.cumsum(np.where(np.isnan(a), 0.0, d[a]), axis=axis)
+
+
+# nancumprod = cumprod with NaN read as 1 (see cumprod in numpy_reductions.py)
+@adjoint(np.nancumprod)
+def nancumprod(y, a, axis=None, dtype=None, out=None):
+    x = to_lanes(np.where(np.isnan(a), 1.0, a), axis)
+    d[a] = np.where(np.isnan(a), 0.0, from_lanes(
+        exclusive_cumprod(x, False) * linear_scan(to_lanes(d[y], axis), shift_along(x, True),
+                                                  True), a, axis))
+
+
+@tangent(np.nancumprod)
+def nancumprod(y, a, axis=None, dtype=None, out=None):
+    x = to_lanes(np.where(np.isnan(a), 1.0, a), axis)
+    d[y] = from_lanes(linear_scan(to_lanes(np.where(np.isnan(a), 0.0, d[a]), axis)
+                                  * exclusive_cumprod(x, False), x, False), y, axis)
+
+
+# cumulative_sum / cumulative_prod (array API): include_initial puts a constant 0 (1) first
+@adjoint(np.cumulative_sum)
+def cumulative_sum(y, x, *, axis=None, dtype=None, include_initial=False):
+    d[x] = from_lanes(reverse_cumsum(to_lanes(scan_drop_initial(d[y], axis, include_initial),
+                                              axis), -1), x, axis)
+
+
+@tangent(np.cumulative_sum)
+def cumulative_sum(y, x, *, axis=None, dtype=None, include_initial=False):
+    d[y] = np.cumulative_sum(d[x], axis=axis, include_initial=include_initial)
+
+
+@adjoint(np.cumulative_prod)
+def cumulative_prod(y, x, *, axis=None, dtype=None, include_initial=False):
+    lanes = to_lanes(x, axis)
+    d[x] = from_lanes(exclusive_cumprod(lanes, False) * linear_scan(
+        to_lanes(scan_drop_initial(d[y], axis, include_initial), axis),
+        shift_along(lanes, True), True), x, axis)
+
+
+@tangent(np.cumulative_prod)
+def cumulative_prod(y, x, *, axis=None, dtype=None, include_initial=False):
+    lanes = to_lanes(x, axis)
+    d[y] = scan_with_initial(from_lanes(linear_scan(to_lanes(d[x], axis)
+                                                    * exclusive_cumprod(lanes, False), lanes,
+                                                    False), x, axis), axis, include_initial)

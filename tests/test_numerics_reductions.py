@@ -348,6 +348,11 @@ untranspose, unjoin, untile, unrepeat, unpad, repad, pad_constant, unpad_constan
 untake, untake_along_axis, undiag, through_cast, cast_back = (
     HELPERS[name] for name in ("untake", "untake_along_axis", "undiag", "through_cast",
                                "cast_back"))
+nan_extremum_spread, nan_extremum_pick, reverse_cumsum, scan_drop_initial, scan_with_initial = (
+    HELPERS[name] for name in ("nan_extremum_spread", "nan_extremum_pick", "reverse_cumsum",
+                               "scan_drop_initial", "scan_with_initial"))
+WITH_NAN = np.array([[0.3, np.nan, 1.2, 1.2], [np.nan, np.nan, np.nan, np.nan],
+                     [-0.5, 2.0, np.nan, 0.1]])
 
 A3 = np.zeros((2, 3, 4))
 X2 = np.zeros((3, 4))
@@ -450,6 +455,26 @@ def h_through_cast(g):
     return through_cast(g, np.ones(3))
 
 
+def h_nan_extremum_spread(g):
+    return nan_extremum_spread(g, WITH_NAN, np.nanmax(WITH_NAN, axis=1), 1)
+
+
+def h_nan_extremum_pick(g):
+    return nan_extremum_pick(g, WITH_NAN, np.nanmax(WITH_NAN, axis=1), 1)
+
+
+def h_reverse_cumsum(g):
+    return reverse_cumsum(g, 1)
+
+
+def h_scan_drop_initial(g):
+    return scan_drop_initial(g, 1, True)
+
+
+def h_scan_with_initial(g):
+    return scan_with_initial(g, 0, True)
+
+
 def h_cast_back(g):
     return cast_back(g, np.ones(3, dtype=np.float32), np.ones(3))  # (float64 x: exact)
 
@@ -464,6 +489,8 @@ HELPER_CASES = [
     (h_unrepeat, [(3, 6)]), (h_unpad, [(4, 7)]), (h_repad, [(2, 3)]), (h_pad_constant, [(2, 2)]),
     (h_unpad_constant, [(6, 7)]), (h_untake, [(3, 2, 2)]), (h_untake_along_axis, [(1, 4)]),
     (h_undiag, [(4, 4)]), (h_through_cast, [(3,)]), (h_cast_back, [(3,)]),
+    (h_nan_extremum_spread, [(3,)]), (h_nan_extremum_pick, [(3, 4)]), (h_reverse_cumsum, [(2, 5)]),
+    (h_scan_drop_initial, [(2, 5)]), (h_scan_with_initial, [(3, 2)]),
 ]
 
 

@@ -1,0 +1,112 @@
+"""NumPy sorting and order statistics: sort, median, nanmedian.
+
+The derivative follows the permutation of a stable argsort; where entries tie (there the
+function is not differentiable) the tied sorted values share the derivative evenly, as max/min
+do (the central-difference derivative). NaN entries of nanmedian are constants.
+"""
+import numpy as np
+
+from srcad.rules.registry import adjoint, d, non_differentiable, tangent
+from srcad.runtime import helper, unreduce
+
+from .numpy_reductions import from_lanes, to_lanes
+
+
+@helper(tangent="linear")
+def tie_mean(v, s):
+    """v with each run of equal entries of s (along the last axis) replaced by its mean: the
+    derivative of sorted values that tie is shared evenly among them (NaN ties nothing)."""
+    s = np.asarray(s)
+    v = np.broadcast_to(v, s.shape)
+    if s.size == 0:
+        return np.array(v, dtype=np.result_type(v, float))
+    n = s.shape[-1]
+    starts = np.concatenate([np.ones(s.shape[:-1] + (1,), dtype=bool),
+                             s[..., 1:] != s[..., :-1]], axis=-1)
+    lanes = np.reshape(np.arange(s.size // n) * n, s.shape[:-1] + (1,))
+    ids = np.ravel(np.cumsum(starts, axis=-1) - 1 + lanes)
+    sums = np.bincount(ids, weights=np.ravel(v), minlength=s.size)
+    counts = np.maximum(np.bincount(ids, minlength=s.size), 1)
+    return np.reshape((sums / counts)[ids], s.shape)
+
+
+@helper(tangent="linear")
+def sort_gather(da, a, axis=-1):
+    """The tangent of np.sort(a, axis): da in the order of a stable argsort (axis None:
+    flattened), shared evenly among tied values."""
+    order = np.argsort(a, axis=axis, kind="stable")
+    if axis is None:
+        return tie_mean(np.ravel(da)[order], np.ravel(a)[order])
+    moved = np.moveaxis(np.take_along_axis(da, order, axis=axis), axis, -1)
+    ordered = np.moveaxis(np.take_along_axis(np.asarray(a), order, axis=axis), axis, -1)
+    return np.moveaxis(tie_mean(moved, ordered), -1, axis)
+
+
+@helper(tangent="linear")
+def sort_scatter(g, a, axis=-1):
+    """The adjoint of np.sort(a, axis), the transpose of sort_gather: g shared evenly among tied
+    values, then sent back to where each sorted entry came from."""
+    order = np.argsort(a, axis=axis, kind="stable")
+    if axis is None:
+        out = np.zeros(np.size(a), dtype=np.result_type(g, float))
+        out[order] = tie_mean(g, np.ravel(a)[order])
+        return np.reshape(out, np.shape(a))
+    ordered = np.moveaxis(np.take_along_axis(np.asarray(a), order, axis=axis), axis, -1)
+    shared = np.moveaxis(tie_mean(np.moveaxis(g, axis, -1), ordered), -1, axis)
+    out = np.zeros(np.shape(a), dtype=np.result_type(g, float))
+    np.put_along_axis(out, order, shared, axis=axis)
+    return out
+
+
+@helper(linear=False)
+def median_weights(a, axis=None, ignore_nan=False):
+    """d median / d a: 1/2 on each of the two middle entries of each lane (1 on the middle one
+    of an odd lane), in the order of a stable argsort, shared evenly among tied values;
+    ignore_nan: of the lane's non-NaN entries (a lane of NaN only gets 0)."""
+    x = to_lanes(a, axis)
+    n = x.shape[-1]
+    order = np.argsort(x, axis=-1, kind="stable")  # NaN last
+    count = np.sum(np.logical_not(np.isnan(x)), axis=-1, keepdims=True) if ignore_nan else n
+    place = np.arange(n)
+    w = (0.5 * (place == (count - 1) // 2) + 0.5 * (place == count // 2)) * (count > 0)
+    w = tie_mean(w, np.take_along_axis(x, order, axis=-1))
+    weights = np.zeros(x.shape)
+    np.put_along_axis(weights, order, w, axis=-1)
+    return from_lanes(weights, a, axis)
+
+
+# nanmedian: the median of the non-NaN entries of each lane
+@adjoint(np.nanmedian)
+def nanmedian(y, a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    d[a] = unreduce(d[y], a, axis, keepdims) * median_weights(a, axis, True)
+
+
+@tangent(np.nanmedian)
+def nanmedian(y, a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    d[y] = np.sum(d[a] * median_weights(a, axis, True), axis=axis, keepdims=keepdims)
+
+
+# ---------------------------------------------------------------------------------------------
+# sort and median: the derivative follows the permutation (a stable argsort)
+
+@adjoint(np.sort)
+def sort(y, a, axis=-1, kind=None, order=None, *, stable=None):
+    d[a] = sort_scatter(d[y], a, axis)
+
+
+@tangent(np.sort)
+def sort(y, a, axis=-1, kind=None, order=None, *, stable=None):
+    d[y] = sort_gather(d[a], a, axis)
+
+
+@adjoint(np.median)
+def median(y, a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    d[a] = unreduce(d[y], a, axis, keepdims) * median_weights(a, axis, False)
+
+
+@tangent(np.median)
+def median(y, a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    d[y] = np.sum(d[a] * median_weights(a, axis, False), axis=axis, keepdims=keepdims)
+
+
+non_differentiable(median_weights)
