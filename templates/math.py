@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from srcad.rules.registry import adjoint, d, non_differentiable, tangent
+from srcad.rules.registry import adjoint, d, diagonal, non_differentiable, tangent
 from srcad.runtime import helper
 
 from .numpy_elementwise import safe_div, safe_mul  # noqa: F401  (helpers used by templates)
@@ -78,63 +78,33 @@ def log_base(y, base):
 
 # --- trigonometric -------------------------------------------------------------------------------
 
-@adjoint(math.sin)
-def sin(y, x):
-    d[x] = d[y] * math.cos(x)
-
-
-@tangent(math.sin)
+@diagonal(math.sin)
 def sin(y, x):
     d[y] = d[x] * math.cos(x)
 
 
-@adjoint(math.cos)
-def cos(y, x):
-    d[x] = -d[y] * math.sin(x)
-
-
-@tangent(math.cos)
+@diagonal(math.cos)
 def cos(y, x):
     d[y] = -d[x] * math.sin(x)
 
 
-@adjoint(math.tan)
-def tan(y, x):
-    d[x] = d[y] * (1.0 + y * y)
-
-
-@tangent(math.tan)
+@diagonal(math.tan)
 def tan(y, x):
     d[y] = d[x] * (1.0 + y * y)
 
 
 # asin' = 1 / sqrt((1 - x)(1 + x)): inf at x = +-1 (the true one-sided slope)
-@adjoint(math.asin)
-def asin(y, x):
-    d[x] = safe_div(d[y], math.sqrt((1.0 - x) * (1.0 + x)))
-
-
-@tangent(math.asin)
+@diagonal(math.asin)
 def asin(y, x):
     d[y] = safe_div(d[x], math.sqrt((1.0 - x) * (1.0 + x)))
 
 
-@adjoint(math.acos)
-def acos(y, x):
-    d[x] = -safe_div(d[y], math.sqrt((1.0 - x) * (1.0 + x)))
-
-
-@tangent(math.acos)
+@diagonal(math.acos)
 def acos(y, x):
     d[y] = -safe_div(d[x], math.sqrt((1.0 - x) * (1.0 + x)))
 
 
-@adjoint(math.atan)
-def atan(y, x):
-    d[x] = d[y] / (1.0 + x * x)
-
-
-@tangent(math.atan)
+@diagonal(math.atan)
 def atan(y, x):
     d[y] = d[x] / (1.0 + x * x)
 
@@ -162,117 +132,62 @@ def hypot(z, *coordinates):
     d[z] = safe_div(np.sum(np.stack(d[coordinates]) * np.stack(coordinates)), z)
 
 
-@adjoint(math.degrees)
-def degrees(y, x):
-    d[x] = d[y] * 57.29577951308232  # 180 / pi
-
-
-@tangent(math.degrees)
+@diagonal(math.degrees)
 def degrees(y, x):
     d[y] = d[x] * 57.29577951308232
 
 
-@adjoint(math.radians)
-def radians(y, x):
-    d[x] = d[y] * 0.017453292519943295  # pi / 180
-
-
-@tangent(math.radians)
+@diagonal(math.radians)
 def radians(y, x):
     d[y] = d[x] * 0.017453292519943295
 
 
 # --- hyperbolic ----------------------------------------------------------------------------------
 
-@adjoint(math.sinh)
-def sinh(y, x):
-    d[x] = d[y] * math.cosh(x)
-
-
-@tangent(math.sinh)
+@diagonal(math.sinh)
 def sinh(y, x):
     d[y] = d[x] * math.cosh(x)
 
 
-@adjoint(math.cosh)
-def cosh(y, x):
-    d[x] = d[y] * math.sinh(x)
-
-
-@tangent(math.cosh)
+@diagonal(math.cosh)
 def cosh(y, x):
     d[y] = d[x] * math.sinh(x)
 
 
-@adjoint(math.tanh)
-def tanh(y, x):
-    d[x] = d[y] * (1.0 - y * y)
-
-
-@tangent(math.tanh)
+@diagonal(math.tanh)
 def tanh(y, x):
     d[y] = d[x] * (1.0 - y * y)
 
 
-@adjoint(math.asinh)
-def asinh(y, x):
-    d[x] = d[y] / math.hypot(1.0, x)  # 1 / sqrt(1 + x^2), without overflow
-
-
-@tangent(math.asinh)
+@diagonal(math.asinh)
 def asinh(y, x):
     d[y] = d[x] / math.hypot(1.0, x)
 
 
-@adjoint(math.acosh)
-def acosh(y, x):
-    d[x] = safe_div(d[y], math.sqrt((x - 1.0) * (x + 1.0)))
-
-
-@tangent(math.acosh)
+@diagonal(math.acosh)
 def acosh(y, x):
     d[y] = safe_div(d[x], math.sqrt((x - 1.0) * (x + 1.0)))
 
 
-@adjoint(math.atanh)
-def atanh(y, x):
-    d[x] = d[y] / ((1.0 - x) * (1.0 + x))
-
-
-@tangent(math.atanh)
+@diagonal(math.atanh)
 def atanh(y, x):
     d[y] = d[x] / ((1.0 - x) * (1.0 + x))
 
 
 # --- exponentials and logarithms -----------------------------------------------------------------
 
-@adjoint(math.exp)
-def exp(y, x):
-    d[x] = d[y] * y
-
-
-@tangent(math.exp)
+@diagonal(math.exp)
 def exp(y, x):
     d[y] = d[x] * y
 
 
-@adjoint(math.exp2)
-def exp2(y, x):
-    d[x] = d[y] * y * 0.6931471805599453  # ln 2
-
-
-@tangent(math.exp2)
+@diagonal(math.exp2)
 def exp2(y, x):
     d[y] = d[x] * y * 0.6931471805599453
 
 
 # expm1' = exp(x), not y + 1 (which loses every digit of exp(x) for very negative x)
-@adjoint(math.expm1)
-def expm1(y, x):
-    d[x] = d[y] * math.exp(x)
-
-
-@tangent(math.expm1)
+@diagonal(math.expm1)
 def expm1(y, x):
     d[y] = d[x] * math.exp(x)
 
@@ -290,54 +205,29 @@ def log(y, x, base=None):
     d[y] = (d[x] / x - d[base] * y / base) / log_base(base)
 
 
-@adjoint(math.log1p)
-def log1p(y, x):
-    d[x] = d[y] / (1.0 + x)
-
-
-@tangent(math.log1p)
+@diagonal(math.log1p)
 def log1p(y, x):
     d[y] = d[x] / (1.0 + x)
 
 
-@adjoint(math.log2)
-def log2(y, x):
-    d[x] = d[y] / (x * 0.6931471805599453)  # x ln 2
-
-
-@tangent(math.log2)
+@diagonal(math.log2)
 def log2(y, x):
     d[y] = d[x] / (x * 0.6931471805599453)
 
 
-@adjoint(math.log10)
-def log10(y, x):
-    d[x] = d[y] / (x * 2.302585092994046)  # x ln 10
-
-
-@tangent(math.log10)
+@diagonal(math.log10)
 def log10(y, x):
     d[y] = d[x] / (x * 2.302585092994046)
 
 
 # --- powers and roots ----------------------------------------------------------------------------
 
-@adjoint(math.sqrt)
-def sqrt(y, x):
-    d[x] = safe_div(d[y], 2.0 * y)
-
-
-@tangent(math.sqrt)
+@diagonal(math.sqrt)
 def sqrt(y, x):
     d[y] = safe_div(d[x], 2.0 * y)
 
 
-@adjoint(math.cbrt)
-def cbrt(y, x):
-    d[x] = safe_div(d[y], 3.0 * y * y)
-
-
-@tangent(math.cbrt)
+@diagonal(math.cbrt)
 def cbrt(y, x):
     d[y] = safe_div(d[x], 3.0 * y * y)
 
@@ -371,12 +261,7 @@ def ldexp(y, x, i):
 # --- sign, magnitude, remainders -----------------------------------------------------------------
 # |x|: the subgradient 0 is taken at the kink x == 0 (math.copysign would give +-1)
 
-@adjoint(math.fabs)
-def fabs(y, x):
-    d[x] = d[y] * (float(x > 0) - float(x < 0))
-
-
-@tangent(math.fabs)
+@diagonal(math.fabs)
 def fabs(y, x):
     d[y] = d[x] * (float(x > 0) - float(x < 0))
 
@@ -418,43 +303,23 @@ def remainder(z, x, y):
 
 # --- special functions ---------------------------------------------------------------------------
 
-@adjoint(math.erf)
-def erf(y, x):
-    d[x] = d[y] * 1.1283791670955126 * math.exp(-x * x)  # 2 / sqrt(pi)
-
-
-@tangent(math.erf)
+@diagonal(math.erf)
 def erf(y, x):
     d[y] = d[x] * 1.1283791670955126 * math.exp(-x * x)
 
 
-@adjoint(math.erfc)
-def erfc(y, x):
-    d[x] = -d[y] * 1.1283791670955126 * math.exp(-x * x)
-
-
-@tangent(math.erfc)
+@diagonal(math.erfc)
 def erfc(y, x):
     d[y] = -d[x] * 1.1283791670955126 * math.exp(-x * x)
 
 
 # gamma' = gamma * digamma; lgamma = log|gamma|, so lgamma' = digamma on both sides of 0
-@adjoint(math.gamma)
-def gamma(y, x):
-    d[x] = d[y] * y * polygamma_n(0, x)
-
-
-@tangent(math.gamma)
+@diagonal(math.gamma)
 def gamma(y, x):
     d[y] = d[x] * y * polygamma_n(0, x)
 
 
-@adjoint(math.lgamma)
-def lgamma(y, x):
-    d[x] = d[y] * polygamma_n(0, x)
-
-
-@tangent(math.lgamma)
+@diagonal(math.lgamma)
 def lgamma(y, x):
     d[y] = d[x] * polygamma_n(0, x)
 

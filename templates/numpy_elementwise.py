@@ -15,7 +15,7 @@ Conventions (docs/numerics.md has the details and the tests that pin them down):
 """
 import numpy as np
 
-from srcad.rules.registry import adjoint, d, non_differentiable, tangent
+from srcad.rules.registry import adjoint, d, diagonal, non_differentiable, tangent
 from srcad.runtime import helper, selection_share, tie_mask
 
 
@@ -106,63 +106,33 @@ non_differentiable(tie_mask)  # a mask
 
 # --- trigonometric -------------------------------------------------------------------------------
 
-@adjoint(np.sin)
-def sin(y, x):
-    d[x] = d[y] * np.cos(x)
-
-
-@tangent(np.sin)
+@diagonal(np.sin)
 def sin(y, x):
     d[y] = d[x] * np.cos(x)
 
 
-@adjoint(np.cos)
-def cos(y, x):
-    d[x] = -d[y] * np.sin(x)
-
-
-@tangent(np.cos)
+@diagonal(np.cos)
 def cos(y, x):
     d[y] = -d[x] * np.sin(x)
 
 
-@adjoint(np.tan)
-def tan(y, x):
-    d[x] = d[y] * (1.0 + y * y)
-
-
-@tangent(np.tan)
+@diagonal(np.tan)
 def tan(y, x):
     d[y] = d[x] * (1.0 + y * y)
 
 
 # arcsin' = 1 / sqrt(1 - x^2), written (1 - x)(1 + x) to keep its digits near |x| = 1
-@adjoint(np.arcsin)
-def arcsin(y, x):
-    d[x] = safe_div(d[y], np.sqrt((1.0 - x) * (1.0 + x)))
-
-
-@tangent(np.arcsin)
+@diagonal(np.arcsin)
 def arcsin(y, x):
     d[y] = safe_div(d[x], np.sqrt((1.0 - x) * (1.0 + x)))
 
 
-@adjoint(np.arccos)
-def arccos(y, x):
-    d[x] = -safe_div(d[y], np.sqrt((1.0 - x) * (1.0 + x)))
-
-
-@tangent(np.arccos)
+@diagonal(np.arccos)
 def arccos(y, x):
     d[y] = -safe_div(d[x], np.sqrt((1.0 - x) * (1.0 + x)))
 
 
-@adjoint(np.arctan)
-def arctan(y, x):
-    d[x] = d[y] / (1.0 + x * x)
-
-
-@tangent(np.arctan)
+@diagonal(np.arctan)
 def arctan(y, x):
     d[y] = d[x] / (1.0 + x * x)
 
@@ -190,22 +160,12 @@ def hypot(z, x, y):
     d[z] = safe_div(d[x] * x + d[y] * y, z)
 
 
-@adjoint(np.deg2rad, np.radians)
-def deg2rad(y, x):
-    d[x] = d[y] * 0.017453292519943295  # pi / 180
-
-
-@tangent(np.deg2rad, np.radians)
+@diagonal(np.deg2rad, np.radians)
 def deg2rad(y, x):
     d[y] = d[x] * 0.017453292519943295
 
 
-@adjoint(np.rad2deg, np.degrees)
-def rad2deg(y, x):
-    d[x] = d[y] * 57.29577951308232  # 180 / pi
-
-
-@tangent(np.rad2deg, np.degrees)
+@diagonal(np.rad2deg, np.degrees)
 def rad2deg(y, x):
     d[y] = d[x] * 57.29577951308232
 
@@ -240,63 +200,33 @@ def sinc(y, x):
 
 # --- hyperbolic ----------------------------------------------------------------------------------
 
-@adjoint(np.sinh)
-def sinh(y, x):
-    d[x] = safe_mul(d[y], np.cosh(x))
-
-
-@tangent(np.sinh)
+@diagonal(np.sinh)
 def sinh(y, x):
     d[y] = safe_mul(d[x], np.cosh(x))
 
 
-@adjoint(np.cosh)
-def cosh(y, x):
-    d[x] = safe_mul(d[y], np.sinh(x))
-
-
-@tangent(np.cosh)
+@diagonal(np.cosh)
 def cosh(y, x):
     d[y] = safe_mul(d[x], np.sinh(x))
 
 
-@adjoint(np.tanh)
-def tanh(y, x):
-    d[x] = d[y] * (1.0 - y * y)
-
-
-@tangent(np.tanh)
+@diagonal(np.tanh)
 def tanh(y, x):
     d[y] = d[x] * (1.0 - y * y)
 
 
 # arcsinh' = 1 / sqrt(1 + x^2) = 1 / hypot(1, x), which does not overflow for large x
-@adjoint(np.arcsinh)
-def arcsinh(y, x):
-    d[x] = d[y] / np.hypot(1.0, x)
-
-
-@tangent(np.arcsinh)
+@diagonal(np.arcsinh)
 def arcsinh(y, x):
     d[y] = d[x] / np.hypot(1.0, x)
 
 
-@adjoint(np.arccosh)
-def arccosh(y, x):
-    d[x] = safe_div(d[y], np.sqrt((x - 1.0) * (x + 1.0)))
-
-
-@tangent(np.arccosh)
+@diagonal(np.arccosh)
 def arccosh(y, x):
     d[y] = safe_div(d[x], np.sqrt((x - 1.0) * (x + 1.0)))
 
 
-@adjoint(np.arctanh)
-def arctanh(y, x):
-    d[x] = safe_div(d[y], (1.0 - x) * (1.0 + x))
-
-
-@tangent(np.arctanh)
+@diagonal(np.arctanh)
 def arctanh(y, x):
     d[y] = safe_div(d[x], (1.0 - x) * (1.0 + x))
 
@@ -304,73 +234,38 @@ def arctanh(y, x):
 # --- exponentials and logarithms -----------------------------------------------------------------
 # exp overflows to inf where its argument is large: safe_mul keeps a zero adjoint zero there
 
-@adjoint(np.exp)
-def exp(y, x):
-    d[x] = safe_mul(d[y], y)
-
-
-@tangent(np.exp)
+@diagonal(np.exp)
 def exp(y, x):
     d[y] = safe_mul(d[x], y)
 
 
-@adjoint(np.exp2)
-def exp2(y, x):
-    d[x] = safe_mul(d[y], y * 0.6931471805599453)  # ln 2
-
-
-@tangent(np.exp2)
+@diagonal(np.exp2)
 def exp2(y, x):
     d[y] = safe_mul(d[x], y * 0.6931471805599453)
 
 
 # expm1' = exp(x), not y + 1: y + 1 loses every digit of exp(x) when x is very negative
-@adjoint(np.expm1)
-def expm1(y, x):
-    d[x] = safe_mul(d[y], np.exp(x))
-
-
-@tangent(np.expm1)
+@diagonal(np.expm1)
 def expm1(y, x):
     d[y] = safe_mul(d[x], np.exp(x))
 
 
-@adjoint(np.log)
-def log(y, x):
-    d[x] = safe_div(d[y], x)
-
-
-@tangent(np.log)
+@diagonal(np.log)
 def log(y, x):
     d[y] = safe_div(d[x], x)
 
 
-@adjoint(np.log2)
-def log2(y, x):
-    d[x] = safe_div(d[y], x * 0.6931471805599453)  # x ln 2
-
-
-@tangent(np.log2)
+@diagonal(np.log2)
 def log2(y, x):
     d[y] = safe_div(d[x], x * 0.6931471805599453)
 
 
-@adjoint(np.log10)
-def log10(y, x):
-    d[x] = safe_div(d[y], x * 2.302585092994046)  # x ln 10
-
-
-@tangent(np.log10)
+@diagonal(np.log10)
 def log10(y, x):
     d[y] = safe_div(d[x], x * 2.302585092994046)
 
 
-@adjoint(np.log1p)
-def log1p(y, x):
-    d[x] = safe_div(d[y], 1.0 + x)
-
-
-@tangent(np.log1p)
+@diagonal(np.log1p)
 def log1p(y, x):
     d[y] = safe_div(d[x], 1.0 + x)
 
@@ -401,42 +296,22 @@ def logaddexp2(z, x, y):
 
 # --- powers and roots ----------------------------------------------------------------------------
 
-@adjoint(np.sqrt)
-def sqrt(y, x):
-    d[x] = safe_div(d[y], 2.0 * y)
-
-
-@tangent(np.sqrt)
+@diagonal(np.sqrt)
 def sqrt(y, x):
     d[y] = safe_div(d[x], 2.0 * y)
 
 
-@adjoint(np.cbrt)
-def cbrt(y, x):
-    d[x] = safe_div(d[y], 3.0 * y * y)
-
-
-@tangent(np.cbrt)
+@diagonal(np.cbrt)
 def cbrt(y, x):
     d[y] = safe_div(d[x], 3.0 * y * y)
 
 
-@adjoint(np.square)
-def square(y, x):
-    d[x] = d[y] * 2.0 * x
-
-
-@tangent(np.square)
+@diagonal(np.square)
 def square(y, x):
     d[y] = d[x] * 2.0 * x
 
 
-@adjoint(np.reciprocal)
-def reciprocal(y, x):
-    d[x] = -safe_mul(d[y], y * y)
-
-
-@tangent(np.reciprocal)
+@diagonal(np.reciprocal)
 def reciprocal(y, x):
     d[y] = -safe_mul(d[x], y * y)
 
@@ -469,12 +344,7 @@ def ldexp(y, x1, x2):
 # --- sign and magnitude --------------------------------------------------------------------------
 # |x|: the subgradient 0 at the kink x == 0 (np.sign(0) == 0)
 
-@adjoint(np.abs, np.fabs)
-def abs(y, x):
-    d[x] = d[y] * np.sign(x)
-
-
-@tangent(np.abs, np.fabs)
+@diagonal(np.abs, np.fabs)
 def abs(y, x):
     d[y] = d[x] * np.sign(x)
 
@@ -506,12 +376,7 @@ def fmod(z, x1, x2):
 
 # real-valued inputs: real and conj are the identity (written as themselves, which is also the
 # usual convention for complex values)
-@adjoint(np.real)
-def real(y, val):
-    d[val] = np.real(d[y])
-
-
-@tangent(np.real)
+@diagonal(np.real)
 def real(y, val):
     d[y] = np.real(d[val])
 
@@ -519,12 +384,7 @@ def real(y, val):
 non_differentiable(np.imag)  # of a real value: zeros (srcad refuses complex arguments)
 
 
-@adjoint(np.conj)
-def conj(y, x):
-    d[x] = np.conj(d[y])
-
-
-@tangent(np.conj)
+@diagonal(np.conj)
 def conj(y, x):
     d[y] = np.conj(d[x])
 

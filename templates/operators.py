@@ -9,7 +9,7 @@ import operator
 import numpy as np
 
 from srcad.rules.operations import copy, pack
-from srcad.rules.registry import adjoint, d, non_differentiable, tangent
+from srcad.rules.registry import adjoint, d, diagonal, non_differentiable, tangent
 from srcad.runtime import item_adjoints, matmul_adjoint_a, matmul_adjoint_b, unattr, unindex
 from srcad.templates.numpy_elementwise import safe_mul
 
@@ -106,22 +106,12 @@ def matmul(z, x, y):
 
 
 # y = -x, y = +x -------------------------------------------------------------------------------
-@adjoint(operator.neg, np.negative)
-def neg(y, x):
-    d[x] = -d[y]
-
-
-@tangent(operator.neg, np.negative)
+@diagonal(operator.neg, np.negative)
 def neg(y, x):
     d[y] = -d[x]
 
 
-@adjoint(operator.pos, np.positive)
-def pos(y, x):
-    d[x] = d[y]
-
-
-@tangent(operator.pos, np.positive)
+@diagonal(operator.pos, np.positive)
 def pos(y, x):
     d[y] = d[x]
 

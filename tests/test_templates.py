@@ -1,10 +1,12 @@
 """Every registered template, checked by its spec rows in both modes, and a meta-test that no
 registered op lacks a tangent, an adjoint or a spec row."""
+import gast
+import numpy as np
 import pytest
 
 import srcad
 from srcad.rules.operations import pack
-from srcad.rules.registry import REGISTRY
+from srcad.rules.registry import REGISTRY, Registry, d
 from srcad.runtime import HELPERS
 from specs import all_specs, run_spec
 
@@ -59,3 +61,18 @@ def test_coverage_report_lists_public_names():
     names = {row["name"] for row in rows}
     assert "numpy.sin" in names and "math.exp" in names
     assert all(set(row) >= {"name", "forward", "reverse"} for row in rows)
+
+
+def test_a_diagonal_template_is_its_own_adjoint_with_the_derivatives_exchanged():
+    """@diagonal writes the adjoint of an elementwise op from its tangent (rules/registry.py)."""
+    adjoint, tangent = REGISTRY.adjoint_of(np.sin), REGISTRY.tangent_of(np.sin)
+    assert gast.unparse(adjoint.node.body[0]).strip() == "d[x] = d[y] * np.cos(x)"
+    assert gast.unparse(tangent.node.body[0]).strip() == "d[y] = d[x] * np.cos(x)"
+
+
+def test_diagonal_refuses_a_template_that_is_not_elementwise_of_one_operand():
+    def two_operands(z, a, b):
+        d[z] = d[a] * b
+
+    with pytest.raises(ValueError, match="one operand"):
+        Registry().diagonal(np.multiply)(two_operands)

@@ -93,6 +93,39 @@ def parse_template(func):
     return fdef
 
 
+class TransposedTemplate(Template):
+    """The adjoint of a diagonal template (Registry.diagonal): its tangent with the derivative
+    of the result and of the operand exchanged."""
+
+    @property
+    def node(self):
+        if self._node is None:
+            fdef = parse_template(self.func)
+            result, operand = [a.id for a in fdef.args.args[:2]]
+            swap = {result: operand, operand: result}
+            for node in gast.walk(fdef):
+                if (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+                        and node.value.id == "d" and isinstance(node.slice, gast.Name)):
+                    node.slice.id = swap.get(node.slice.id, node.slice.id)
+            self._node = fdef
+        return self._node
+
+
+def _check_diagonal(func):
+    """A diagonal template has a result and one operand, and one statement: d[y] = e."""
+    fdef = parse_template(func)
+    params = [a.id for a in fdef.args.args]
+    body = fdef.body
+    target = body[0].targets[0] if len(body) == 1 and isinstance(body[0], gast.Assign) else None
+    if (len(params) != 2 or fdef.args.vararg or fdef.args.kwonlyargs or fdef.args.defaults
+            or not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)
+                    and target.value.id == "d" and isinstance(target.slice, gast.Name)
+                    and target.slice.id == params[0])):
+        raise ValueError(f"@diagonal({func.__name__}) needs `def {func.__name__}(y, x): d[y] = "
+                         f"...` (one operand, one statement); write @adjoint and @tangent "
+                         f"templates for other ops")
+
+
 class Default:
     """A parameter the call left out: the template sees its default value as a constant."""
 
@@ -152,6 +185,25 @@ class Registry:
             for op in ops:
                 self._remember(op, name)
                 self.tangents[self._key(op)] = Template(func, op, broadcasts)
+            return func
+        return register
+
+    def diagonal(self, *ops, name=None):
+        """Register one template as both derivatives of each op in `ops`, an elementwise function
+        of one operand. It is written as the tangent, `d[y] = <an expression in d[x]>`; the
+        Jacobian of such a function is diagonal, so it is its own transpose, and the adjoint is
+        the same expression with d[y] for d[x] (`d[x] = <that expression in d[y]>`):
+
+            @diagonal(np.sin)
+            def sin(y, x):
+                d[y] = d[x] * np.cos(x)       # adjoint: d[x] = d[y] * np.cos(x)
+        """
+        def register(func):
+            _check_diagonal(func)
+            for op in ops:
+                self._remember(op, name)
+                self.tangents[self._key(op)] = Template(func, op)
+                self.adjoints[self._key(op)] = TransposedTemplate(func, op)
             return func
         return register
 
@@ -246,6 +298,7 @@ REGISTRY = Registry()
 adjoint = REGISTRY.adjoint
 tangent = REGISTRY.tangent
 non_differentiable = REGISTRY.non_differentiable
+diagonal = REGISTRY.diagonal
 
 
 def _spelling(name):
