@@ -93,8 +93,12 @@ def disabled_passes(disable):
     return frozenset(names)
 
 
-STAGES = ("parse", "resolve", "check", "desugar", "anf", "activity", "derivative", "optimize",
-          "emit")
+# the optimizations improve() runs, in order, each a stage of its own (resimplify: simplify
+# again after cancel, broadcasts and factor)
+IMPROVE_STAGES = ("simplify", "cancel", "broadcasts", "factor", "resimplify", "signs",
+                  "inplace", "singular", "outer", "strength")
+STAGES = ("parse", "resolve", "check", "desugar", "anf", "activity", "derivative",
+          *IMPROVE_STAGES, "optimize", "emit")
 KINDS = {"reverse": ("grad", "value_and_grad", "vjp", "adjoint", "record", "backward"),
          "forward": ("jvp", "tangent", "grad")}
 # adjoint / tangent: the derivatives of callees, called from other generated code (see calls.py)
@@ -170,14 +174,15 @@ def wrt_names(fdef, wrt, info, kind=None):
 
 
 def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, singular=None,
-            disabled=frozenset()):
+            disabled=frozenset(), stop=None):
     """The passes after the derivative is written: optimize (constants, copies, dead code); in
     reverse mode sink signs and in place; and where the probe knows shapes, cancel factors,
     sink broadcasts, common factors (then optimize again), drop singular guards (singular:
     singular.singular_names, gradients only), batch outer products and reduce strength. What
     they may assume comes from the probe (floats: names bound to floats; kinds: which are
     arrays) and from the seed: a gradient's adjoints are all floats (a vjp's seed may be an
-    int). Each pass's result is checked for nodes in two places (unshared)."""
+    int). Each pass's result is checked for nodes in two places (unshared). stop: the name of
+    the pass (IMPROVE_STAGES) to stop after, for srcad.source(f, stage=...)."""
     unshared(derivative, "the derivative pass")
     inexact = set(floats)
     # derivative names bound once to a number (a seed: bout = 1.0, dx = 1.0) are propagated
@@ -194,38 +199,37 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, singu
     steps = {name for name in ("constants", "copies", "dead_code") if name not in disabled}
     shares = getattr(builder, "shares", None)
     shape_of = builder.shape_of_name if shapes and mode == "reverse" else None
+    adjoint_of = {adjoint: var for var, adjoint in namer.adjoints.items()}
+
+    def probed(name):  # the float dtype the probe saw (an adjoint's: its value's)
+        return floats.get(name) or floats.get(adjoint_of.get(name)) or None
 
     def simplify(code):
-        return unshared(optimize(code, derived, inexact, arrays, float64, steps, shares),
-                        "simplify")
-    derivative = simplify(derivative)
-    if mode == "reverse" and shapes:
-        adjoint_of = {adjoint: var for var, adjoint in namer.adjoints.items()}
-
-        def probed(name):  # the float dtype the probe saw (an adjoint's: its value's)
-            return floats.get(name) or floats.get(adjoint_of.get(name)) or None
-        if "cancel" not in disabled:
-            derivative = unshared(cancel_factors(derivative, derived, shape_of, float_chars(
-                derivative, probed)), "cancel")
-        if "broadcasts" not in disabled:
-            derivative = unshared(sink_broadcasts(derivative, shape_of, namer.fresh,
-                                                  builder.local_shapes), "broadcasts")
-        if "factor" not in disabled:
-            derivative = unshared(factor_contributions(derivative, derived, shape_of, float_chars(
-                derivative, probed)), "factor")
-        derivative = simplify(derivative)
-    if mode == "reverse" and "signs" not in disabled:  # (after simplify: copies gone)
-        derivative = unshared(sink_signs(derivative, derived), "signs")
-    if mode == "reverse" and "inplace" not in disabled:
-        derivative = unshared(in_place(derivative, shape_of if seeded else None), "inplace")
-    if singular:  # guards that matter only where the output is inf or nan
-        derivative = unshared(drop_singular_guards(derivative, singular), "singular")
-    if mode == "reverse" and shapes and "outer" not in disabled:
-        derivative = unshared(batch_outer_products(derivative, shape_of, namer.fresh_name),
-                              "outer")
-    if shapes and "strength" not in disabled:
-        derivative = unshared(reduce_strength(derivative, inexact & arrays, shapes, arrays),
-                              "strength")
+        return optimize(code, derived, inexact, arrays, float64, steps, shares)
+    reverse, on = mode == "reverse", lambda name: name not in disabled
+    passes = (  # (stage name, whether it runs for this build, the pass), in the order they run
+        ("simplify", True, simplify),
+        ("cancel", reverse and shapes and on("cancel"), lambda code: cancel_factors(
+            code, derived, shape_of, float_chars(code, probed))),
+        ("broadcasts", reverse and shapes and on("broadcasts"), lambda code: sink_broadcasts(
+            code, shape_of, namer.fresh, builder.local_shapes)),
+        ("factor", reverse and shapes and on("factor"), lambda code: factor_contributions(
+            code, derived, shape_of, float_chars(code, probed))),
+        ("resimplify", reverse and shapes, simplify),
+        ("signs", reverse and on("signs"), lambda code: sink_signs(code, derived)),
+        ("inplace", reverse and on("inplace"), lambda code: in_place(
+            code, shape_of if seeded else None)),
+        ("singular", bool(singular), lambda code: drop_singular_guards(code, singular)),
+        ("outer", reverse and shapes and on("outer"), lambda code: batch_outer_products(
+            code, shape_of, namer.fresh_name)),
+        ("strength", shapes and on("strength"), lambda code: reduce_strength(
+            code, inexact & arrays, shapes, arrays)),
+    )
+    for name, runs, run in passes:
+        if runs:
+            derivative = unshared(run(derivative), name)
+        if name == stop:
+            break
     return derivative
 
 
@@ -326,7 +330,9 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
         return Outline(derivative.name, [namer.tangent(n) for n in names] if (
             mode == "forward") else [])
     derivative = improve(derivative, mode, kind, builder, namer, shapes, kinds, floats,
-                         singular, disabled)
+                         singular, disabled, stop=stage if stage in IMPROVE_STAGES else None)
+    if stage in IMPROVE_STAGES:
+        return function_source(derivative)
     if kind in ("record", "backward"):  # one half of the callee's adjoint (calls.py)
         derivative = split_half(derivative, kind, namer)
     if stage == "optimize":
