@@ -74,6 +74,12 @@ class Forward:
             return call(["np", "zeros_like"], name(var))
         return call(["zero_tangent"], name(var))
 
+    def stored_into(self, var):
+        """Whether the code stores into var's array, through var or through a name that may
+        share its storage (a view v = var[1:]; mutation.py's summary, builder.shares)."""
+        return var in self.stored or bool(self.stored & (getattr(self, "shares", None) or {}).get(
+            var, set()))
+
     def tangent_of_assign(self, stmt):
         target = stmt.targets[0].id
         if not self.activity(target):
@@ -125,7 +131,7 @@ class Forward:
                     tangent = call(["rebroadcast"], tangent, name(target))
                 tangent = materialize_zeros(tangent)
                 if not is_fresh(tangent) and (
-                        (target in self.stored and op not in _ALIASING)
+                        (self.stored_into(target) and op not in _ALIASING)
                         or (is_fresh(value) and loaded_names(tangent) & self.stored_tangents)):
                     # the primal made a new array (y = x.copy(), y = x + 0, t = a + y): so must
                     # the tangent (not dy itself, as rebroadcast(dy, t) is), or stores into y

@@ -49,3 +49,46 @@ def test_hvp_where_a_store_follows_a_view_of_an_item(func):
     np.testing.assert_allclose(srcad.hvp(func)(x, v), numeric_hvp(func, x, v), rtol=1e-5,
                                atol=1e-8)
     srcad.check_grads(func, (x,), order=2)
+
+
+# The aliasing rule above is a mirror, and a mirror needs the primal's own copies mirrored too:
+# `t3 = x[::-1] - c` is a new array, its tangent dx[::-1] a view of the caller's dx; with the
+# store going into a view of t3 (v1 = t3[1:]; v1[0] = ...), t3 itself did not count as stored
+# into, so its tangent was not copied, and hvp wrote into the caller's v (fuzz seed 708414).
+# A name counts as stored into when any name that may share its storage is (mutation.py).
+
+def store_into_a_view_of_a_new_array(x):
+    t3 = x[::-1] - 1.5
+    v1 = t3[1:]
+    v1[0] = np.sum(x * x)
+    return np.sum(v1 ** 2)
+
+
+def test_hvp_leaves_the_callers_vector_alone():
+    x = np.array([0.3, -0.7, 1.1, 0.4])
+    v = np.array([2.0, -1.5, -1.25, 0.5])
+    kept = v.copy()
+    got = srcad.hvp(store_into_a_view_of_a_new_array)(x, v)
+    np.testing.assert_array_equal(v, kept)
+    np.testing.assert_allclose(got, numeric_hvp(store_into_a_view_of_a_new_array, x, kept),
+                               rtol=1e-5, atol=1e-8)
+    dx = kept.copy()
+    srcad.jvp(store_into_a_view_of_a_new_array)(x, dx)
+    np.testing.assert_array_equal(dx, kept)
+
+
+def store_into_a_view_of_a_broadcast_sum(x, y):
+    y = y + np.dot(x, x)
+    v1 = y[1:]
+    v1[0] = 1.99
+    return np.sum(v1 * x[:1]) + 1.99
+
+
+def test_hvp_does_not_store_into_a_read_only_broadcast_tangent():
+    """The same mechanism: y's tangent was a broadcast of d(x.x), read-only, and the store
+    through v1 = y[1:] raised ValueError in hvp (fuzz seed 708279)."""
+    x, y, v = np.array([0.2, -0.9, 1.3]), np.array([0.1, 0.9]), np.array([0.33, -0.25, -0.06])
+    got = srcad.hvp(store_into_a_view_of_a_broadcast_sum)(x, y, v)
+    want = numeric_hvp(lambda x: store_into_a_view_of_a_broadcast_sum(x, y), x, v)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)  # (second differences: ~1e-8
+    # of rounding in each entry)
