@@ -36,8 +36,9 @@ from ..syntax.naming import clone, loaded_names
 from ..syntax.nodes import (assign, assigned_name, call, comment, flatten, list_op, name,
                             origin_comment)
 
-# operations whose result shares the operand's storage exactly as their tangents' do
-_ALIASING = (operations.copy, operator.getitem)
+# operations whose result shares the operand's storage exactly as their tangents' do (y = x,
+# y = t[i], and a display [a, b], which holds its items as the display of tangents holds theirs)
+_ALIASING = (operations.copy, operator.getitem, operations.pack)
 
 
 class Forward:
@@ -130,9 +131,9 @@ class Forward:
                                                  and self.active(a.id))):
                     tangent = call(["rebroadcast"], tangent, name(target))
                 tangent = materialize_zeros(tangent)
-                if not is_fresh(tangent) and (
-                        (self.stored_into(target) and op not in _ALIASING)
-                        or (is_fresh(value) and loaded_names(tangent) & self.stored_tangents)):
+                direct = target in self.stored and op not in _ALIASING
+                if not is_fresh(tangent) and (direct or (
+                        is_fresh(value) and loaded_names(tangent) & self.stored_tangents)):
                     # the primal made a new array (y = x.copy(), y = x + 0, t = a + y): so must
                     # the tangent (not dy itself, as rebroadcast(dy, t) is), or stores into y
                     # would reach another tangent. (y = x and y = t[i] alias in the primal, or
@@ -140,6 +141,10 @@ class Forward:
                     # restore of what it overwrote, must reach the tangents of the other names
                     # of that array, as in the primal.)
                     tangent = call(["np", "copy"], tangent)
+                elif not is_fresh(tangent) and op not in _ALIASING and self.stored_into(target):
+                    # stored into through another name (v = y[1:]; v[0] = e): y's tangent is
+                    # copied if it is an array (copy_value; a list or tuple holds its items)
+                    tangent = call(["copy_value"], tangent)
                 out.append(assign(self.namer.tangent(target), tangent))
             else:
                 out.append(materialize_zeros(piece))

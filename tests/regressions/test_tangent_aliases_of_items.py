@@ -92,3 +92,26 @@ def test_hvp_does_not_store_into_a_read_only_broadcast_tangent():
     want = numeric_hvp(lambda x: store_into_a_view_of_a_broadcast_sum(x, y), x, v)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)  # (second differences: ~1e-8
     # of rounding in each entry)
+
+
+def sum_of_tanh_of_items(xs):
+    total = 1.0
+    for i, v in enumerate(xs):
+        total = total + (i + 1.0) * np.sum(np.tanh(v))
+    return total
+
+
+def list_holding_an_array_stored_into(x):
+    t1 = np.outer(x, x)
+    y3 = x + 0.0
+    y3[1:] = 1.2
+    return sum_of_tanh_of_items([t1, y3]) + np.sum(np.sin(y3))
+
+
+def test_a_list_holding_an_array_stored_into_keeps_its_tangents_as_items():
+    """A display [t1, y3] holds y3, stored into: its tangent was np.copy of the display of
+    tangents, an array of arrays of two shapes (ValueError in jvp and hvp; fuzz CI seed
+    20240604). A display's tangent holds the items' tangents, as the display holds the items;
+    a name stored into through another one has its tangent copied only if it is an array."""
+    x = np.array([0.3, -0.5, 0.9])
+    srcad.check_grads(list_holding_an_array_stored_into, (x,), order=2)
