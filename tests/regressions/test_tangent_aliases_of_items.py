@@ -101,11 +101,24 @@ def sum_of_tanh_of_items(xs):
     return total
 
 
+def symmetric_rows(a):
+    t1 = a + a.T
+    t1 = t1 + np.exp(t1)
+    t1 /= np.exp(t1[0, 2])
+    return t1[[0, 2, 0]]
+
+
 def list_holding_an_array_stored_into(x):
     t1 = np.outer(x, x)
+    t1 /= 1.5 + np.tanh(t1)
+    t2 = (-x) + np.dot(t1, x)
+    y1 = np.ones((3, 3))
+    y1[0, -1] += (1.5 + np.tanh(-1.1)) ** 1.5
     y3 = x + 0.0
-    y3[1:] = 1.2
-    return sum_of_tanh_of_items([t1, y3]) + np.sum(np.sin(y3))
+    y3[x > 0.327] = 1.8
+    y3[1:] = np.maximum(1.2, 0.0)
+    t3 = sum_of_tanh_of_items([t1, symmetric_rows(y1), y3])
+    return np.sum(t2) + t3 + np.sum(np.sin(y3))
 
 
 def test_a_list_holding_an_array_stored_into_keeps_its_tangents_as_items():
