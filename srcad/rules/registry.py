@@ -101,6 +101,7 @@ class TransposedTemplate(Template):
     def node(self):
         if self._node is None:
             fdef = parse_template(self.func)
+            _check_diagonal(self.func, fdef)
             result, operand = [a.id for a in fdef.args.args[:2]]
             swap = {result: operand, operand: result}
             for node in gast.walk(fdef):
@@ -111,16 +112,20 @@ class TransposedTemplate(Template):
         return self._node
 
 
-def _check_diagonal(func):
-    """A diagonal template has a result and one operand, and one statement: d[y] = e."""
-    fdef = parse_template(func)
-    params = [a.id for a in fdef.args.args]
-    body = fdef.body
-    target = body[0].targets[0] if len(body) == 1 and isinstance(body[0], gast.Assign) else None
-    if (len(params) != 2 or fdef.args.vararg or fdef.args.kwonlyargs or fdef.args.defaults
-            or not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)
-                    and target.value.id == "d" and isinstance(target.slice, gast.Name)
-                    and target.slice.id == params[0])):
+def _check_diagonal(func, fdef=None):
+    """A diagonal template has a result and one operand and no defaults (checked from the
+    signature when it is registered) and one statement, d[y] = e (checked from its parse, fdef,
+    when it is first instantiated: templates are parsed lazily)."""
+    params = list(inspect.signature(func).parameters.values())
+    target = None
+    if fdef is not None and len(fdef.body) == 1 and isinstance(fdef.body[0], gast.Assign):
+        target = fdef.body[0].targets[0]
+    if (len(params) != 2 or any(p.default is not p.empty or p.kind != p.POSITIONAL_OR_KEYWORD
+                                for p in params)
+            or (fdef is not None and not (
+                isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)
+                and target.value.id == "d" and isinstance(target.slice, gast.Name)
+                and target.slice.id == params[0].name))):
         raise ValueError(f"@diagonal({func.__name__}) needs `def {func.__name__}(y, x): d[y] = "
                          f"...` (one operand, one statement); write @adjoint and @tangent "
                          f"templates for other ops")
