@@ -269,6 +269,29 @@ def dict_built_inside(x):
     return np.sum(p["a"])
 
 
+def comprehensions(x):
+    squares = [v * v for v in x if v > -10.0]
+    return sum(np.sin(s) for s in squares) + np.sum([[a * b for a in x] for b in x])
+
+
+def checks_and_context(x):
+    assert x.ndim == 1, "x must be a vector"
+    if x.shape[0] < 2:
+        raise ValueError("x needs two entries")
+    with np.errstate(divide="ignore"):
+        y = np.log(x * x + 1.0)
+    del x
+    return np.sum(y)
+
+
+def nested_unpacking(x):
+    (a, b), c = (x[0], x[1]), x[2]
+    s = 0.0
+    for i, (u, v) in enumerate([(a, b), (b, c)]):
+        s = s + i * u * v
+    return s + a * b * c
+
+
 def loop_over_dict(params):
     s = 0.0
     for key in params:
@@ -508,12 +531,19 @@ CONSTRUCTS = [
               instead="`np.asarray(x, dtype=float)`"),
     Construct("Not in the list above", "`out=` arguments", out_arguments, (X3,),
               instead="assign the result: `y = np.multiply(x, 2.0)`"),
-    Construct("Not in the list above", "dicts built inside the function", dict_built_inside,
-              (X3,), instead="local names"),
-    Construct("Not in the list above", "`for key in params` over a dict of parameters",
+    Construct("Assignment and arrays", "dicts built inside the function (`{...}`, "
+              "`dict(W=...)`, `d[k] = v`)", dict_built_inside, (X3,), instead="local names"),
+    Construct("Assignment and arrays", "list comprehensions and generator expressions",
+              comprehensions, (X3,), instead="a `for` loop that appends"),
+    Construct("Assignment and arrays", "nested tuple unpacking, also in `for` targets",
+              nested_unpacking, (X3,), instead="one name per line"),
+    Construct("Control flow", "`assert`, `raise`, `with np.errstate(...)`, `del`, `global` "
+              "reads: they run as in f", checks_and_context, (X3,),
+              instead="checks outside the function"),
+    Construct("Parameters", "`for key in params` over a dict of parameters",
               loop_over_dict, ({"a": X3, "b": 2.0 * X3},),
               instead='a tuple of the keys: `for key in ("a", "b")`'),
-    Construct("Not in the list above", "`for key, value in params.items()`",
+    Construct("Parameters", "`for key, value in params.items()` (`.keys()`, `.values()`)",
               loop_over_dict_items, ({"a": X3, "b": 2.0 * X3},),
               instead='`for key in ("a", "b"): value = params[key]`'),
     Construct("Not in the list above", "builtin `sum(...)` and `abs(...)` of differentiable "

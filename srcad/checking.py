@@ -12,6 +12,7 @@ the gradient, and the symmetry <H v, u> == <v, H u>.
 import numpy as np
 
 from . import api
+from .api import trees
 from .errors import SrcadError
 
 
@@ -20,34 +21,38 @@ class GradCheckError(AssertionError):
 
 
 def _inner(a, b):
-    if isinstance(a, tuple):
-        return sum(_inner(x, y) for x, y in zip(a, b))
-    return float(np.sum(np.asarray(a, dtype=float) * np.asarray(b, dtype=float)))
+    return trees.inner(a, b)
 
 
 def _random_like(value, rng):
-    if isinstance(value, tuple):
-        return tuple(_random_like(v, rng) for v in value)
-    shape = np.shape(value)
-    out = rng.standard_normal(shape)
-    return float(out) if shape == () and not isinstance(value, np.ndarray) else out
+    """A random direction shaped like value: a tree of them for a tree of parameters."""
+    def draw(leaf):
+        out = rng.standard_normal(np.shape(leaf))
+        return float(out) if np.shape(leaf) == () and not isinstance(leaf, np.ndarray) else out
+    return trees.tree_map(draw, _floats(value))
+
+
+def _floats(value):
+    """value, a number at the top level counted as a float (an int argument in wrt)."""
+    return float(value) if isinstance(value, (int, np.integer)) and not isinstance(
+        value, bool) else value
 
 
 def _shift(args, positions, direction, h):
     moved = list(args)
     for position, v in zip(positions, direction):
-        moved[position] = np.asarray(args[position], dtype=float) + h * np.asarray(v) \
-            if isinstance(args[position], np.ndarray) else float(args[position]) + h * float(v)
+        moved[position] = trees.tree_map(
+            lambda a, d: np.asarray(a, dtype=float) + h * np.asarray(d)
+            if isinstance(a, np.ndarray) else float(a) + h * float(d),
+            _floats(args[position]), v)
     return moved
 
 
 def _central(func, args, kwargs, positions, direction, h):
     plus = func(*_shift(args, positions, direction, h), **kwargs)
     minus = func(*_shift(args, positions, direction, -h), **kwargs)
-    if isinstance(plus, tuple):
-        return tuple((np.asarray(p, float) - np.asarray(m, float)) / (2 * h)
-                     for p, m in zip(plus, minus))
-    return (np.asarray(plus, float) - np.asarray(minus, float)) / (2 * h)
+    return trees.tree_map(lambda p, m: (np.asarray(p, float) - np.asarray(m, float)) / (2 * h),
+                          _floats(plus), _floats(minus))
 
 
 def _close(a, b, rtol, atol):
@@ -72,8 +77,7 @@ def check_grads(func, args, wrt=0, order=1, kwargs=None, rtol=1e-6, atol=1e-9, e
     if "forward" in modes:
         jv = api.jvp(func, wrt=positions)(*args, *v, **kwargs)
         report["forward_vs_fd"] = (_inner(jv, w), _inner(fd, w))
-        for k, (got, want) in enumerate(zip(jv if isinstance(jv, tuple) else (jv,),
-                                            fd if isinstance(fd, tuple) else (fd,))):
+        for k, (got, want) in enumerate(zip(trees.leaves(_floats(jv)), trees.leaves(fd))):
             got, want = np.asarray(got, float), np.asarray(want, float)
             if np.shape(got) != np.shape(want):
                 problems.append(f"forward mode: output {k} tangent has shape {np.shape(got)}, "
@@ -87,10 +91,10 @@ def check_grads(func, args, wrt=0, order=1, kwargs=None, rtol=1e-6, atol=1e-9, e
     if "reverse" in modes:
         jtw = api.vjp(func, wrt=positions)(*args, w, **kwargs)
         for k, position in enumerate(positions):
-            if np.shape(jtw[k]) != np.shape(args[position]):
-                problems.append(f"reverse mode: the gradient of argument {position} has shape "
-                                f"{np.shape(jtw[k])}, the argument has shape "
-                                f"{np.shape(args[position])}")
+            if trees.shapes(jtw[k]) != trees.shapes(args[position]):
+                problems.append(f"reverse mode: the gradient of argument {position} has shapes "
+                                f"{trees.shapes(jtw[k])}, the argument has shapes "
+                                f"{trees.shapes(args[position])}")
         lhs, rhs = _inner(v, jtw), _inner(fd, w)
         report["reverse_vs_fd"] = (lhs, rhs)
         if not _close(lhs, rhs, rtol * 1e2, atol):
@@ -122,8 +126,10 @@ def _check_second_order(func, args, kwargs, positions, rng, rtol, atol, exact_rt
         hu = hvp(*args, u, **kwargs)
         gradient = api.grad(func, wrt=position)
         fd = _central(gradient, args, kwargs, (position,), (v,), h)
-        err = float(np.max(np.abs(np.asarray(hv, float) - fd), initial=0.0))
-        scale = float(np.max(np.abs(fd), initial=0.0))
+        err = max((float(np.max(np.abs(np.asarray(a, float) - b), initial=0.0))
+                   for a, b in zip(trees.leaves(hv), trees.leaves(fd))), default=0.0)
+        scale = max((float(np.max(np.abs(b), initial=0.0)) for b in trees.leaves(fd)),
+                    default=0.0)
         report[f"hvp_vs_fd_{position}"] = (err, scale)
         if err > atol + rtol * 1e2 * max(scale, 1.0):
             problems.append(f"hessian: H v for argument {position} differs from central "

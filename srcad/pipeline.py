@@ -1,6 +1,6 @@
 """The compiler, pass by pass. Each pass is one module with one job:
 
-    frontend/  parse -> lift -> resolve -> fence -> desugar -> control -> anf -> [unroll]
+    frontend/  parse -> lift -> resolve -> statements -> fence -> desugar -> control -> anf -> [unroll]
                -> anf's versions -> mutation fence
     analysis/  activity -> (shape probe, [keep dtypes]) -> [invariance, singular points]
     modes/     forward (-> proportional tangents folded) | reverse
@@ -33,6 +33,7 @@ from .frontend.lift import lift
 from .frontend.mutation import check_mutations
 from .frontend.parse import parse_function
 from .frontend.resolve import assigned_names, LIBRARY_MODULES, resolve
+from .frontend.statements import lower_statements
 from .frontend.unroll import unroll_loops
 from .modes.forward import Forward
 from .modes.reverse import Reverse
@@ -267,6 +268,9 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
     scope = resolve(fdef, func, info, lifted)
     if stage == "resolve":
         return function_source(fdef)
+    fdef = lower_statements(fdef, scope)  # (comprehensions as loops: new local names)
+    scope.local_names |= {n.id for n in walk(fdef) if isinstance(n, gast.Name)
+                          and isinstance(n.ctx, gast.Store)}
     check(fdef, info)
     if stage == "check":
         return function_source(fdef)

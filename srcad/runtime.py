@@ -249,6 +249,64 @@ def no_adjoint(g):
     return g is None or (type(g) in (float, int) and g == 0)
 
 
+@helper(linear=False)
+def keys_of(mapping):
+    """The keys of a dict as a list (for k, v in d.items() iterates over them; d[k] is the
+    value, whose adjoint reaches d's)."""
+    return list(mapping.keys())
+
+
+@helper(tangent="linear")
+def dict_of(values, keys):
+    """{keys[0]: values[0], ...}: a dict built in the function ({"W": W}, dict(W=W))."""
+    return dict(zip(keys, values))
+
+
+@helper(tangent="linear")
+def undict(g, values, keys):
+    """The adjoint of dict_of: the adjoints of the values in key order (zeros for keys no
+    contribution reached)."""
+    g = {} if no_adjoint(g) else g
+    return [zero_gradient(value) if no_adjoint(g.get(key)) else g[key]
+            for key, value in zip(keys, values)]
+
+
+@helper(linear=False)
+def dict_with(mapping, key, value):
+    """A copy of mapping with mapping[key] = value: a store into a dict built in the function
+    (d[k] = v), written as the new dict it makes."""
+    out = dict(mapping)
+    out[key] = value
+    return out
+
+
+@helper(tangent="linear")
+def dict_item_adjoint(g, key, value):
+    """The adjoint of the value stored at key by dict_with (zeros if none reached it)."""
+    item = None if no_adjoint(g) else g.get(key)
+    return zero_gradient(value) if no_adjoint(item) else item
+
+
+@helper(tangent="linear")
+def dict_without(g, key):
+    """The adjoint of the dict dict_with copied: g without the entry the store replaced."""
+    if no_adjoint(g):
+        return g
+    return {k: v for k, v in g.items() if k != key}
+
+
+@helper(tangent="linear")
+def concat_adjoint(g, a, b, which):
+    """The adjoint of a (which=0) or b (which=1) in a + b: for lists and tuples, which `+`
+    joins, the items of g that came from it; for arrays and numbers, g summed down to its
+    shape (unbroadcast)."""
+    if isinstance(a, (list, tuple)):
+        if no_adjoint(g):
+            return None
+        return list(g[:len(a)]) if which == 0 else list(g[len(a):])
+    return unbroadcast(g, b if which else a)
+
+
 @helper(linear=False)  # add_adjoint(0, b) is b: zeros fold like a sum (instantiate.py)
 def add_adjoint(a, b):
     """a + b for adjoints that may be sequences or dicts (added item by item; None, or the

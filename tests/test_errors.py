@@ -79,6 +79,7 @@ COUNT = 0
 
 def uses_global(x):
     global COUNT
+    COUNT = COUNT + 1  # (a global only read is fine: global declarations of it are dropped)
     return np.sum(x) * COUNT
 
 

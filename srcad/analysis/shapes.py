@@ -124,6 +124,7 @@ def probe(fdef, func, scope, args, kwargs):
     namespace.update({name: cell.cell_contents for name, cell in scope.cells.items()
                       if _bound(cell)})
     namespace.update({alias: module for alias, module in scope.canonical.items()})
+    namespace.update(scope.injected)  # (lifted nested functions, runtime helpers: dict_of)
     namespace["__record__"] = record
     namespace["__srcad_comment__"] = None  # comment markers, compiled as they are
     try:

@@ -102,7 +102,7 @@ class LowerLoops(gast.NodeTransformer):
             seq = self._hold(it.args[0], head, node)
             node.target = index
             node.iter = _call(_name("range"), _call(_name("len"), _name(seq)))
-            node.body = [self._item(item, seq, index.id, node)] + node.body
+            node.body = self._item(item, seq, index.id, node) + node.body
             return head + [node]
         if (isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.func.id == "zip"
                 and not it.keywords and isinstance(node.target, gast.Tuple)
@@ -112,28 +112,20 @@ class LowerLoops(gast.NodeTransformer):
             lengths = [_call(_name("len"), _name(s)) for s in seqs]
             node.iter = _call(_name("range"), lengths[0] if len(lengths) == 1 else
                               _call(_name("min"), *lengths))
-            items = [self._item(t, s, index, node) for t, s in zip(node.target.elts, seqs)]
+            items = [stmt for t, s in zip(node.target.elts, seqs)
+                     for stmt in self._item(t, s, index, node)]
             node.target = _name(index, gast.Store())
             node.body = items + node.body
             return head + [node]
         if (isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute)
                 and it.func.attr in ("items", "keys", "values")):
-            raise self.info.error(it, f"srcad does not iterate over .{it.func.attr}() views",
-                                  hint="iterate over the keys by name: for k in ('W', 'b'): "
-                                       "v = params[k]")
+            raise self.info.error(it, f"srcad iterates over .{it.func.attr}() of a dict only in "
+                                      f"a for statement of the function itself",
+                                  hint="iterate over the keys: for k in params: v = params[k]")
         seq = self._hold(it, head, node)
         index = self.fresh("i")
         node.iter = _call(_name("range"), _call(_name("len"), _name(seq)))
-        if isinstance(node.target, (gast.Tuple, gast.List)):  # for a, b in pairs
-            holder = self.fresh("t")
-            items = [self._item(_name(holder, gast.Store()), seq, index, node)]
-            for k, target in enumerate(node.target.elts):
-                value = gast.Subscript(value=_name(holder), slice=gast.Constant(value=k, kind=None),
-                                       ctx=gast.Load())
-                items.append(gast.copy_location(gast.Assign(targets=[target], value=value,
-                                                            type_comment=None), node))
-        else:
-            items = [self._item(node.target, seq, index, node)]
+        items = self._item(node.target, seq, index, node)
         node.target = _name(index, gast.Store())
         node.body = items + node.body
         return head + [node]
@@ -151,9 +143,22 @@ class LowerLoops(gast.NodeTransformer):
         return temp
 
     def _item(self, target, seq, index, origin):
-        value = gast.Subscript(value=_name(seq), slice=_name(index), ctx=gast.Load())
-        stmt = gast.Assign(targets=[target], value=value, type_comment=None)
-        return gast.copy_location(stmt, origin)
+        """target = seq[index], unpacked into names."""
+        return self._unpack(target, gast.Subscript(value=_name(seq), slice=_name(index),
+                                                   ctx=gast.Load()), origin)
+
+    def _unpack(self, target, value, origin):
+        """target = value as assignments to names: for (W, b), c in ... gives t = xs[i];
+        t_1 = t[0]; W = t_1[0]; b = t_1[1]; c = t[1]."""
+        if not isinstance(target, (gast.Tuple, gast.List)):
+            return [gast.copy_location(gast.Assign(targets=[target], value=value,
+                                                   type_comment=None), origin)]
+        holder = self.fresh("t")
+        out = [_assign(holder, value, origin)]
+        for k, item in enumerate(target.elts):
+            out += self._unpack(item, gast.Subscript(value=_name(holder), slice=gast.Constant(
+                value=k, kind=None), ctx=gast.Load()), origin)
+        return out
 
     # a if c else b, as a statement-level if ------------------------------------------------
     def visit_IfExp(self, node):

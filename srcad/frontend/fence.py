@@ -8,28 +8,33 @@ import gast
 # node type -> (what it is, what to do instead)
 UNSUPPORTED = {
     gast.Try: ("try statements", "move error handling outside the differentiated function"),
-    gast.With: ("with statements", "move the context manager outside the differentiated function"),
-    gast.Global: ("global declarations", "pass the value in as an argument and return results"),
-    gast.Nonlocal: ("nonlocal declarations", "pass the value in as an argument and return it"),
-    gast.Delete: ("del statements", "remove the del; names go out of scope on return"),
+    gast.With: ("with statements other than np.errstate (not raising) and "
+                "warnings.catch_warnings()", "move the context manager outside the "
+                                             "differentiated function"),
+    gast.Global: ("global declarations of names the function assigns",
+                  "pass the value in as an argument and return results"),
+    gast.Nonlocal: ("nonlocal declarations of names the function assigns",
+                    "pass the value in as an argument and return it"),
+    gast.Delete: ("del of items or attributes (a change to a container)",
+                  "build a new container without the item"),
     gast.Yield: ("generators (yield)", "return a value or a tuple of values"),
     gast.YieldFrom: ("generators (yield from)", "return a value or a tuple of values"),
     gast.Await: ("await", "differentiate a synchronous function"),
-    gast.ListComp: ("list comprehensions", "write a for loop, or a vectorised numpy expression"),
+    gast.ListComp: ("list comprehensions under a lambda, a conditional expression, and/or or a "
+                    "while's test", "compute the list on a line of its own first"),
     gast.SetComp: ("set comprehensions", "write a for loop"),
     gast.DictComp: ("dict comprehensions", "write a for loop"),
-    gast.GeneratorExp: ("generator expressions", "write a for loop, or a numpy reduction"),
+    gast.GeneratorExp: ("generator expressions under a lambda, a conditional expression, "
+                        "and/or or a while's test", "compute the list on a line of its own "
+                                                    "first"),
     gast.Lambda: ("lambdas inside expressions", "bind the lambda to a name first (f = lambda "
                                                 "x: ...), or define the helper with def"),
     gast.FunctionDef: ("function definitions inside blocks", "define the helper at the top of "
                                                              "the function or at module level"),
     gast.ClassDef: ("class definitions", "define the class at module level"),
     gast.NamedExpr: ("assignment expressions (:=)", "assign on a separate line"),
-    gast.Dict: ("dicts built inside the function", "pass a dict of parameters in, or keep the "
-                                                   "values in names or a list"),
+    gast.Dict: ("dicts built with ** unpacking", "name the keys: {'W': W, 'b': b}"),
     gast.Set: ("set displays", "use a list or a tuple"),
-    gast.Raise: ("raise statements", "check inputs before calling the derivative"),
-    gast.Assert: ("assert statements", "check inputs before calling the derivative"),
     gast.AsyncFunctionDef: ("async functions", "differentiate a synchronous function"),
 }
 
@@ -37,6 +42,12 @@ UNSUPPORTED = {
 def unsupported_table():
     """Rows (construct, what to do) for the docs."""
     return sorted(set(UNSUPPORTED.values()))
+
+
+def _names_only(target):
+    """Whether a tuple target holds names and tuples of names only: (a, b), c = p."""
+    return all(isinstance(e, gast.Name) or (isinstance(e, (gast.Tuple, gast.List))
+                                            and _names_only(e)) for e in target.elts)
 
 
 def check(fdef, info):
@@ -71,8 +82,7 @@ def check(fdef, info):
             if isinstance(node, (gast.Assign, gast.AugAssign)):
                 targets = node.targets if isinstance(node, gast.Assign) else [node.target]
                 for target in targets:
-                    if isinstance(target, (gast.Tuple, gast.List)) and any(
-                            not isinstance(e, gast.Name) for e in target.elts):
+                    if isinstance(target, (gast.Tuple, gast.List)) and not _names_only(target):
                         raise info.error(target, "srcad unpacks tuples into plain names only",
                                          hint="unpack into names, then store them")
     last = fdef.body[-1] if fdef.body else None

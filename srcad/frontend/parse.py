@@ -133,6 +133,8 @@ def _check_current(func, text, info):
     code = getattr(func, "__code__", None)
     if code is None or not hasattr(func, "__globals__"):
         return
+    if "@pytest_ar" in func.__globals__ and "assert" in text:
+        return  # pytest rewrote the asserts of this test module: its code is not the text's
     key = (code, text)
     current = _CURRENT.get(key)
     if current is None:

@@ -52,6 +52,14 @@ class AdjointSweep:
             self.accumulate(item, name(self.namer.adjoint(target)), False, out)
             self.initialized.discard(target)
             return out
+        if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add) and all(
+                self.may_be_sequence(side) for side in (value.left, value.right)):
+            for which, side in enumerate((value.left, value.right)):  # a + b may join lists
+                self.accumulate_operand(side, call(
+                    ["concat_adjoint"], name(self.namer.adjoint(target)), clone(value.left),
+                    clone(value.right), gast.Constant(value=which, kind=None)), False, out)
+            self.initialized.discard(target)
+            return out
         try:
             op, args, keywords = operations.operation(value, self.scope)
         except operations.UnknownCall as exc:
@@ -84,6 +92,11 @@ class AdjointSweep:
         # the value is dead before this statement: its adjoint is spent
         self.initialized.discard(target)
         return out
+
+    def may_be_sequence(self, node):
+        """Whether node may be a list or tuple (whose adjoint is a list, not an array)."""
+        return isinstance(node, (gast.List, gast.Tuple)) or (
+            isinstance(node, gast.Name) and node.id in self.sequences)
 
     def active_parameters(self, func, args, keywords, node):
         """(position, argument) of the callee's parameters that carry adjoints here: a name, or

@@ -32,6 +32,7 @@ from ..rules.calls import bind, Dependencies, is_user_function, positional_param
 from ..rules.instantiate import instantiate, materialize_zeros, operand_id, simplify_zeros, Zero
 from ..rules.operations import unknown_call
 from ..rules.registry import require_template
+from ..runtime import dict_of, dict_with
 from ..syntax.naming import clone, loaded_names
 from ..syntax.nodes import (assign, assigned_name, call, comment, flatten, list_op, name,
                             origin_comment)
@@ -130,7 +131,7 @@ class Forward:
                                                  if isinstance(a, gast.Name)
                                                  and self.active(a.id))):
                     tangent = call(["rebroadcast"], tangent, name(target))
-                tangent = materialize_zeros(tangent)
+                tangent = materialize_zeros(tangent, self.sequences)
                 direct = target in self.stored and op not in _ALIASING
                 if not is_fresh(tangent) and (direct or (
                         is_fresh(value) and loaded_names(tangent) & self.stored_tangents)):
@@ -147,7 +148,7 @@ class Forward:
                     tangent = call(["copy_value"], tangent)
                 out.append(assign(self.namer.tangent(target), tangent))
             else:
-                out.append(materialize_zeros(piece))
+                out.append(materialize_zeros(piece, self.sequences))
         if target not in self.has_tangent:
             return []
         return out
@@ -336,8 +337,9 @@ class Forward:
 
 
 def sequence_names(body, scope, kinds):
-    """Names that may hold lists or tuples: bound to displays, list(...) or tuple(...), appended
-    to, seen by the probe as neither arrays nor numbers, and copies of those."""
+    """Names that may hold lists, tuples or dicts: bound to displays, list(...), tuple(...) or a
+    dict built in the function, appended to, seen by the probe as neither arrays nor numbers,
+    and copies of those."""
     found = {v for v, kind in kinds.items() if kind == "other"} | {
         s.value.func.value.id for s in flatten(body) if list_op(s)}
     changed = True
@@ -350,7 +352,8 @@ def sequence_names(body, scope, kinds):
             value = stmt.value
             if isinstance(value, (gast.List, gast.Tuple)) or (
                     isinstance(value, gast.Name) and value.id in found) or (
-                    isinstance(value, gast.Call) and scope.lookup(value.func) in (list, tuple)):
+                    isinstance(value, gast.Call) and scope.lookup(value.func) in (
+                        list, tuple, dict_of, dict_with)):
                 found.add(stmt.targets[0].id)
                 changed = True
     return found

@@ -21,6 +21,7 @@ through unbroadcast, the one place that sums over broadcast axes.
 import gast
 
 from ..analysis.activity import flow
+from ..runtime import dict_of
 from .accumulate import Accumulation
 from .adjoints import AdjointSweep
 from .split import Record, SPLIT
@@ -68,9 +69,28 @@ class Reverse(AdjointSweep, Accumulation):
     def find_sequences(self, fdef):
         """Names whose adjoints may be lists, tuples or dicts (added with add_adjoint, whose
         zero is None; `+` would concatenate them): containers, tuples, appended lists, values
-        the probe saw as neither arrays nor numbers, and slices and copies of those."""
+        the probe saw as neither arrays nor numbers; slices, copies and joins (a + b) of those,
+        and their items unless the probe saw an array or a number there (params[0] of a list
+        of (W, b) pairs is a tuple: its adjoint gathers two items). In a build for any shapes,
+        also parameters passed to a function of the user's (its backward half returns the
+        gradient in the argument's structure: two helpers' gradients of params add up), what
+        such a function returned when it is read by item, and what is read by a string key."""
+        params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+        calls = [stmt for stmt in flatten(fdef.body) if isinstance(
+            getattr(stmt, "value", None), gast.Call) and is_user_function(
+            self.scope.lookup(stmt.value.func))]
+        passed = {arg.id for stmt in calls for arg in stmt.value.args + [
+            k.value for k in stmt.value.keywords] if isinstance(arg, gast.Name)}
+        results = {stmt.targets[0].id for stmt in calls if isinstance(stmt, gast.Assign)
+                   and isinstance(stmt.targets[0], gast.Name)}
+        read = [n for n in walk(fdef) if isinstance(n, gast.Subscript) and isinstance(
+            n.value, gast.Name) and isinstance(n.ctx, gast.Load)]
+        by_key = {n.value.id for n in read if isinstance(n.slice, gast.Constant) and isinstance(
+            n.slice.value, str)}  # d["W"]
+        unknown = (params & passed) | (results & {n.value.id for n in read}) | by_key
         found = set(self.containers) | self.tuple_vars | self.appended | {
-            v for v, kind in self.kinds.items() if kind == "other"}
+            v for v, kind in self.kinds.items() if kind == "other"} | {
+            v for v in unknown if v not in self.kinds}
         changed = True
         while changed:
             changed = False
@@ -78,13 +98,16 @@ class Reverse(AdjointSweep, Accumulation):
                 if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
                         and stmt.targets[0].id not in found):
                     continue
-                value = stmt.value
+                value, target = stmt.value, stmt.targets[0].id
                 if (isinstance(value, gast.Name) and value.id in found) or (
                         isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
-                        and value.value.id in found and isinstance(value.slice, gast.Slice)) or (
-                        isinstance(value, gast.Call)
-                        and self.scope.lookup(value.func) in (list, tuple)):
-                    found.add(stmt.targets[0].id)
+                        and value.value.id in found and (isinstance(value.slice, gast.Slice) or
+                                                         self.kinds.get(target, "other") == "other")
+                ) or (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add) and all(
+                    isinstance(side, gast.Name) and side.id in found
+                    for side in (value.left, value.right))) or (isinstance(value, gast.Call)
+                        and self.scope.lookup(value.func) in (list, tuple, dict_of)):
+                    found.add(target)
                     changed = True
         return found
 

@@ -383,7 +383,12 @@ def simplify_zeros(node):
 
 
 class _MaterializeZeros(gast.NodeTransformer):
+    def __init__(self, containers):
+        self.containers = containers
+
     def visit_Zero(self, node):
+        if isinstance(node.var, str) and node.var in self.containers:
+            return call(["zero_tangent"], name(node.var))  # (zeros in a list's or dict's shape)
         if isinstance(node.var, str):
             return gast.Call(func=gast.Attribute(value=name("np"), attr="zeros_like",
                                                  ctx=gast.Load()),
@@ -396,6 +401,7 @@ class _MaterializeZeros(gast.NodeTransformer):
         return super().visit(node)
 
 
-def materialize_zeros(node):
-    """Zeros that survived simplification become np.zeros_like(v) (or 0.0 for a constant)."""
-    return _MaterializeZeros().visit(node)
+def materialize_zeros(node, containers=()):
+    """Zeros that survived simplification become np.zeros_like(v) (or 0.0 for a constant);
+    zero_tangent(v) for the names in containers (lists, tuples, dicts)."""
+    return _MaterializeZeros(containers).visit(node)

@@ -26,6 +26,29 @@ def unbroadcast(g, x):
     return np.reshape(g, shape)
 
 
+def no_adjoint(g):
+    """Whether g stands for a zero adjoint of any structure: None, or the number 0 (a zero
+    written before the value's structure was known)."""
+    return g is None or (type(g) in (float, int) and g == 0)
+
+
+def add_adjoint(a, b):
+    """a + b for adjoints that may be sequences or dicts (added item by item; None, or the
+    number 0, is zero)."""
+    if no_adjoint(a):
+        return b
+    if no_adjoint(b):
+        return a
+    if isinstance(a, dict):
+        out = dict(a)
+        for key, value in b.items():
+            out[key] = add_adjoint(out.get(key), value)
+        return out
+    if isinstance(a, (list, tuple)):
+        return [add_adjoint(x, y) for x, y in zip(a, b)]
+    return a + b
+
+
 def in_dtype_of(g, x):
     """The gradient g of a float array (or numpy float) x in x's dtype: a float32 parameter
     has a float32 gradient, however f promoted on the way (float64 constants, in-place casts).
@@ -74,7 +97,7 @@ def helper_call_grad(x, w):
     bt2 = np.broadcast_to(bt3, np.shape(t2))
     bt1 = unbroadcast(bt2 * 2 * t1, t1)
     t6 = scaled_tanh_backward(bt1, t1_record[1], x, w)
-    bx = bx + t6[0]
+    bx = add_adjoint(bx, t6[0])
     bw = t6[1]
     return in_dtype_of(bx, x), in_dtype_of(bw, w)
 

@@ -1,0 +1,338 @@
+"""statements: everyday Python that needs no derivative of its own, lowered before the fence.
+
+    ys = [W @ h for W in Ws if W.ndim]    ->   ys = []
+                                               for W_1 in Ws:
+                                                   if W_1.ndim:
+                                                       ys.append(W_1 @ h)
+    s = sum(np.sum(v) for v in vs)         ->   (the same loop, then) s = sum(items)
+    with np.errstate(divide="ignore"):     ->   y = np.log(x)
+        y = np.log(x)
+    for k, v in d.items():                 ->   for k in keys_of(d):
+                                                   v = d[k]
+    d = {"W": W, "b": b}                   ->   d = dict_of([W, b], ("W", "b"))
+    del t                                  ->   (dropped)
+    global G                               ->   (dropped: G is only read)
+
+List comprehensions and generator expressions become loops that append (each loop's names are
+fresh: a comprehension's names do not leak, as in Python), written just before the statement
+that holds them, so they must be where Python evaluates them exactly once: in an assignment,
+an expression statement, a return, an if's test or a for's iterable, not under a lambda, a
+conditional expression, `and`/`or` or a while's test (those stay for the fence to refuse).
+`with` keeps its body only for numpy's errstate and warnings.catch_warnings, which change which
+warnings show, never a number (errstate(... = "raise") would change control flow: refused).
+`del` of a name and `global` of names only read do nothing a derivative needs. assert and
+raise stay as they are: the derivative runs them where f runs them.
+"""
+import gast
+import numpy as np
+import warnings
+
+from .. import runtime
+from ..syntax.naming import clone, walk
+
+_COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
+# expressions under which a sub-expression may run zero or many times
+_CONDITIONAL = (gast.Lambda, gast.IfExp, gast.BoolOp) + _COMPREHENSIONS + (
+    gast.SetComp, gast.DictComp)
+
+
+def _name(ident, ctx=None):
+    return gast.Name(id=ident, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+
+
+class _Fresh:
+    """Names no one uses in the function: base, base_1, base_2, ..."""
+
+    def __init__(self, fdef):
+        self.taken = {n.id for n in walk(fdef) if isinstance(n, gast.Name)} | {
+            a.id for a in walk(fdef.args) if isinstance(a, gast.Name)}
+
+    def __call__(self, base):
+        ident, k = base, 0
+        while ident in self.taken:
+            k += 1
+            ident = f"{base}_{k}"
+        self.taken.add(ident)
+        return ident
+
+
+class _Rename(gast.NodeTransformer):
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit_Name(self, node):
+        if node.id in self.mapping:
+            node.id = self.mapping[node.id]
+        return node
+
+
+def _stored(target):
+    return [n.id for n in walk(target) if isinstance(n, gast.Name)]
+
+
+class _Hoist(gast.NodeTransformer):
+    """Replace each comprehension evaluated once in an expression by the name of a list the
+    loops before the statement build (self.before)."""
+
+    def __init__(self, fresh):
+        self.fresh = fresh
+        self.before = []
+
+    def generic_visit(self, node):
+        if isinstance(node, _CONDITIONAL):  # (evaluated zero or many times: left alone)
+            return node
+        return super().generic_visit(node)
+
+    def visit_ListComp(self, node):
+        return self.lower(node)
+
+    def visit_GeneratorExp(self, node):
+        return self.lower(node)
+
+    def lower(self, node, items=None):
+        items = items or self.fresh("items")
+        mapping = {}
+        for generator in node.generators:  # fresh names for the comprehension's own names
+            for ident in _stored(generator.target):
+                mapping[ident] = self.fresh(ident)
+        rename = _Rename(mapping)
+        append = gast.Expr(value=gast.Call(
+            func=gast.Attribute(value=_name(items), attr="append", ctx=gast.Load()),
+            args=[rename.visit(node.elt)], keywords=[]))
+        body = lower_block([gast.copy_location(append, node)], self.fresh)
+        for generator in reversed(node.generators):
+            for test in reversed(generator.ifs):
+                test = rename.visit(test)
+                body = lower_block([gast.copy_location(
+                    gast.If(test=test, body=body, orelse=[]), node)], self.fresh)
+            loop = gast.For(target=rename.visit(generator.target), iter=generator.iter,
+                            body=body, orelse=[], type_comment=None)
+            body = [gast.copy_location(loop, node)]
+        # the first iterable is evaluated in the enclosing scope (not renamed); the rest inside
+        loop = body[0]
+        for inner in walk(loop):
+            if isinstance(inner, gast.For) and inner is not loop:
+                inner.iter = rename.visit(inner.iter)
+        hoist = _Hoist(self.fresh)
+        loop.iter = hoist.visit(loop.iter)
+        self.before += hoist.before + [gast.copy_location(gast.Assign(
+            targets=[_name(items, gast.Store())], value=gast.List(elts=[], ctx=gast.Load()),
+            type_comment=None), node), loop]
+        return _name(items)
+
+
+def _lower_statement(stmt, fresh):
+    """The statements that replace stmt (comprehensions hoisted out of where it evaluates them
+    once), or [stmt]."""
+    if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)):
+        fields = ["value"]
+    elif isinstance(stmt, gast.If):
+        fields = ["test"]
+    elif isinstance(stmt, gast.For):
+        fields = ["iter"]
+    else:
+        fields = []
+    hoist = _Hoist(fresh)
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
+            stmt.targets[0], gast.Name) and isinstance(stmt.value, _COMPREHENSIONS) and \
+            stmt.targets[0].id not in {n.id for n in walk(stmt.value) if isinstance(n, gast.Name)}:
+        hoist.lower(stmt.value, stmt.targets[0].id)  # ys = [...]: the loop appends to ys
+        return hoist.before
+    for field in fields:
+        value = getattr(stmt, field)
+        if value is not None:
+            setattr(stmt, field, hoist.visit(value))
+    return hoist.before + [stmt]
+
+
+def lower_block(stmts, fresh, scope=None, only_read=frozenset()):
+    out = []
+    for stmt in stmts:
+        if isinstance(stmt, gast.Delete) and all(isinstance(t, gast.Name) for t in stmt.targets):
+            continue  # del name: the value goes out of scope on return anyway
+        if isinstance(stmt, (gast.Global, gast.Nonlocal)) and set(stmt.names) <= only_read:
+            continue  # a declaration of names the function only reads changes nothing
+        if isinstance(stmt, gast.With) and scope is not None and _harmless(stmt, scope):
+            out += lower_block(stmt.body, fresh, scope, only_read)
+            continue
+        for field in ("body", "orelse"):
+            if isinstance(getattr(stmt, field, None), list) and not isinstance(
+                    stmt, (gast.FunctionDef, gast.ClassDef)):
+                setattr(stmt, field, lower_block(getattr(stmt, field), fresh, scope, only_read))
+        out += _lower_statement(stmt, fresh)
+    return out
+
+
+def _dict_view(node):
+    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+            and node.func.attr in ("items", "keys", "values") and not node.args
+            and not node.keywords)
+
+
+def _over_keys(loop, fresh, scope):
+    """for k, v in d.items(): body  ->  for k in keys_of(d): v = d[k]; body (and .keys(),
+    .values() alike): the values are items of d, whose adjoints reach d's."""
+    view, mapping = loop.iter.func.attr, loop.iter.func.value
+    target = loop.target
+    if view == "keys" and isinstance(target, gast.Name):
+        key, head = target.id, []
+    elif view == "items" and isinstance(target, gast.Tuple) and len(target.elts) == 2 and \
+            isinstance(target.elts[0], gast.Name):
+        key, head = target.elts[0].id, [(target.elts[1], True)]
+    else:
+        key = fresh("key")
+        head = [(target, view != "keys")]
+    scope.injected.setdefault("keys_of", runtime.HELPERS["keys_of"])  # (as resolve does)
+    loop.iter = gast.copy_location(gast.Call(func=_name("keys_of"), args=[mapping],
+                                             keywords=[]), loop.iter)
+    loop.target = _name(key, gast.Store())
+    assigns = []
+    for item_target, is_value in head:
+        item = gast.Subscript(value=clone(mapping), slice=_name(key), ctx=gast.Load())
+        if view == "items" and item_target is target:
+            item = gast.Tuple(elts=[_name(key), item], ctx=gast.Load())
+        elif not is_value:
+            item = _name(key)
+        assigns.append(gast.copy_location(gast.Assign(targets=[item_target], value=item,
+                                                      type_comment=None), loop))
+    loop.body = assigns + loop.body
+
+
+def _harmless(stmt, scope):
+    """Whether every context of the with statement only changes which warnings show."""
+    for item in stmt.items:
+        context = item.context_expr
+        if item.optional_vars is not None or not isinstance(context, gast.Call):
+            return False
+        func = scope.lookup(context.func)
+        if func is np.errstate:
+            values = [k.value for k in context.keywords] + list(context.args)
+            if not all(isinstance(v, gast.Constant) and v.value in ("ignore", "warn", "print",
+                                                                     "log", None)
+                       for v in values):
+                return False
+        elif func is not warnings.catch_warnings or context.args or context.keywords:
+            return False
+    return True
+
+
+class _Dicts(gast.NodeTransformer):
+    """{"W": W, "b": b} and dict(W=W, b=b) -> dict_of([W, b], ("W", "b")): a call whose
+    derivative templates exist (runtime.dict_of), instead of a display of its own kind."""
+
+    def __init__(self, scope):
+        self.scope = scope
+
+    def visit_Dict(self, node):
+        self.generic_visit(node)
+        if any(key is None for key in node.keys):  # {**a, ...}: left for the fence
+            return node
+        return self.dict_of(node.keys, node.values, node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if self.scope.lookup(node.func) is dict and not node.args and node.keywords and all(
+                k.arg is not None for k in node.keywords):
+            return self.dict_of([gast.Constant(value=k.arg, kind=None) for k in node.keywords],
+                                [k.value for k in node.keywords], node)
+        return node
+
+    def dict_of(self, keys, values, node):
+        self.scope.injected.setdefault("dict_of", runtime.HELPERS["dict_of"])
+        return gast.copy_location(gast.Call(
+            func=_name("dict_of"), args=[gast.List(elts=list(values), ctx=gast.Load()),
+                                         gast.Tuple(elts=list(keys), ctx=gast.Load())],
+            keywords=[]), node)
+
+
+def _dict_names(fdef):
+    """Names every assignment of which is a dict built in the function (dict_of(...))."""
+    bound = {}
+    for stmt in walk(fdef):
+        if isinstance(stmt, gast.Assign):
+            for target in stmt.targets:
+                for n in walk(target):
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                        bound.setdefault(n.id, []).append(
+                            target is n and isinstance(stmt.value, gast.Call) and isinstance(
+                                stmt.value.func, gast.Name) and stmt.value.func.id == "dict_of")
+        elif isinstance(stmt, (gast.For, gast.AugAssign)):
+            for n in walk(stmt.target):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                    bound.setdefault(n.id, []).append(False)
+    return {ident for ident, dicts in bound.items() if all(dicts)}
+
+
+def _stores_into_dicts(fdef, dicts, scope):
+    """d[k] = v (and d[k] += v) on a dict built in the function, which no other name or
+    container holds -> d = dict_with(d, k, v): the new dict it makes, which derivatives see."""
+    uses = {}
+    for node in walk(fdef):  # how each dict is used: only by key, iterated, or passed on
+        for child in gast.iter_child_nodes(node):
+            if isinstance(child, gast.Name) and child.id in dicts and isinstance(
+                    child.ctx, gast.Load):
+                held = isinstance(node, (gast.List, gast.Tuple, gast.Set, gast.Dict)) or (
+                    isinstance(node, gast.Assign) and node.value is child) or (
+                    isinstance(node, gast.Call) and node.func is not child and not (
+                        isinstance(node.func, gast.Name)
+                        and node.func.id in ("keys_of", "dict_with", "len")))
+                uses[child.id] = uses.get(child.id, False) or held
+    for stmt in walk(fdef):
+        for field in ("body", "orelse"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list):
+                setattr(stmt, field, [_functional_store(s, dicts, uses, scope) for s in block])
+
+
+def _functional_store(stmt, dicts, uses, scope):
+    if not isinstance(stmt, (gast.Assign, gast.AugAssign)):
+        return stmt
+    target = stmt.targets[0] if isinstance(stmt, gast.Assign) else stmt.target
+    if isinstance(stmt, gast.Assign) and len(stmt.targets) != 1:
+        return stmt
+    if not (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)
+            and target.value.id in dicts and not uses.get(target.value.id)
+            and not isinstance(target.slice, gast.Slice)):
+        return stmt
+    mapping = target.value.id
+    value = stmt.value
+    if isinstance(stmt, gast.AugAssign):
+        value = gast.BinOp(left=gast.Subscript(value=_name(mapping), slice=clone(target.slice),
+                                               ctx=gast.Load()), op=stmt.op, right=value)
+    scope.injected.setdefault("dict_with", runtime.HELPERS["dict_with"])
+    return gast.copy_location(gast.Assign(
+        targets=[_name(mapping, gast.Store())], value=gast.Call(
+            func=_name("dict_with"), args=[_name(mapping), target.slice, value], keywords=[]),
+        type_comment=None), stmt)
+
+
+def _reads_by_target(loop):
+    """for k in d: ... d[k] ...: k is a key of d (a list is not read by its own items)."""
+    if not isinstance(loop.target, gast.Name):
+        return False
+    return any(isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)
+               and n.value.id == loop.iter.id and isinstance(n.slice, gast.Name)
+               and n.slice.id == loop.target.id for stmt in loop.body for n in walk(stmt))
+
+
+def lower_statements(fdef, scope):
+    """fdef with comprehensions as loops, harmless with blocks inlined, del of names and
+    global/nonlocal declarations of names only read dropped (see the module's docstring)."""
+    stored = {n.id for n in walk(fdef) if isinstance(n, gast.Name)
+              and isinstance(n.ctx, (gast.Store, gast.Del))}
+    declared = {ident for stmt in walk(fdef) if isinstance(stmt, (gast.Global, gast.Nonlocal))
+                for ident in stmt.names}
+    only_read = declared - stored
+    fresh = _Fresh(fdef)
+    fdef.body = [_Dicts(scope).visit(stmt) for stmt in fdef.body]
+    fdef.body = lower_block(fdef.body, fresh, scope, only_read)
+    dicts = _dict_names(fdef)
+    _stores_into_dicts(fdef, dicts, scope)
+    for loop in walk(fdef):  # (comprehensions' loops included)
+        if isinstance(loop, gast.For) and isinstance(loop.iter, gast.Name) and (
+                loop.iter.id in dicts or _reads_by_target(loop)):  # for k in d: d's keys
+            loop.iter = gast.Call(func=gast.Attribute(value=loop.iter, attr="keys",
+                                                      ctx=gast.Load()), args=[], keywords=[])
+        if isinstance(loop, gast.For) and _dict_view(loop.iter):
+            _over_keys(loop, fresh, scope)
+    return fdef
