@@ -158,8 +158,9 @@ def parameter_names(fdef):
 
 def wrt_names(fdef, wrt, info, kind=None):
     names = parameter_names(fdef)
-    if kind in CALLEE_KINDS:  # callee derivatives: keyword-only parameters count too
-        names = names + [a.id for a in fdef.args.kwonlyargs]
+    if kind in CALLEE_KINDS:  # callee derivatives: *args (one tuple) and keyword-only
+        names = names + [a.id for a in [fdef.args.vararg] if a is not None] + [  # parameters
+            a.id for a in fdef.args.kwonlyargs]  # count too (calls.positional_params)
     positions = wrt if isinstance(wrt, tuple) else (wrt,)
     out = []
     for position in positions:
@@ -266,6 +267,9 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
         return function_source(fdef)
     lifted = lift(fdef, func, info, assigned_names(fdef), write_module)
     scope = resolve(fdef, func, info, lifted)
+    for param, value in getattr(func, "__srcad_bindings__", {}).items():  # functions a call
+        scope.local_names.discard(param)  # passes this callee (calls.with_function_arguments)
+        scope.injected[param] = value
     if stage == "resolve":
         return function_source(fdef)
     fdef = lower_statements(fdef, scope)  # (comprehensions as loops: new local names)

@@ -18,6 +18,7 @@ import gast
 import numpy as np
 
 from ..syntax.naming import clone, walk
+from ..syntax.nodes import parameter_ids
 
 
 _ARRAY, _FLOAT = np.ndarray, float
@@ -96,7 +97,7 @@ def probe(fdef, func, scope, args, kwargs):
     ({}, {}, {}) if the probe fails."""
     fdef = clone(fdef)
     recorder = _Recorder()
-    params = [a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
+    params = parameter_ids(fdef)
     entry = [recorder._record(p, fdef) for p in params]
     fdef.body = entry + recorder.block(fdef.body)
     fdef.name = "__srcad_probe__"

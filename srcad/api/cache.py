@@ -76,7 +76,9 @@ def forget_all():
 
 def _key(func, mode, kind, wrt, signature, disabled=frozenset()):
     cells = tuple(id(c) for c in func.__closure__ or ())
-    return (func.__code__, id(func.__globals__), cells, mode, kind, wrt, signature,
+    bindings = tuple(sorted((k, id(v)) for k, v in getattr(func, "__srcad_bindings__",
+                                                               {}).items()))
+    return (func.__code__, id(func.__globals__), cells, bindings, mode, kind, wrt, signature,
             REGISTRY.version, disabled)
 
 

@@ -85,7 +85,11 @@ class _Linearize:
         elif isinstance(node, gast.UnaryOp):
             node.operand = self.atom(node.operand)
         elif isinstance(node, gast.Call):
-            node.args = [self.atom(a) for a in node.args]
+            for i, arg in enumerate(node.args):  # (h(a, *rest): rest made an atom)
+                if isinstance(arg, gast.Starred):
+                    arg.value = self.atom(arg.value)
+                else:
+                    node.args[i] = self.atom(arg)
             for kw in node.keywords:
                 kw.value = self.atom(kw.value)
         elif isinstance(node, gast.Subscript):

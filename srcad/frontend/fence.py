@@ -58,7 +58,7 @@ def check(fdef, info):
             if entry is not None:
                 what, hint = entry
                 raise info.error(node, f"srcad does not differentiate {what}", hint=hint)
-            if isinstance(node, gast.Starred):
+            if isinstance(node, gast.Starred) and not getattr(node, "whole", False):
                 raise info.error(node, "srcad does not differentiate calls with *args unpacking",
                                  hint="pass the arguments one by one")
             if isinstance(node, gast.keyword) and node.arg == "out":

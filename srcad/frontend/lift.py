@@ -11,7 +11,9 @@ their own, so calls of them are differentiated like calls of any helper (calls.p
                                               return np.sum(g(x, w=w) + sq(x))
 
 The names the nested function reads from f become keyword arguments passed at each call, so it
-sees their values at the time of the call, as a closure would.
+sees their values at the time of the call, as a closure would. A default computed from f's
+values (def g(v, s=scale)) is computed where the def was (g_s_default = scale) and passed by
+the calls that leave it out, as Python evaluates it once, at the def.
 """
 import types
 
@@ -37,6 +39,7 @@ def lift(fdef, func, info, local_names, write_module):
     """Take nested functions out of fdef; returns {name: function object} to bind them to."""
     nested = {}
     body = []
+    computed = {}  # name -> {parameter: the name holding its default, computed at the def}
     for stmt in fdef.body:
         found = _nested(stmt)
         if found is None:
@@ -44,6 +47,22 @@ def lift(fdef, func, info, local_names, write_module):
             continue
         name, node = found
         nested[name] = node
+        computed[name] = {}
+        args = node.args
+        positional = args.posonlyargs + args.args
+        pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults)) + [
+            (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+        for param, default in pairs:  # def g(v, s=scale): scale's value at the def, kept in
+            if isinstance(default, gast.Constant):  # a name passed when a call leaves s out
+                continue
+            holder = f"{name}_{param.id}_default"
+            while holder in local_names:
+                holder += "_"
+            body.append(gast.copy_location(gast.Assign(
+                targets=[gast.Name(id=holder, ctx=gast.Store(), annotation=None,
+                                   type_comment=None)], value=default, type_comment=None),
+                stmt))
+            computed[name][param.id] = holder
     if not nested:
         return {}
     cells = set(func.__code__.co_freevars)
@@ -54,10 +73,13 @@ def lift(fdef, func, info, local_names, write_module):
             raise info.error(node, f"srcad lifts nested functions with plain parameters only; "
                                    f"{name} has decorators, *args or **kwargs",
                              hint="define it at module level")
-        if any(not isinstance(d, gast.Constant) for d in args.defaults + [
-                d for d in args.kw_defaults if d is not None]):
-            raise info.error(node, f"the defaults of nested function {name} must be constants",
-                             hint="pass the value as an argument")
+        node = clone(node)  # (computed defaults: None here, every call passes them)
+        none = gast.Constant(value=None, kind=None)
+        args = node.args
+        args.defaults = [d if isinstance(d, gast.Constant) else clone(none)
+                         for d in args.defaults]
+        args.kw_defaults = [d if d is None or isinstance(d, gast.Constant) else clone(none)
+                            for d in args.kw_defaults]
         own = set(bound_counts(node))
         free = loaded_names(node) - own
         for other in nested:
@@ -82,10 +104,11 @@ def lift(fdef, func, info, local_names, write_module):
         function.__qualname__ = f"{func.__qualname__}.<locals>.{name}"
         function.__module__ = func.__module__
         function.__srcad_lifted_text__ = text
-        lifted[name] = (function, extras)
+        params = [a.id for a in args.posonlyargs + args.args]
+        lifted[name] = (function, extras, params, computed[name])
     _CallRewriter(lifted, info).visit_body(body)
     fdef.body = body
-    return {name: function for name, (function, _) in lifted.items()}
+    return {name: entry[0] for name, entry in lifted.items()}
 
 
 class _CallRewriter(gast.NodeTransformer):
@@ -101,18 +124,24 @@ class _CallRewriter(gast.NodeTransformer):
 
     def visit_Call(self, node):
         if isinstance(node.func, gast.Name) and node.func.id in self.lifted:
-            _, extras = self.lifted[node.func.id]
+            _, extras, params, computed = self.lifted[node.func.id]
             node.args = [self.visit(a) for a in node.args]
             for kw in node.keywords:
                 kw.value = self.visit(kw.value)
-            node.keywords += [gast.keyword(arg=e, value=gast.Name(
-                id=e, ctx=gast.Load(), annotation=None, type_comment=None)) for e in extras]
+            given = set(params[:len(node.args)]) | {kw.arg for kw in node.keywords}
+            left_out = [(p, holder) for p, holder in computed.items() if p not in given]
+            node.keywords += [gast.keyword(arg=k, value=gast.Name(
+                id=v, ctx=gast.Load(), annotation=None, type_comment=None))
+                for k, v in [(e, e) for e in extras] + left_out]
             return node
         return self.generic_visit(node)
 
     def visit_Name(self, node):
-        if node.id in self.lifted and isinstance(node.ctx, gast.Load):
-            raise self.info.error(node, f"srcad can call the nested function {node.id}, not pass "
-                                        f"it around as a value",
-                                  hint="call it directly, or define it at module level")
+        if node.id in self.lifted and isinstance(node.ctx, gast.Load) and any(
+                self.lifted[node.id][i] for i in (1, 3)):  # (one that reads nothing of f's is
+            # a plain function: a call it is passed to is specialized to it, calls.py)
+            raise self.info.error(node, f"srcad can pass the nested function {node.id} as a "
+                                        f"value only if it reads none of the function's names",
+                                  hint="call it directly, pass the values it reads as "
+                                       "arguments, or define it at module level")
         return node

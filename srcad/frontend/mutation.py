@@ -32,7 +32,7 @@ import numpy as np
 from .parse import parse_function
 from .resolve import canonical_name
 from ..syntax.naming import loaded_names
-from ..syntax.nodes import SHAPE_ATTRIBUTES
+from ..syntax.nodes import parameter_ids, SHAPE_ATTRIBUTES
 
 OUTSIDE = "outside"  # storage of globals, closure cells and what unknown calls return
 
@@ -334,7 +334,7 @@ def _writes_parameters(func):
         fdef, _ = parse_function(func)
     except Exception:
         return False
-    params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    params = set(parameter_ids(fdef))
     for node in gast.walk(fdef):
         target = None
         if isinstance(node, (gast.Assign, gast.AugAssign)):

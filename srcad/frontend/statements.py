@@ -10,6 +10,7 @@
     for k, v in d.items():                 ->   for k in keys_of(d):
                                                    v = d[k]
     d = {"W": W, "b": b}                   ->   d = dict_of([W, b], ("W", "b"))
+    np.concatenate([*a, *b])               ->   np.concatenate(list(tuple(a) + tuple(b)))
     del t                                  ->   (dropped)
     global G                               ->   (dropped: G is only read)
 
@@ -29,6 +30,7 @@ import warnings
 
 from .. import runtime
 from ..syntax.naming import clone, walk
+from .starred import write_starred
 
 _COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
 # expressions under which a sub-expression may run zero or many times
@@ -324,6 +326,7 @@ def lower_statements(fdef, scope):
                 for ident in stmt.names}
     only_read = declared - stored
     fresh = _Fresh(fdef)
+    write_starred(fdef, scope)
     fdef.body = [_Dicts(scope).visit(stmt) for stmt in fdef.body]
     fdef.body = lower_block(fdef.body, fresh, scope, only_read)
     dicts = _dict_names(fdef)

@@ -63,7 +63,7 @@ class AdjointSweep:
         try:
             op, args, keywords = operations.operation(value, self.scope)
         except operations.UnknownCall as exc:
-            raise unknown_call(self.info, exc.args[0]) from None
+            raise unknown_call(self.info, exc.args[0], self.scope) from None
         result = name(target)
         if op is None:
             return out

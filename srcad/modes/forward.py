@@ -35,7 +35,7 @@ from ..rules.registry import require_template
 from ..runtime import dict_of, dict_with
 from ..syntax.naming import clone, loaded_names
 from ..syntax.nodes import (assign, assigned_name, call, comment, flatten, list_op, name,
-                            origin_comment)
+                            origin_comment, parameter_ids)
 
 # operations whose result shares the operand's storage exactly as their tangents' do (y = x,
 # y = t[i], and a display [a, b], which holds its items as the display of tangents holds theirs)
@@ -76,6 +76,9 @@ class Forward:
             return call(["np", "zeros_like"], name(var))
         return call(["zero_tangent"], name(var))
 
+    def tangent_or_zero(self, var):
+        return name(self.namer.tangent(var)) if self.active(var) else self.zeros(var)
+
     def stored_into(self, var):
         """Whether the code stores into var's array, through var or through a name that may
         share its storage (a view v = var[1:]; mutation.py's summary, builder.shares)."""
@@ -87,10 +90,17 @@ class Forward:
         if not self.activity(target):
             return []
         value = stmt.value
+        if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add) and all(
+                isinstance(side, gast.Name) and side.id in self.sequences
+                for side in (value.left, value.right)):  # a + b joins lists: so do tangents
+            self.has_tangent.add(target)
+            return [assign(self.namer.tangent(target), gast.BinOp(
+                left=self.tangent_or_zero(value.left.id), op=gast.Add(),
+                right=self.tangent_or_zero(value.right.id)))]
         try:
             op, args, keywords = operations.operation(value, self.scope)
         except operations.UnknownCall as exc:
-            raise unknown_call(self.info, exc.args[0]) from None
+            raise unknown_call(self.info, exc.args[0], self.scope) from None
         if op is not None and is_user_function(op):
             return self.tangent_of_user_call(op, args, keywords, value, target, stmt)
         if op is None:
@@ -275,7 +285,7 @@ class Forward:
     def build(self):
         fdef = self.fdef
         ret = fdef.body[-1]
-        params = [a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
+        params = parameter_ids(fdef)
         # a parameter that is not differentiated but takes varied values in a loop starts with a
         # zero tangent
         head = [assign(self.namer.tangent(p), self.zeros(p))
@@ -339,7 +349,7 @@ class Forward:
 def sequence_names(body, scope, kinds):
     """Names that may hold lists, tuples or dicts: bound to displays, list(...), tuple(...) or a
     dict built in the function, appended to, seen by the probe as neither arrays nor numbers,
-    and copies of those."""
+    and copies and joins (a + b) of those."""
     found = {v for v, kind in kinds.items() if kind == "other"} | {
         s.value.func.value.id for s in flatten(body) if list_op(s)}
     changed = True
@@ -352,6 +362,9 @@ def sequence_names(body, scope, kinds):
             value = stmt.value
             if isinstance(value, (gast.List, gast.Tuple)) or (
                     isinstance(value, gast.Name) and value.id in found) or (
+                    isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add) and all(
+                        isinstance(side, gast.Name) and side.id in found
+                        for side in (value.left, value.right))) or (
                     isinstance(value, gast.Call) and scope.lookup(value.func) in (
                         list, tuple, dict_of, dict_with)):
                 found.add(stmt.targets[0].id)

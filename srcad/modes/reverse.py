@@ -33,7 +33,7 @@ from ..rules.instantiate import operand_id
 from ..rules.registry import REGISTRY
 from ..syntax.naming import clone, walk
 from ..syntax.nodes import (assign, assigned_name, call, comment, flatten, list_op, name,
-                            SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES)
+                            parameter_ids, SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES)
 
 
 class Reverse(AdjointSweep, Accumulation):
@@ -75,7 +75,7 @@ class Reverse(AdjointSweep, Accumulation):
         also parameters passed to a function of the user's (its backward half returns the
         gradient in the argument's structure: two helpers' gradients of params add up), what
         such a function returned when it is read by item, and what is read by a string key."""
-        params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+        params = set(parameter_ids(fdef))
         calls = [stmt for stmt in flatten(fdef.body) if isinstance(
             getattr(stmt, "value", None), gast.Call) and is_user_function(
             self.scope.lookup(stmt.value.func))]
@@ -115,7 +115,7 @@ class Reverse(AdjointSweep, Accumulation):
         """Parameters read by item or attribute (params["W"], layers[0], model.W): they may be
         dicts, lists or objects, so their adjoints add with add_adjoint and are returned in
         their own structure by as_gradient. (Arrays pass through both unchanged.)"""
-        params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+        params = set(parameter_ids(fdef))
         out = set()
         for stmt in flatten(fdef.body):
             value = getattr(stmt, "value", None)
@@ -282,7 +282,7 @@ class Reverse(AdjointSweep, Accumulation):
         fdef = self.fdef
         body = fdef.body[:-1]
         ret = fdef.body[-1]
-        params = [a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
+        params = parameter_ids(fdef)
         self.overwritten = overwritten_names(body, params)
         defined = set(params)
         for stmt in body:  # a top-level first assignment overwrites nothing

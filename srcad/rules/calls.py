@@ -20,6 +20,9 @@ import inspect
 import re
 import types
 
+import gast
+import numpy as np
+
 from .. import runtime
 from ..frontend.parse import parse_function
 from .registry import REGISTRY
@@ -34,15 +37,22 @@ def mode_of_kind(kind):
     return "forward" if kind == "tangent" else "reverse"
 
 
+# packages whose functions srcad does not read as source (their code is not written for it: it
+# has templates for what it differentiates of them, and refuses the rest at the user's call)
+LIBRARIES = {"numpy", "scipy", "sklearn", "pandas", "matplotlib", "jax", "torch", "tensorflow",
+             "autograd", "numba", "dask", "cupy", "statsmodels", "networkx", "sympy"}
+
+
 def is_user_function(op):
-    """A Python function srcad differentiates from its source (no registered template)."""
+    """A Python function srcad differentiates from its source (no registered template, not a
+    library's: scipy.integrate.odeint is Python too, but not the user's)."""
     return (isinstance(op, types.FunctionType) and not REGISTRY.knows(op)
-            and runtime.HELPERS.get(op.__name__) is not op)
+            and runtime.HELPERS.get(op.__name__) is not op
+            and (getattr(op, "__module__", None) or "").split(".")[0] not in LIBRARIES)
 
 
 def returns_tuple(func):
     """Whether the function returns a tuple display (return a, b) somewhere."""
-    import gast
     fdef, _ = parse_function(func)
     return any(isinstance(n, gast.Return) and isinstance(n.value, (gast.Tuple, gast.List))
                for n in gast.walk(fdef))
@@ -50,24 +60,67 @@ def returns_tuple(func):
 
 def positional_params(func):
     """The parameters a callee's derivative can be taken with respect to, in order: positional
-    ones, then keyword-only ones (a lifted nested function receives f's values that way)."""
+    ones, *args (the callee's derivative takes it as one tuple: pipeline.build), then
+    keyword-only ones (a lifted nested function receives f's values that way)."""
     params = inspect.signature(func).parameters.values()
     return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
-                                                   p.KEYWORD_ONLY)]
+                                                   p.VAR_POSITIONAL, p.KEYWORD_ONLY)]
 
 
 def bind(func, args, keywords, info, node):
-    """Parameter name -> call-site node, as Python binds the call."""
+    """Parameter name -> call-site node, as Python binds the call (the arguments *args takes
+    as one tuple display)."""
     signature = inspect.signature(func)
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in signature.parameters.values()):
-        raise info.error(node, f"srcad differentiates calls of functions with named parameters "
-                               f"only; {func.__qualname__} takes *args or **kwargs",
-                         hint="give the helper named parameters")
+    if any(p.kind == p.VAR_KEYWORD for p in signature.parameters.values()):
+        raise info.error(node, f"srcad differentiates calls of functions without **kwargs "
+                               f"only; {func.__qualname__} takes **kwargs",
+                         hint="give the helper named parameters, or pass a dict")
     try:
         bound = signature.bind(*args, **keywords)
     except TypeError as exc:
         raise info.error(node, f"this call does not match {func.__qualname__}: {exc}") from None
-    return dict(bound.arguments)
+    out = dict(bound.arguments)
+    for p in signature.parameters.values():
+        if p.kind != p.VAR_POSITIONAL:
+            continue
+        items = list(out.get(p.name, ()))
+        if len(items) == 1 and isinstance(items[0], gast.Starred):
+            out[p.name] = items[0].value  # h(a, *rest): *args is rest (starred.py)
+        else:
+            out[p.name] = gast.Tuple(elts=items, ctx=gast.Load())
+    return out
+
+
+_SPECIALIZED = {}  # (callee, bindings by identity) -> (its specialized copy, the values)
+
+
+def with_function_arguments(func, args, keywords, lookup):
+    """func itself, or, where the call passes it functions (loss(predict, params, x): predict
+    is known where the call is), a copy of func that knows them: its parameter pred denotes
+    predict when its derivative is built (pipeline.build), as a global name would. One copy
+    per callee and functions, so its derivatives are built and cached once."""
+    try:
+        bound = inspect.signature(func).bind(*args, **keywords)
+    except TypeError:
+        return func
+    bindings = {}
+    for param, node in bound.arguments.items():
+        value = lookup(node) if isinstance(node, (gast.Name, gast.Attribute)) else None
+        if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)):
+            bindings[param] = value
+    if not bindings:
+        return func
+    key = (func, tuple(sorted((k, id(v)) for k, v in bindings.items())))
+    entry = _SPECIALIZED.get(key)
+    if entry is None:
+        copy = types.FunctionType(func.__code__, func.__globals__, func.__name__,
+                                  func.__defaults__, func.__closure__)
+        copy.__kwdefaults__ = func.__kwdefaults__
+        copy.__qualname__, copy.__module__ = func.__qualname__, func.__module__
+        copy.__dict__.update(func.__dict__)  # (a lifted function's text)
+        copy.__srcad_bindings__ = dict(getattr(func, "__srcad_bindings__", {}), **bindings)
+        entry = _SPECIALIZED[key] = (copy, tuple(bindings.values()))
+    return entry[0]
 
 
 def derivative_name(func, kind, wrt):

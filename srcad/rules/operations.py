@@ -9,10 +9,12 @@ Shared by the forward and reverse passes so both see the same operation for the 
     (a, b)         -> (pack, [a, b], {})
     b              -> (copy, [b], {})
 """
+import inspect
 import operator
 
 import gast
 
+from .calls import is_user_function, with_function_arguments
 from .registry import REGISTRY
 from ..syntax.nodes import dotted_parts, SHAPE_ATTRIBUTES
 
@@ -64,10 +66,17 @@ class UnknownCall(Exception):
     pass
 
 
-def unknown_call(info, node):
+def unknown_call(info, node, scope):
     """The SrcadError for a call whose function srcad cannot tell at build time."""
     parts = dotted_parts(node.func)
     spelled = ".".join(parts) if parts else "this function"
+    if parts and len(parts) == 1 and parts[0] in inspect.signature(scope.func).parameters:
+        return info.error(node, f"srcad cannot tell which function {spelled} is: it is an "
+                                f"argument of the function srcad differentiates",
+                          hint=f"differentiate a function that calls "
+                               f"{scope.func.__name__} with the function by name, e.g. "
+                               f"{scope.func.__name__}({spelled}=my_model, ...): a call that "
+                               f"passes a known function is specialized to it")
     return info.error(node, f"srcad cannot tell which function {spelled} is, so it cannot "
                             f"differentiate the call",
                       hint="call numpy/math functions, or functions defined (or imported) before "
@@ -98,5 +107,8 @@ def operation(value, scope):
             raise UnknownCall(value)
         if REGISTRY.is_nondifferentiable(op):
             return None, [], {}
-        return op, list(value.args), {kw.arg: kw.value for kw in value.keywords}
+        args, keywords = list(value.args), {kw.arg: kw.value for kw in value.keywords}
+        if is_user_function(op):  # (functions it is passed: known here, bound in its build)
+            op = with_function_arguments(op, args, keywords, scope.lookup)
+        return op, args, keywords
     return None, [], {}

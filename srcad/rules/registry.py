@@ -14,6 +14,7 @@ never run; they are parsed once and instantiated into generated code with the na
 """
 import hashlib
 import inspect
+import sys
 import textwrap
 import threading
 
@@ -295,7 +296,11 @@ def public_name(op):
     name = canonical_name(op)
     if name is None:
         module = getattr(op, "__module__", None) or "?"
-        name = f"{module}.{getattr(op, '__qualname__', getattr(op, '__name__', repr(op)))}"
+        qualname = getattr(op, '__qualname__', getattr(op, '__name__', repr(op)))
+        public = ".".join(part for part in module.split(".") if not part.startswith("_"))
+        if public != module and getattr(sys.modules.get(public), qualname, None) is op:
+            module = public  # scipy.integrate._odepack_py.odeint is scipy.integrate.odeint
+        name = f"{module}.{qualname}"
     return name
 
 
@@ -313,6 +318,16 @@ def _spelling(name):
     return name
 
 
+_INTEGRATE = ("write the integrator as a loop of your own (a Runge-Kutta step in a for loop, "
+              "see examples/ode_rk4.py): srcad differentiates it, and adaptive steps are not "
+              "differentiated by a template")
+INSTEAD = {  # library functions whose refusal says what to write instead
+    "scipy.integrate.odeint": _INTEGRATE, "scipy.integrate.solve_ivp": _INTEGRATE,
+    "scipy.integrate.quad": "write the quadrature as a sum over fixed nodes (np.polynomial."
+                            "legendre.leggauss gives them): srcad differentiates the sum",
+}
+
+
 def require_template(kind, op, info, node):
     """The adjoint or tangent template of `op`, or a SrcadError at the call."""
     template = REGISTRY.adjoint_of(op) if kind == "adjoint" else REGISTRY.tangent_of(op)
@@ -321,7 +336,8 @@ def require_template(kind, op, info, node):
         mode = "reverse" if kind == "adjoint" else "forward"
         raise info.error(node, f"srcad has no {kind} template for {name}, so it cannot "
                                f"differentiate this call in {mode} mode",
-                         hint=f"register one with @srcad.{kind}({_spelling(name)}) (see "
-                              f"docs/templates.md), or compute this value outside the "
-                              f"differentiated function and pass it in as a constant")
+                         hint=INSTEAD.get(name) or
+                         f"register one with @srcad.{kind}({_spelling(name)}) (see "
+                         f"docs/templates.md), or compute this value outside the "
+                         f"differentiated function and pass it in as a constant")
     return template

@@ -96,3 +96,10 @@ def assigned_name(stmt):
     if isinstance(target, gast.Subscript):
         target = target.value
     return target.id if isinstance(target, gast.Name) else None
+
+
+def parameter_ids(fdef):
+    """The names of fdef's parameters: positional ones, *args, keyword-only ones."""
+    args = fdef.args
+    return [a.id for a in args.posonlyargs + args.args + [args.vararg] + args.kwonlyargs
+            if a is not None]
