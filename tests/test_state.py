@@ -169,14 +169,22 @@ def test_nested_functions_and_lambdas_are_lifted():
     assert "g_forward_v_w(x, scale=scale, w=w)" in text and "def g_backward_v_w" in text
 
 
-def test_a_nested_function_passed_as_a_value_is_refused():
-    def f(x):
+def test_a_nested_function_passed_as_a_value_is_refused_where_it_cannot_be_followed():
+    def f(x):  # g reads nothing of f's: a plain function, but apply_along_axis has no template
         def g(v):
             return v * 2.0
         return np.sum(np.apply_along_axis(g, 0, x))
     with pytest.raises(srcad.SrcadError) as info:
         srcad.grad(f)
-    assert "call it directly" in str(info.value)
+    assert "no adjoint template for numpy.apply_along_axis" in str(info.value)
+
+    def h(x):  # g reads x: passed as a value it would lose it
+        def g(v):
+            return v * x
+        return np.sum(np.apply_along_axis(g, 0, x))
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.grad(h)
+    assert "only if it reads none of the function's names" in str(info.value)
 
 
 def indexed_and_whole(x, p):
