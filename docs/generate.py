@@ -274,6 +274,35 @@ def comprehensions(x):
     return sum(np.sin(s) for s in squares) + np.sum([[a * b for a in x] for b in x])
 
 
+def dict_comprehensions_and_map(x):
+    parts = {"a": x, "b": x * 2.0}
+    scaled = {k: np.sin(v) for k, v in parts.items()}
+    return sum(map(np.sum, scaled.values())) + sum(map(lambda v: np.sum(v * v), [x, x]))
+
+
+def total(*arrays):
+    return sum(np.sum(a ** 2) for a in arrays)
+
+
+def pair(a, b):
+    return np.sum(a * b)
+
+
+def starred(x):
+    both = (x, x * 2.0)
+    return total(x, *both) + pair(*both) + np.sum(np.concatenate([*both, x]))
+
+
+def apply_twice(fn, v):
+    return fn(fn(v))
+
+
+def functions_as_values(x):
+    def cube(v):
+        return v ** 3
+    return np.sum(apply_twice(np.sin, x)) + np.sum(apply_twice(cube, x))
+
+
 def checks_and_context(x):
     assert x.ndim == 1, "x must be a vector"
     if x.shape[0] < 2:
@@ -535,6 +564,13 @@ CONSTRUCTS = [
               "`dict(W=...)`, `d[k] = v`)", dict_built_inside, (X3,), instead="local names"),
     Construct("Assignment and arrays", "list comprehensions and generator expressions",
               comprehensions, (X3,), instead="a `for` loop that appends"),
+    Construct("Assignment and arrays", "dict comprehensions, `map`, `d.values()`",
+              dict_comprehensions_and_map, (X3,), instead="a `for` loop"),
+    Construct("Assignment and arrays", "`*a` in displays and calls, helpers with `*args`",
+              starred, (X3,), show=[total, pair, starred], instead="the items by name"),
+    Construct("Functions", "functions passed to helpers as values (numpy's, your own, nested "
+              "ones)", functions_as_values, (X3,), show=[apply_twice, functions_as_values],
+              instead="call the function by name in the helper"),
     Construct("Assignment and arrays", "nested tuple unpacking, also in `for` targets",
               nested_unpacking, (X3,), instead="one name per line"),
     Construct("Control flow", "`assert`, `raise`, `with np.errstate(...)`, `del`, `global` "

@@ -102,7 +102,20 @@ def dict_from_a_helper(A, x):
     return np.sum(h ** 2)
 
 
-CASES = [comprehension_with_condition, nested_comprehensions, two_generators,
+def dict_comprehension_and_views(A, x):
+    p = {"W": A, "b": x, "skip": x * 0.0}
+    scaled = {k: v * 2.0 for k, v in p.items() if k != "skip"}
+    squares = {name: np.sum(w ** 2) for name, w in scaled.items()}
+    return sum(squares.values()) + np.sum(scaled["W"] @ x) + len(list(p.keys()))
+
+
+def map_of_functions_and_lambdas(A, x):
+    hs = list(map(np.tanh, [A @ x, x]))
+    return sum(map(lambda h, c: np.sum(h * c), hs, [1.0, 2.0]))
+
+
+CASES = [dict_comprehension_and_views, map_of_functions_and_lambdas,
+         comprehension_with_condition, nested_comprehensions, two_generators,
          comprehension_names_do_not_leak, comprehension_over_its_target, checks_as_in_the_primal,
          errstate_and_del, global_read, nested_unpacking, dicts_built_inside, dict_from_a_helper]
 

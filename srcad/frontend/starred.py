@@ -5,7 +5,8 @@
     pair(*p)             ->   pair(p[0], p[1])        (pair takes exactly two positional
                                                       parameters, none with a default; p
                                                       a name or an item, no call)
-    total(a, *rest)      ->   (kept: rest is total's *args whole, calls.bind)
+    total(a, b, *rest)   ->   total(a, *((b,) + tuple(rest)))   for def total(a, *args):
+                                                      args is that tuple (calls.bind)
 
 `+` of tuples joins them, and its adjoint splits (runtime.concat_adjoint); the pieces are
 tuples because the tangent of a display is a tuple. A call's *p is
@@ -74,8 +75,12 @@ class _Starred(gast.NodeTransformer):
                                                       p.POSITIONAL_OR_KEYWORD)]
         at = starred[0]
         if any(p.kind == p.VAR_POSITIONAL for p in params):
-            if at == len(node.args) - 1 == len(positional):  # h(a, *rest) for h(a, *args):
-                node.args[at].whole = True  # rest is args (the fence lets it through)
+            if at >= len(positional):  # h(a, b, *rest, c) for h(a, *args): args is the tuple
+                extra = node.args[len(positional):]  # (b, *rest, c), passed whole (the fence
+                whole = gast.Starred(value=self.display(gast.Tuple(  # lets it through)
+                    elts=extra, ctx=gast.Load()), gast.Tuple), ctx=gast.Load())
+                whole.whole = True
+                node.args = node.args[:len(positional)] + [whole]
             return node
         named = {k.arg for k in node.keywords}
         filled = [p for p in positional[at:len(positional) - (len(node.args) - at - 1)]

@@ -9,6 +9,7 @@
         y = np.log(x)
     for k, v in d.items():                 ->   for k in keys_of(d):
                                                    v = d[k]
+    sum(d.values())                        ->   (a loop appending d[k] for k in keys_of(d))
     d = {"W": W, "b": b}                   ->   d = dict_of([W, b], ("W", "b"))
     np.concatenate([*a, *b])               ->   np.concatenate(list(tuple(a) + tuple(b)))
     del t                                  ->   (dropped)
@@ -32,10 +33,9 @@ from .. import runtime
 from ..syntax.naming import clone, walk
 from .starred import write_starred
 
-_COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
+_COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.DictComp)
 # expressions under which a sub-expression may run zero or many times
-_CONDITIONAL = (gast.Lambda, gast.IfExp, gast.BoolOp) + _COMPREHENSIONS + (
-    gast.SetComp, gast.DictComp)
+_CONDITIONAL = (gast.Lambda, gast.IfExp, gast.BoolOp, gast.SetComp) + _COMPREHENSIONS
 
 
 def _name(ident, ctx=None):
@@ -73,11 +73,12 @@ def _stored(target):
 
 
 class _Hoist(gast.NodeTransformer):
-    """Replace each comprehension evaluated once in an expression by the name of a list the
-    loops before the statement build (self.before)."""
+    """Replace each comprehension evaluated once in an expression by the name of a list (or
+    dict) the loops before the statement build (self.before); map(f, xs) is a comprehension."""
 
-    def __init__(self, fresh):
+    def __init__(self, fresh, scope):
         self.fresh = fresh
+        self.scope = scope
         self.before = []
 
     def generic_visit(self, node):
@@ -91,6 +92,42 @@ class _Hoist(gast.NodeTransformer):
     def visit_GeneratorExp(self, node):
         return self.lower(node)
 
+    def visit_DictComp(self, node):
+        return self.lower(node)
+
+    def visit_Call(self, node):
+        """map(f, xs, ys) -> [f(a, b) for a, b in zip(xs, ys)] (f a name or a lambda);
+        d.values() -> [d[k] for k in keys_of(d)] (and .keys(), .items())."""
+        if _dict_view(node) and isinstance(node.func.value, gast.Name):
+            mapping, key = node.func.value, _name(self.fresh("key"))
+            item = gast.Subscript(value=clone(mapping), slice=clone(key), ctx=gast.Load())
+            elt = {"keys": clone(key), "values": item, "items": gast.Tuple(
+                elts=[clone(key), item], ctx=gast.Load())}[node.func.attr]
+            return self.lower(gast.copy_location(gast.ListComp(elt=elt, generators=[
+                gast.comprehension(target=_name(key.id, gast.Store()), iter=gast.Call(
+                    func=_name("keys_of"), args=[clone(mapping)], keywords=[]), ifs=[],
+                    is_async=0)]), node))
+        if not (self.scope is not None and self.scope.lookup(node.func) is map
+                and len(node.args) >= 2 and not node.keywords and not any(
+                    isinstance(a, gast.Starred) for a in node.args)):
+            return self.generic_visit(node)
+        func, iterables = node.args[0], node.args[1:]
+        items = [_name(self.fresh("item")) for _ in iterables]
+        if isinstance(func, gast.Lambda):
+            params = func.args.args
+            if func.args.vararg or func.args.kwonlyargs or len(params) != len(items):
+                return self.generic_visit(node)
+            elt = _Rename({p.id: i.id for p, i in zip(params, items)}).visit(clone(func.body))
+        else:
+            elt = gast.Call(func=func, args=items, keywords=[])
+        stores = [_name(i.id, gast.Store()) for i in items]
+        target = stores[0] if len(stores) == 1 else gast.Tuple(elts=stores, ctx=gast.Store())
+        iterable = iterables[0] if len(iterables) == 1 else gast.Call(
+            func=_name("zip"), args=iterables, keywords=[])
+        comprehension = gast.ListComp(elt=elt, generators=[gast.comprehension(
+            target=target, iter=iterable, ifs=[], is_async=0)])
+        return self.lower(gast.copy_location(comprehension, node))
+
     def lower(self, node, items=None):
         items = items or self.fresh("items")
         mapping = {}
@@ -98,15 +135,25 @@ class _Hoist(gast.NodeTransformer):
             for ident in _stored(generator.target):
                 mapping[ident] = self.fresh(ident)
         rename = _Rename(mapping)
-        append = gast.Expr(value=gast.Call(
-            func=gast.Attribute(value=_name(items), attr="append", ctx=gast.Load()),
-            args=[rename.visit(node.elt)], keywords=[]))
-        body = lower_block([gast.copy_location(append, node)], self.fresh)
+        if isinstance(node, gast.DictComp):  # items = dict_with(items, key, value)
+            start = gast.Call(func=_name("dict_of"), args=[
+                gast.List(elts=[], ctx=gast.Load()), gast.Tuple(elts=[], ctx=gast.Load())],
+                keywords=[])
+            append = gast.Assign(targets=[_name(items, gast.Store())], value=gast.Call(
+                func=_name("dict_with"), args=[_name(items), rename.visit(node.key),
+                                               rename.visit(node.value)], keywords=[]),
+                type_comment=None)
+        else:
+            start = gast.List(elts=[], ctx=gast.Load())
+            append = gast.Expr(value=gast.Call(
+                func=gast.Attribute(value=_name(items), attr="append", ctx=gast.Load()),
+                args=[rename.visit(node.elt)], keywords=[]))
+        body = lower_block([gast.copy_location(append, node)], self.fresh, self.scope)
         for generator in reversed(node.generators):
             for test in reversed(generator.ifs):
                 test = rename.visit(test)
                 body = lower_block([gast.copy_location(
-                    gast.If(test=test, body=body, orelse=[]), node)], self.fresh)
+                    gast.If(test=test, body=body, orelse=[]), node)], self.fresh, self.scope)
             loop = gast.For(target=rename.visit(generator.target), iter=generator.iter,
                             body=body, orelse=[], type_comment=None)
             body = [gast.copy_location(loop, node)]
@@ -115,15 +162,14 @@ class _Hoist(gast.NodeTransformer):
         for inner in walk(loop):
             if isinstance(inner, gast.For) and inner is not loop:
                 inner.iter = rename.visit(inner.iter)
-        hoist = _Hoist(self.fresh)
+        hoist = _Hoist(self.fresh, self.scope)
         loop.iter = hoist.visit(loop.iter)
         self.before += hoist.before + [gast.copy_location(gast.Assign(
-            targets=[_name(items, gast.Store())], value=gast.List(elts=[], ctx=gast.Load()),
-            type_comment=None), node), loop]
+            targets=[_name(items, gast.Store())], value=start, type_comment=None), node), loop]
         return _name(items)
 
 
-def _lower_statement(stmt, fresh):
+def _lower_statement(stmt, fresh, scope):
     """The statements that replace stmt (comprehensions hoisted out of where it evaluates them
     once), or [stmt]."""
     if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)):
@@ -131,10 +177,10 @@ def _lower_statement(stmt, fresh):
     elif isinstance(stmt, gast.If):
         fields = ["test"]
     elif isinstance(stmt, gast.For):
-        fields = ["iter"]
+        fields = [] if _dict_view(stmt.iter) else ["iter"]  # (for k in d.keys(): over_keys)
     else:
         fields = []
-    hoist = _Hoist(fresh)
+    hoist = _Hoist(fresh, scope)
     if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
             stmt.targets[0], gast.Name) and isinstance(stmt.value, _COMPREHENSIONS) and \
             stmt.targets[0].id not in {n.id for n in walk(stmt.value) if isinstance(n, gast.Name)}:
@@ -161,7 +207,7 @@ def lower_block(stmts, fresh, scope=None, only_read=frozenset()):
             if isinstance(getattr(stmt, field, None), list) and not isinstance(
                     stmt, (gast.FunctionDef, gast.ClassDef)):
                 setattr(stmt, field, lower_block(getattr(stmt, field), fresh, scope, only_read))
-        out += _lower_statement(stmt, fresh)
+        out += _lower_statement(stmt, fresh, scope)
     return out
 
 
@@ -184,7 +230,6 @@ def _over_keys(loop, fresh, scope):
     else:
         key = fresh("key")
         head = [(target, view != "keys")]
-    scope.injected.setdefault("keys_of", runtime.HELPERS["keys_of"])  # (as resolve does)
     loop.iter = gast.copy_location(gast.Call(func=_name("keys_of"), args=[mapping],
                                              keywords=[]), loop.iter)
     loop.target = _name(key, gast.Store())
@@ -240,7 +285,6 @@ class _Dicts(gast.NodeTransformer):
         return node
 
     def dict_of(self, keys, values, node):
-        self.scope.injected.setdefault("dict_of", runtime.HELPERS["dict_of"])
         return gast.copy_location(gast.Call(
             func=_name("dict_of"), args=[gast.List(elts=list(values), ctx=gast.Load()),
                                          gast.Tuple(elts=list(keys), ctx=gast.Load())],
@@ -301,7 +345,6 @@ def _functional_store(stmt, dicts, uses, scope):
     if isinstance(stmt, gast.AugAssign):
         value = gast.BinOp(left=gast.Subscript(value=_name(mapping), slice=clone(target.slice),
                                                ctx=gast.Load()), op=stmt.op, right=value)
-    scope.injected.setdefault("dict_with", runtime.HELPERS["dict_with"])
     return gast.copy_location(gast.Assign(
         targets=[_name(mapping, gast.Store())], value=gast.Call(
             func=_name("dict_with"), args=[_name(mapping), target.slice, value], keywords=[]),
@@ -338,4 +381,8 @@ def lower_statements(fdef, scope):
                                                       ctx=gast.Load()), args=[], keywords=[])
         if isinstance(loop, gast.For) and _dict_view(loop.iter):
             _over_keys(loop, fresh, scope)
+    used = {n.id for n in walk(fdef) if isinstance(n, gast.Name)}
+    for helper in ("dict_of", "dict_with", "keys_of"):  # the runtime helpers written above,
+        if helper in used:  # known to the passes after this one as resolve's names are
+            scope.injected.setdefault(helper, runtime.HELPERS[helper])
     return fdef

@@ -41,6 +41,11 @@ class AdjointSweep:
                 for i, adjoint in items:
                     self.initialized.discard(f"{target}[{i}]")
                     self.accumulate_operand(value.elts[i], name(adjoint), False, out)
+                if target in self.initialized:  # used whole too (np.stack(t)): its adjoint's
+                    self.initialized.discard(target)  # items (zeros for None) reach the
+                    self.accumulate_operand(value, call(  # display's items
+                        ["item_adjoints"], name(self.namer.adjoint(target)), clone(value)),
+                        False, out)
                 return out
             self.gather_items(target, out)
         if target not in self.initialized:
