@@ -18,11 +18,13 @@ statements that belong together) and records the variables it defines in the sco
     list_stack     rows = []; rows.append(..) in a loop; np.stack(rows)
     helper_stmt    a, b = helper(..) (tuple results), helper([x, y]) (a list of arrays)
     side_effect    log.append(..), counter["calls"] += 1 (counted: a derivative runs them as often)
+    python_idioms  [e for v in (a, b)], sum(e for v in ..), {"a": a}; d["c"] = .., {k: e for k, v
+                   in d.items()}, a tuple used whole and item by item, [*pair, a]
     early_return   a loop with `return` inside (the last statement group of f)
 """
 from . import exprs
 from .exprs import expr, number, operand
-from .scope import Var, broadcast, dim_text, minus, shape_text
+from .scope import Expr, Var, broadcast, dim_text, minus, shape_text
 
 
 def indent(lines, levels=1):
@@ -559,6 +561,56 @@ def side_effect(scope, depth=1):
     return ['counter["calls"] += 1']
 
 
+def python_idioms(scope, depth=2):
+    """The Python around the calculus (srcad's frontend/statements.py and starred.py): list
+    comprehensions and generator expressions over a tuple of arrays, dicts built and stored
+    into, dict comprehensions over .items(), a tuple used whole and item by item, *a in a
+    display. The result is a new variable of the items' shape."""
+    shape = target_shape(scope, 0.8)
+    items = [exprs.leaf(scope, shape) if scope.chance(0.5) else expr(scope, shape, depth - 1)
+             for _ in range(scope.pick([2, 3]))]
+    texts = [e.text for e in items]
+    inner = scope.child(in_loop=True)
+    v = inner.fresh("v")
+    inner.add(Var(v, shape))
+    body = expr(inner, shape, depth)
+    if v not in body.text:
+        body = Expr(f"{body.atom()} * {v}", shape)
+    result = scope.fresh("t")
+    kind = scope.pick(["listcomp", "genexpr", "dict", "dictcomp", "whole_and_item", "starred"])
+    scope.tags.add("idiom_" + kind)
+    display = "(" + ", ".join(texts) + ("," if len(texts) == 1 else "") + ")"
+    if kind == "listcomp":
+        lst = scope.fresh("items")
+        lines = [f"{lst} = [{body.text} for {v} in {display}]",
+                 f"{result} = np.sum(np.stack({lst}), axis=0) if len({lst}) > 1 else {lst}[0]"
+                 if shape else f"{result} = sum({lst}) * 1.0"]
+        if shape:
+            lines[1] = f"{result} = np.stack({lst})[0] + {lst}[-1]"
+    elif kind == "genexpr":
+        lines = [f"{result} = sum({body.text} for {v} in {display}) * 1.0"]
+    elif kind == "dict":
+        d = scope.fresh("d")
+        lines = [f'{d} = {{"a": {texts[0]}, "b": {texts[1]}}}',
+                 f'{d}["c"] = {d}["a"] * {scope.constant()!r} + {d}["b"]',
+                 f'{result} = {d}["c"] * {d}["b"]']
+    elif kind == "dictcomp":
+        d, e = scope.fresh("d"), scope.fresh("d")
+        lines = [f'{d} = dict(a={texts[0]}, b={texts[1]})',
+                 f"{e} = {{key: {body.text} for key, {v} in {d}.items()}}",
+                 f'{result} = {e}["a"] + {e}["b"] * {d}["a"]']
+    elif kind == "whole_and_item":
+        pair = scope.fresh("pair")
+        lines = [f"{pair} = {display}",
+                 f"{result} = {pair}[0] * {pair}[1] + np.stack({pair})[-1]"]
+    else:
+        pair = scope.fresh("pair")
+        lines = [f"{pair} = {display}",
+                 f"{result} = np.stack([*{pair}, {texts[0]}])[1] * {pair}[0]"]
+    scope.add(Var(result, shape, owned=True))
+    return lines
+
+
 def early_return(scope, final):
     """A loop that may return early: `final` is the text of f's last return value."""
     arrays1 = [v for v in scope.arrays(1) if not v.py and v.ndim == 1]
@@ -576,4 +628,4 @@ def early_return(scope, final):
 
 FAMILIES = [(assign, 5), (derive, 2), (update, 2.5), (stores, 1.5), (views, 0.9), (branch, 1.5),
             (for_loop, 2), (while_loop, 0.6), (list_stack, 0.7), (helper_stmt, 0.7),
-            (side_effect, 0.2)]
+            (side_effect, 0.2), (python_idioms, 0.8)]
