@@ -91,10 +91,11 @@ def check_grads(func, args, wrt=0, order=1, kwargs=None, rtol=1e-6, atol=1e-9, e
     if "reverse" in modes:
         jtw = api.vjp(func, wrt=positions)(*args, w, **kwargs)
         for k, position in enumerate(positions):
-            if trees.shapes(jtw[k]) != trees.shapes(args[position]):
+            x = _floats(args[position])
+            got = [np.shape(g) for g in trees.leaves_like(x, jtw[k])]
+            if got != trees.shapes(x):
                 problems.append(f"reverse mode: the gradient of argument {position} has shapes "
-                                f"{trees.shapes(jtw[k])}, the argument has shapes "
-                                f"{trees.shapes(args[position])}")
+                                f"{got}, the argument has shapes {trees.shapes(x)}")
         lhs, rhs = _inner(v, jtw), _inner(fd, w)
         report["reverse_vs_fd"] = (lhs, rhs)
         if not _close(lhs, rhs, rtol * 1e2, atol):

@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from ..analysis.shapes import signature_of
-from . import cache
+from . import cache, trees
 from .dispatch import COTANGENT, FastPath, last_kwonly, signature_key, types_of, TYPES_OF_FEW
 from .verify import verify_call, verify_on
 from ..errors import SrcadError
@@ -419,26 +419,44 @@ def jacobian(func, wrt=0, mode="reverse", *, disable=None, verify=None):
                        disable, verify)
 
     def jac(*args, **kwargs):
+        """Blocks out_leaf.shape + in_leaf.shape; for trees of parameters (or outputs), trees
+        of them: the output's structure, each leaf replaced by the input's structure."""
+        blocks = []
         if mode == "reverse":
-            out = np.shape(func(*args, **kwargs))
-            rows = [inner(*args, e, **kwargs) for e in _basis(out)]
-            blocks = []
+            value = trees.top_level_float(func(*args, **kwargs))
+            rows = [(j, inner(*args, e, **kwargs)) for j, e in trees.one_hot(value)]
             for k, position in enumerate(positions):
-                shape = np.shape(args[position])
-                stacked = np.array([np.asarray(r[k], dtype=float).reshape(shape) for r in rows])
-                blocks.append(stacked.reshape(out + shape))
+                x = trees.top_level_float(args[position])
+                stacked = {}
+                for j, out_leaf in enumerate(trees.leaves(value)):
+                    mine = [trees.leaves_like(x, trees.top_level_float(r[k]))
+                            for jj, r in rows if jj == j]
+                    for l, in_leaf in enumerate(trees.leaves(x)):
+                        shape = np.shape(in_leaf)
+                        stacked[j, l] = np.array(
+                            [np.asarray(m[l], dtype=float).reshape(shape) for m in mine]
+                        ).reshape(np.shape(out_leaf) + shape)
+                blocks.append(trees.blocks(value, x, stacked))
         else:
-            blocks = []
             for k, position in enumerate(positions):
-                shape = np.shape(args[position])
-                cols = []
-                for e in _basis(shape):
-                    tangents = [e if j == k else np.zeros(np.shape(args[p]))
+                x = trees.top_level_float(args[position])
+                columns, value = {}, None
+                for l, e in trees.one_hot(x):
+                    tangents = [e if j == k else trees.tree_map(
+                        lambda leaf: np.zeros(np.shape(leaf)), trees.top_level_float(args[p]))
                                 for j, p in enumerate(positions)]
-                    cols.append(np.asarray(inner(*args, *tangents, **kwargs), dtype=float))
-                out = cols[0].shape if cols else ()
-                stacked = np.stack(cols, axis=-1) if cols else np.zeros(out + (0,))
-                blocks.append(stacked.reshape(out + shape))
+                    value = trees.top_level_float(inner(*args, *tangents, **kwargs))
+                    columns.setdefault(l, []).append(trees.leaves(value))
+                if value is None:  # (no input entries: the output's structure from f)
+                    value = trees.top_level_float(func(*args, **kwargs))
+                stacked = {}
+                for j, out_leaf in enumerate(trees.leaves(value)):
+                    for l, in_leaf in enumerate(trees.leaves(x)):
+                        shape = np.shape(out_leaf) + np.shape(in_leaf)
+                        cols = [np.asarray(c[j], dtype=float) for c in columns.get(l, [])]
+                        stacked[j, l] = (np.stack(cols, axis=-1) if cols else
+                                         np.zeros(shape)).reshape(shape)
+                blocks.append(trees.blocks(value, x, stacked))
         return tuple(blocks) if isinstance(wrt, tuple) else blocks[0]
 
     jac.__name__ = f"{getattr(func, '__name__', 'f')}_jacobian"

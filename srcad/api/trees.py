@@ -36,10 +36,53 @@ def tree_map(func, tree, *others):
     return func(tree, *others) if is_leaf(tree) else tree
 
 
+def leaves_like(tree, other):
+    """The values of other (a tree of tree's structure) where tree has its leaves."""
+    out = []
+    tree_map(lambda leaf, value: out.append(value), tree, other)
+    return out
+
+
+def unflatten(tree, values):
+    """tree with its leaves replaced, in order, by values (as leaves() lists them)."""
+    values = iter(values)
+    return tree_map(lambda leaf: next(values), tree)
+
+
+def top_level_float(value):
+    """value, an int counted as a float at the top level (an int argument in wrt)."""
+    return float(value) if isinstance(value, (int, np.integer)) and not isinstance(
+        value, bool) else value
+
+
+def one_hot(tree, dtype=float):
+    """Every basis direction of a tree of parameters: (leaf index, the tree of zeros with a
+    one at one entry of that leaf), entry by entry, leaf by leaf."""
+    flat = leaves(tree)
+    for j, leaf in enumerate(flat):
+        size = int(np.prod(np.shape(leaf), dtype=int))
+        for i in range(size):
+            e = np.zeros(size, dtype=dtype)
+            e[i] = 1.0
+            yield j, unflatten(tree, [e.reshape(np.shape(leaf)) if k == j else
+                                      np.zeros(np.shape(other), dtype=dtype)
+                                      for k, other in enumerate(flat)])
+
+
+def blocks(out_tree, in_tree, stacked):
+    """The Jacobian as trees: out_tree's structure, each leaf replaced by in_tree's structure
+    whose leaves are the blocks stacked[(j, l)] shaped out_leaf_j.shape + in_leaf_l.shape (for
+    a plain array in and out: the one block)."""
+    in_leaves = leaves(in_tree)
+    return unflatten(out_tree, [unflatten(in_tree, [stacked[j, l] for l in range(len(in_leaves))])
+                                for j in range(len(leaves(out_tree)))])
+
+
 def inner(a, b):
-    """The sum of the products of matching leaves: <a, b> for trees of the same structure."""
+    """The sum of the products of matching leaves: <a, b> for trees of the same structure (b's
+    values where a has leaves: a gradient has a zero where a has an int)."""
     return sum(float(np.sum(np.asarray(x, dtype=float) * np.asarray(y, dtype=float)))
-               for x, y in zip(leaves(a), leaves(b)))
+               for x, y in zip(leaves(a), leaves_like(a, b)))
 
 
 def shapes(tree):

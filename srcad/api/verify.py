@@ -218,7 +218,7 @@ def _first_difference(expected, got, path="result", exact=False, scale=0.0):
 
 def _numeric(value):
     return isinstance(value, (int, float, complex, np.ndarray, np.generic)) and not isinstance(
-        value, bool)
+        value, bool) and np.asarray(value).dtype.kind in "iufc"
 
 
 def _numbers_differ(expected, got, path, exact, scale):
