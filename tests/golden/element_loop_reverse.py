@@ -67,7 +67,9 @@ def add_adjoint(a, b):
 def as_gradient(g, x):
     """The adjoint of a parameter in the parameter's own structure: a dict, list or tuple of
     gradients (zeros for items nothing reached), an object's attributes as a SimpleNamespace,
-    an array or scalar as itself."""
+    an array or scalar as itself; None for what is not a number (a name, a flag, None)."""
+    if isinstance(x, (str, bytes, bool, np.bool_, type(None))):
+        return None
     if isinstance(x, dict):
         g = {} if no_adjoint(g) else g
         return {key: as_gradient(g.get(key), value) for key, value in x.items()}
