@@ -1,4 +1,5 @@
-"""NumPy's elementwise functions (ufuncs and kin). Adjoint and tangent of each op side by side.
+"""NumPy's elementwise functions (ufuncs and kin). Adjoint and tangent of each op side by side
+(the linear ones, ldexp, where and real, declared @linear: the registry writes their tangents).
 
 Conventions (docs/numerics.md has the details and the tests that pin them down):
 - kinks take a subgradient: abs and copysign take 0 at 0; maximum/minimum/fmax/fmin split the
@@ -15,7 +16,7 @@ Conventions (docs/numerics.md has the details and the tests that pin them down):
 """
 import numpy as np
 
-from srcad.rules.registry import adjoint, d, diagonal, non_differentiable, tangent
+from srcad.rules.registry import adjoint, d, diagonal, linear, non_differentiable, tangent
 from srcad.runtime import helper, selection_share, tie_mask
 
 
@@ -331,14 +332,9 @@ def float_power(z, x, y):
 
 
 # ldexp(x, i) = x * 2**i, linear in x (i is an integer exponent)
-@adjoint(np.ldexp, broadcasts=True)
+@linear(np.ldexp, broadcasts=True)
 def ldexp(y, x1, x2):
     d[x1] = np.ldexp(d[y], x2)
-
-
-@tangent(np.ldexp, broadcasts=True)
-def ldexp(y, x1, x2):
-    d[y] = np.ldexp(d[x1], x2)
 
 
 # --- sign and magnitude --------------------------------------------------------------------------
@@ -376,9 +372,9 @@ def fmod(z, x1, x2):
 
 # real-valued inputs: real and conj are the identity (written as themselves, which is also the
 # usual convention for complex values)
-@diagonal(np.real)
+@linear(np.real)
 def real(y, val):
-    d[y] = np.real(d[val])
+    d[val] = np.real(d[y])
 
 
 non_differentiable(np.imag)  # of a real value: zeros (srcad refuses complex arguments)
@@ -450,15 +446,10 @@ def fmin(z, x, y):
 
 # where: the untaken branch gets an exact zero (np.where, not a product, so an inf or nan in
 # the untaken branch's adjoint cannot leak into the taken one)
-@adjoint(np.where, broadcasts=True)
+@linear(np.where, broadcasts=True)
 def where(z, condition, x, y):
     d[x] = np.where(condition, d[z], 0.0)
     d[y] = np.where(condition, 0.0, d[z])
-
-
-@tangent(np.where, broadcasts=True)
-def where(z, condition, x, y):
-    d[z] = np.where(condition, d[x], d[y])
 
 
 # clip(a, lo, hi) = minimum(maximum(a, lo), hi): `a` gets the derivative where lo <= a <= hi

@@ -5,12 +5,12 @@ eigvalsh, svd, pinv, norm, matrix_power).
 Real arrays. The products are multilinear, so each operand's adjoint is the product of the
 output's adjoint with the other operands, contracted over the axes the operand does not share
 with the output; the tangent is the sum of the products with one operand replaced by its
-tangent. Matrix functions use the identities written beside them; cholesky, eigh and eigvalsh
+tangent, which the registry writes for the products declared @bilinear. Matrix functions use the identities written beside them; cholesky, eigh and eigvalsh
 take A symmetric: they are differentiated along symmetric directions, with symmetric gradients.
 """
 import numpy as np
 
-from srcad.rules.registry import adjoint, d, non_differentiable, tangent
+from srcad.rules.registry import adjoint, bilinear, d, non_differentiable, tangent
 from srcad.runtime import helper, unreduce
 
 
@@ -260,7 +260,7 @@ def join_lists_tangent(z, a, b):
 # products
 
 # dot: tensordot over the last axis of a and the second-to-last of b (any number of dims)
-@adjoint(np.dot)
+@bilinear(np.dot)
 def dot(c, a, b, out=None):
     if np.ndim(a) == 2 and np.ndim(b) == 2:  # ranks known (a shape-specialized build)
         d[a] = np.dot(d[c], b.T)
@@ -279,67 +279,37 @@ def dot(c, a, b, out=None):
         d[b] = tensordot_adjoint_b(d[c], a, b, dot_axes(a, b))
 
 
-@tangent(np.dot)
-def dot(c, a, b, out=None):
-    d[c] = np.dot(d[a], b) + np.dot(a, d[b])
-
-
 # vdot(a, b) = sum(ravel(a) * ravel(b)) (real operands)
-@adjoint(np.vdot)
+@bilinear(np.vdot)
 def vdot(c, a, b):
     d[a] = d[c] * np.reshape(b, np.shape(a))
     d[b] = d[c] * np.reshape(a, np.shape(b))
 
 
-@tangent(np.vdot)
-def vdot(c, a, b):
-    d[c] = np.vdot(d[a], b) + np.vdot(a, d[b])
-
-
 # inner: tensordot over the last axes of a and b
-@adjoint(np.inner)
+@bilinear(np.inner)
 def inner(c, a, b):
     d[a] = tensordot_adjoint_a(d[c], a, b, inner_axes(a, b))
     d[b] = tensordot_adjoint_b(d[c], a, b, inner_axes(a, b))
 
 
-@tangent(np.inner)
-def inner(c, a, b):
-    d[c] = np.inner(d[a], b) + np.inner(a, d[b])
-
-
 # outer(a, b)[i, j] = ravel(a)[i] ravel(b)[j]
-@adjoint(np.outer)
+@bilinear(np.outer)
 def outer(c, a, b, out=None):
     d[a] = np.reshape(np.dot(d[c], np.ravel(b)), np.shape(a))
     d[b] = np.reshape(np.dot(np.ravel(a), d[c]), np.shape(b))
 
 
-@tangent(np.outer)
-def outer(c, a, b, out=None):
-    d[c] = np.outer(d[a], b) + np.outer(a, d[b])
-
-
-@adjoint(np.tensordot)
+@bilinear(np.tensordot)
 def tensordot(c, a, b, axes=2):
     d[a] = tensordot_adjoint_a(d[c], a, b, axes)
     d[b] = tensordot_adjoint_b(d[c], a, b, axes)
 
 
-@tangent(np.tensordot)
-def tensordot(c, a, b, axes=2):
-    d[c] = np.tensordot(d[a], b, axes) + np.tensordot(a, d[b], axes)
-
-
-@adjoint(np.kron)
+@bilinear(np.kron)
 def kron(c, a, b):
     d[a] = kron_adjoint_a(d[c], a, b)
     d[b] = kron_adjoint_b(d[c], a, b)
-
-
-@tangent(np.kron)
-def kron(c, a, b):
-    d[c] = np.kron(d[a], b) + np.kron(a, d[b])
 
 
 # cross of 3-vectors (batched, broadcasting): <g, a x b> = <a, b x g> = <b, g x a>

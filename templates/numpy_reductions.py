@@ -2,7 +2,8 @@
 trace, cumsum, cumprod (axis None, int, negative int or tuple; keepdims).
 
 The adjoint of a reduction spreads d[y] back over the reduced axes (unreduce); the tangent
-reduces d[x] the same way the primal reduces x.
+reduces d[x] the same way the primal reduces x (written by the registry for the linear ones,
+declared @linear: sum, mean, trace, cumsum, cumulative_sum).
 
 Conventions (docs/numerics.md):
 - max/min/ptp: ties share the derivative evenly (the mean of the tied entries' derivatives).
@@ -16,7 +17,7 @@ Conventions (docs/numerics.md):
 """
 import numpy as np
 
-from srcad.rules.registry import adjoint, d, tangent
+from srcad.rules.registry import adjoint, d, linear, tangent
 from srcad.runtime import extremum_tangent, helper, unreduce, unreduce_extremum
 
 
@@ -165,7 +166,7 @@ def prod_of_others_tangent(p, a, axis=None):
 # ---------------------------------------------------------------------------------------------
 # sums and means
 
-@adjoint(np.sum)
+@linear(np.sum, keywords=("axis",))
 def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
     if axis is None and not keepdims and np.size(a) <= 4096:  # small, shape known: fill
         d[a] = np.full(np.shape(a), d[y])
@@ -175,12 +176,7 @@ def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
         d[a] = unreduce(d[y], a, axis, keepdims)
 
 
-@tangent(np.sum)
-def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    d[y] = np.sum(d[a], axis=axis, keepdims=keepdims)
-
-
-@adjoint(np.mean)
+@linear(np.mean, keywords=("axis",))
 def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
     if axis is None and not keepdims and np.size(a) <= 4096:
         d[a] = np.full(np.shape(a), d[y] / np.size(a))
@@ -188,11 +184,6 @@ def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
         d[a] = np.broadcast_to(d[y] / np.size(a), np.shape(a))
     else:
         d[a] = unreduce(d[y], a, axis, keepdims) * (np.size(y) / np.size(a))
-
-
-@tangent(np.mean)
-def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    d[y] = np.mean(d[a], axis=axis, keepdims=keepdims)
 
 
 # y = sum(a w) / sum(w) over axis: dy = sum(da w + (a - y) dw) / sum(w)
@@ -323,28 +314,18 @@ def std(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 # ---------------------------------------------------------------------------------------------
 # trace: the sum of a diagonal
 
-@adjoint(np.trace)
+@linear(np.trace)
 def trace(y, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     d[a] = undiagonal(np.expand_dims(d[y], -1), a, offset, axis1, axis2)
-
-
-@tangent(np.trace)
-def trace(y, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    d[y] = np.trace(d[a], offset, axis1, axis2)
 
 
 # ---------------------------------------------------------------------------------------------
 # scans (axis None: over the flattened array)
 
 # cumsum: the adjoint is the cumulative sum from the end
-@adjoint(np.cumsum)
+@linear(np.cumsum, keywords=("axis",))
 def cumsum(y, a, axis=None, dtype=None, out=None):
     d[a] = from_lanes(np.flip(np.cumsum(np.flip(to_lanes(d[y], axis), -1), -1), -1), a, axis)
-
-
-@tangent(np.cumsum)
-def cumsum(y, a, axis=None, dtype=None, out=None):
-    d[y] = np.cumsum(d[a], axis=axis)
 
 
 # cumprod: y_i = a_i y_{i-1}, so dy_i = da_i prod_{j<i} a_j + a_i dy_{i-1} (a linear recurrence),
@@ -526,15 +507,10 @@ def nancumprod(y, a, axis=None, dtype=None, out=None):
 
 
 # cumulative_sum / cumulative_prod (array API): include_initial puts a constant 0 (1) first
-@adjoint(np.cumulative_sum)
+@linear(np.cumulative_sum)
 def cumulative_sum(y, x, *, axis=None, dtype=None, include_initial=False):
     d[x] = from_lanes(reverse_cumsum(to_lanes(scan_drop_initial(d[y], axis, include_initial),
                                               axis), -1), x, axis)
-
-
-@tangent(np.cumulative_sum)
-def cumulative_sum(y, x, *, axis=None, dtype=None, include_initial=False):
-    d[y] = np.cumulative_sum(d[x], axis=axis, include_initial=include_initial)
 
 
 @adjoint(np.cumulative_prod)
