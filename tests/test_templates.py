@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import srcad
+from srcad.rules.instantiate import simplify_zeros, Zero
 from srcad.rules.operations import pack
 from srcad.rules.registry import REGISTRY, Registry, d
 from srcad.runtime import HELPERS
@@ -112,3 +113,20 @@ def test_linear_declarations_refuse_what_they_cannot_write():
     with pytest.raises(ValueError, match="keywords"):
         registry.linear(np.fliplr, keywords=("axis",))(one_operand)
 
+
+def test_zeros_fold_through_declared_linear_and_bilinear_calls():
+    """Forward mode drops a call of a linear op whose operands' tangents are all zero, and of a
+    bilinear op with one zero operand: rules/instantiate.py reads the declarations."""
+    x, dx = gast.Name(id="x", ctx=gast.Load(), annotation=None, type_comment=None), Zero("x")
+    c = gast.Name(id="c", ctx=gast.Load(), annotation=None, type_comment=None)
+
+    def numpy_call(attr, *args):
+        return gast.Call(func=gast.Attribute(value=gast.Name(id="np", ctx=gast.Load(),
+                                                             annotation=None, type_comment=None),
+                                             attr=attr, ctx=gast.Load()),
+                         args=list(args), keywords=[])
+
+    assert simplify_zeros(numpy_call("where", c, dx, Zero("y"))) is dx
+    assert not isinstance(simplify_zeros(numpy_call("where", c, dx, x)), Zero)
+    assert simplify_zeros(numpy_call("dot", x, dx)) is dx
+    assert simplify_zeros(numpy_call("transpose", dx)) is dx
