@@ -7,7 +7,7 @@ import builtins
 
 import numpy as np
 
-from srcad.rules.registry import adjoint, d, non_differentiable, tangent
+from srcad.rules.registry import adjoint, d, linear, non_differentiable, tangent
 from srcad.runtime import helper
 
 
@@ -62,14 +62,9 @@ def abs_tangent(y, x):
     d[y] = d[x] * np.sign(x)
 
 
-@adjoint(builtins.float, name="builtins.float")
+@linear(builtins.float, name="builtins.float")
 def float_(y, x=0.0):
     d[x] = d[y]
-
-
-@tangent(builtins.float, name="builtins.float")
-def float_tangent(y, x=0.0):
-    d[y] = float(d[x])
 
 
 @adjoint(builtins.pow, name="builtins.pow")
@@ -105,24 +100,14 @@ def unsum(g, iterable):
 
 
 # list(x), tuple(x): the rows of an array, or the items of a sequence, as a list or tuple
-@adjoint(builtins.list, name="builtins.list")
+@linear(builtins.list, name="builtins.list")
 def list_(y, iterable=()):
     d[iterable] = unlist(d[y], iterable)
 
 
-@tangent(builtins.list, name="builtins.list")
-def list_tangent(y, iterable=()):
-    d[y] = list(d[iterable])
-
-
-@adjoint(builtins.tuple, name="builtins.tuple")
+@linear(builtins.tuple, name="builtins.tuple")
 def tuple_(y, iterable=()):
     d[iterable] = unlist(d[y], iterable)
-
-
-@tangent(builtins.tuple, name="builtins.tuple")
-def tuple_tangent(y, iterable=()):
-    d[y] = tuple(d[iterable])
 
 
 @helper(tangent="linear")

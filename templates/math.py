@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from srcad.rules.registry import adjoint, d, diagonal, non_differentiable, tangent
+from srcad.rules.registry import adjoint, d, diagonal, linear, non_differentiable, tangent
 from srcad.runtime import helper
 
 from .numpy_elementwise import safe_div, safe_mul  # noqa: F401  (helpers used by templates)
@@ -248,14 +248,9 @@ def pow(z, x, y):
 
 
 # ldexp(x, i) = x * 2**i, linear in x (i is an int)
-@adjoint(math.ldexp)
+@linear(math.ldexp)
 def ldexp(y, x, i):
     d[x] = math.ldexp(d[y], i)
-
-
-@tangent(math.ldexp)
-def ldexp(y, x, i):
-    d[y] = math.ldexp(d[x], i)
 
 
 # --- sign, magnitude, remainders -----------------------------------------------------------------

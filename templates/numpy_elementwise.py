@@ -1,22 +1,23 @@
-"""NumPy's elementwise functions (ufuncs and kin). Adjoint and tangent of each op side by side.
+"""NumPy's elementwise functions (ufuncs and kin) of one or two operands, by the slope of each:
+trigonometric, hyperbolic, exponentials and logarithms, powers and roots, sign and magnitude
+(maximum, minimum, where, clip and the other selections are in numpy_selections.py). Adjoint and
+tangent of each op side by side (the linear ones, ldexp and real, declared @linear: the registry
+writes their tangents; an op of one operand is @diagonal: one template, its own transpose).
 
 Conventions (docs/numerics.md has the details and the tests that pin them down):
-- kinks take a subgradient: abs and copysign take 0 at 0; maximum/minimum/fmax/fmin split the
-  derivative evenly between tied operands; clip passes it to `a` where a_min <= a <= a_max;
+- kinks take a subgradient: abs and copysign take 0 at 0;
 - a zero derivative is a strong zero: where a slope is infinite or undefined (sqrt and log at 0,
-  arcsin at +-1, exp overflowed to inf, an untaken np.where branch outside the domain), a zero
-  adjoint or tangent still gives exactly 0, never 0 * inf = nan. safe_mul and safe_div below do
-  this; ops whose slope is finite wherever their value is finite use plain products;
+  arcsin at +-1, exp overflowed to inf), a zero adjoint or tangent still gives exactly 0, never
+  0 * inf = nan. safe_mul and safe_div below do this; ops whose slope is finite wherever their
+  value is finite use plain products;
 - a nonzero derivative through an infinite slope is inf (sqrt at 0 gives inf, the true one-sided
   slope);
-- the untaken operand of a selection (np.where, maximum, clip, ...) gets an exact 0 (np.where, not
-  a product with a mask, so an inf or nan on the untaken side cannot leak);
 - constants are Python floats (0.6931471805599453, not np.log(2.0)) so float32 stays float32.
 """
 import numpy as np
 
-from srcad.rules.registry import adjoint, d, diagonal, non_differentiable, tangent
-from srcad.runtime import helper, selection_share, tie_mask
+from srcad.rules.registry import adjoint, d, diagonal, linear, non_differentiable, tangent
+from srcad.runtime import helper
 
 
 # --- runtime helpers -----------------------------------------------------------------------------
@@ -73,15 +74,6 @@ def safe_div(a, b):
     return out
 
 
-@helper(linear=False)
-def clip_limit(limit, keyword, default):
-    """The bound np.clip applies: a_min (a_max), else its keyword spelling min (max), else the
-    default -inf (inf) when the call gives neither."""
-    if limit is not None:
-        return limit
-    return keyword if keyword is not None else default
-
-
 # helpers' tangents (generated gradients are differentiated again for hessians). The masks of
 # safe_mul/slope_mul/safe_div are piecewise constant, so these are the product and quotient
 # rules. (Named apart from the helpers: slope_mul calls safe_mul by this module's name.)
@@ -98,10 +90,6 @@ def slope_mul_tangent(z, g, s):
 @tangent(safe_div)
 def safe_div_tangent(z, a, b):
     d[z] = safe_div(d[a] - safe_mul(d[b], z), b)
-
-
-non_differentiable(clip_limit)  # a bound only ever feeds comparisons
-non_differentiable(tie_mask)  # a mask
 
 
 # --- trigonometric -------------------------------------------------------------------------------
@@ -331,14 +319,9 @@ def float_power(z, x, y):
 
 
 # ldexp(x, i) = x * 2**i, linear in x (i is an integer exponent)
-@adjoint(np.ldexp, broadcasts=True)
+@linear(np.ldexp, broadcasts=True)
 def ldexp(y, x1, x2):
     d[x1] = np.ldexp(d[y], x2)
-
-
-@tangent(np.ldexp, broadcasts=True)
-def ldexp(y, x1, x2):
-    d[y] = np.ldexp(d[x1], x2)
 
 
 # --- sign and magnitude --------------------------------------------------------------------------
@@ -376,9 +359,9 @@ def fmod(z, x1, x2):
 
 # real-valued inputs: real and conj are the identity (written as themselves, which is also the
 # usual convention for complex values)
-@diagonal(np.real)
+@linear(np.real)
 def real(y, val):
-    d[y] = np.real(d[val])
+    d[val] = np.real(d[y])
 
 
 non_differentiable(np.imag)  # of a real value: zeros (srcad refuses complex arguments)
@@ -387,116 +370,3 @@ non_differentiable(np.imag)  # of a real value: zeros (srcad refuses complex arg
 @diagonal(np.conj)
 def conj(y, x):
     d[y] = np.conj(d[x])
-
-
-# --- selections ----------------------------------------------------------------------------------
-# maximum/minimum: ties share the derivative evenly (each operand gets half). x's share of the
-# adjoint is d[z] where x wins, half of it on a tie, an exact 0 elsewhere; y gets the rest (all of
-# it where an operand is nan): selection_share computes np.where(tied, 0.5 * d[z], np.where(wins,
-# d[z], 0.0)), without the tie pass when tie_mask finds nothing tied.
-
-@adjoint(np.maximum, broadcasts=True)
-def maximum(z, x, y):
-    wins = x > y
-    tied = tie_mask(x, y)
-    d[x] = selection_share(d[z], wins, tied)
-    d[y] = selection_share(d[z], wins, tied, True)
-
-
-@tangent(np.maximum, broadcasts=True)
-def maximum(z, x, y):
-    d[z] = np.where(x == y, 0.5 * (d[x] + d[y]), np.where(x > y, d[x], d[y]))
-
-
-@adjoint(np.minimum, broadcasts=True)
-def minimum(z, x, y):
-    wins = x < y
-    tied = tie_mask(x, y)
-    d[x] = selection_share(d[z], wins, tied)
-    d[y] = selection_share(d[z], wins, tied, True)
-
-
-@tangent(np.minimum, broadcasts=True)
-def minimum(z, x, y):
-    d[z] = np.where(x == y, 0.5 * (d[x] + d[y]), np.where(x < y, d[x], d[y]))
-
-
-# fmax/fmin: as maximum/minimum, except that a nan operand loses to a number
-@adjoint(np.fmax, broadcasts=True)
-def fmax(z, x, y):
-    wins = (x > y) | np.isnan(y)
-    tied = tie_mask(x, y)
-    d[x] = selection_share(d[z], wins, tied)
-    d[y] = selection_share(d[z], wins, tied, True)
-
-
-@tangent(np.fmax, broadcasts=True)
-def fmax(z, x, y):
-    d[z] = np.where(x == y, 0.5 * (d[x] + d[y]), np.where((x > y) | np.isnan(y), d[x], d[y]))
-
-
-@adjoint(np.fmin, broadcasts=True)
-def fmin(z, x, y):
-    wins = (x < y) | np.isnan(y)
-    tied = tie_mask(x, y)
-    d[x] = selection_share(d[z], wins, tied)
-    d[y] = selection_share(d[z], wins, tied, True)
-
-
-@tangent(np.fmin, broadcasts=True)
-def fmin(z, x, y):
-    d[z] = np.where(x == y, 0.5 * (d[x] + d[y]), np.where((x < y) | np.isnan(y), d[x], d[y]))
-
-
-# where: the untaken branch gets an exact zero (np.where, not a product, so an inf or nan in
-# the untaken branch's adjoint cannot leak into the taken one)
-@adjoint(np.where, broadcasts=True)
-def where(z, condition, x, y):
-    d[x] = np.where(condition, d[z], 0.0)
-    d[y] = np.where(condition, 0.0, d[z])
-
-
-@tangent(np.where, broadcasts=True)
-def where(z, condition, x, y):
-    d[z] = np.where(condition, d[x], d[y])
-
-
-# clip(a, lo, hi) = minimum(maximum(a, lo), hi): `a` gets the derivative where lo <= a <= hi
-# (the bounds included), lo where a < lo <= hi, hi where max(a, lo) > hi. A bound may be None,
-# an array (broadcast against a) or given by keyword (min=, max=).
-@adjoint(np.clip, broadcasts=True)
-def clip(y, a, a_min=None, a_max=None, out=None, *, min=None, max=None):
-    lo = clip_limit(a_min, min, -np.inf)
-    hi = clip_limit(a_max, max, np.inf)
-    below = (a < lo) & (lo <= hi)
-    above = np.maximum(a, lo) > hi
-    d[a] = np.where(below | above, 0.0, d[y])
-    d[a_min] = np.where(below, d[y], 0.0)
-    d[min] = np.where(below, d[y], 0.0)
-    d[a_max] = np.where(above, d[y], 0.0)
-    d[max] = np.where(above, d[y], 0.0)
-
-
-@tangent(np.clip, broadcasts=True)
-def clip(y, a, a_min=None, a_max=None, out=None, *, min=None, max=None):
-    lo = clip_limit(a_min, min, -np.inf)
-    hi = clip_limit(a_max, max, np.inf)
-    below = (a < lo) & (lo <= hi)
-    above = np.maximum(a, lo) > hi
-    d[y] = np.where(above, d[a_max] + d[max], np.where(below, d[a_min] + d[min], d[a]))
-
-
-# nan_to_num: the derivative passes where x is finite; the replaced entries take the slope of
-# their replacement value (nan=, posinf=, neginf= may be differentiated too)
-@adjoint(np.nan_to_num, broadcasts=True)
-def nan_to_num(y, x, copy=True, nan=0.0, posinf=None, neginf=None):
-    d[x] = np.where(np.isfinite(x), d[y], 0.0)
-    d[nan] = np.where(np.isnan(x), d[y], 0.0)
-    d[posinf] = np.where(x == np.inf, d[y], 0.0)
-    d[neginf] = np.where(x == -np.inf, d[y], 0.0)
-
-
-@tangent(np.nan_to_num, broadcasts=True)
-def nan_to_num(y, x, copy=True, nan=0.0, posinf=None, neginf=None):
-    d[y] = np.where(np.isfinite(x), d[x], np.where(np.isnan(x), d[nan], np.where(
-        x > 0, d[posinf], d[neginf])))

@@ -3,7 +3,7 @@ sliding_window_view, select, full, full_like. The adjoint sends each entry of d[
 entry it copies."""
 import numpy as np
 
-from srcad.rules.registry import adjoint, d, non_differentiable, tangent
+from srcad.rules.registry import adjoint, d, linear, non_differentiable, tangent
 from srcad.runtime import helper, unbroadcast, unconcatenate
 
 from .numpy_shapes import through_cast, untake, untranspose
@@ -146,44 +146,24 @@ def insert(y, arr, obj, values, axis=None):
                         + insert_share(d[values], arr, obj, values, axis, 1), y)
 
 
-@adjoint(np.delete)
+@linear(np.delete)
 def delete(y, arr, obj, axis=None):
     d[arr] = untake(d[y], arr, delete_kept(arr, obj, axis), axis)
 
 
-@tangent(np.delete)
-def delete(y, arr, obj, axis=None):
-    d[y] = np.delete(d[arr], obj, axis)
-
-
-@adjoint(np.resize)
+@linear(np.resize)
 def resize(y, a, new_shape):
     d[a] = resize_adjoint(d[y], a, new_shape)
 
 
-@tangent(np.resize)
-def resize(y, a, new_shape):
-    d[y] = np.resize(d[a], new_shape)
-
-
-@adjoint(np.rollaxis)
+@linear(np.rollaxis)
 def rollaxis(y, a, axis, start=0):
     d[a] = untranspose(d[y], rollaxis_order(np.ndim(a), axis, start))
 
 
-@tangent(np.rollaxis)
-def rollaxis(y, a, axis, start=0):
-    d[y] = np.rollaxis(d[a], axis, start)
-
-
-@adjoint(np.unstack, tuple_result=True)
+@linear(np.unstack, tuple_result=True)
 def unstack(y, x, *, axis=0):
     d[x] = np.stack(d[y], axis)
-
-
-@tangent(np.unstack)
-def unstack(y, x, *, axis=0):
-    d[y] = np.unstack(d[x], axis=axis)
 
 
 @adjoint(np.lib.stride_tricks.sliding_window_view)
@@ -197,15 +177,10 @@ def sliding_window_view(y, x, window_shape, axis=None, *, subok=False):
 
 
 # select: each entry comes from the first choice whose condition holds, else from default
-@adjoint(np.select)
+@linear(np.select)
 def select(y, condlist, choicelist, default=0):
     d[choicelist] = select_pieces(d[y], condlist, choicelist)
     d[default] = select_rest(d[y], condlist, default)
-
-
-@tangent(np.select)
-def select(y, condlist, choicelist, default=0):
-    d[y] = np.select(condlist, d[choicelist], d[default])
 
 
 # full, full_like: the fill value broadcast (rounded away, derivative 0, into an integer dtype)

@@ -4,7 +4,7 @@ matrix_transpose as the numpy functions of the same name (templates in numpy_lin
 numpy_shapes.py)."""
 import numpy as np
 
-from srcad.rules.registry import REGISTRY, adjoint, d, tangent
+from srcad.rules.registry import REGISTRY, adjoint, d, linear, tangent
 from srcad.runtime import helper, unbroadcast, unreduce
 
 from .numpy_linalg import norm_coefficients, norm_extremum_weights, signed_power
@@ -24,24 +24,14 @@ def matrix_norm_fro(g, ord="fro"):
 # ---------------------------------------------------------------------------------------------
 # numpy.linalg's array-API functions that work on the last axes
 
-@adjoint(np.linalg.trace)
+@linear(np.linalg.trace)
 def linalg_trace(y, x, *, offset=0, dtype=None):
     d[x] = undiagonal(np.expand_dims(d[y], -1), x, offset, -2, -1)
 
 
-@tangent(np.linalg.trace)
-def linalg_trace(y, x, *, offset=0, dtype=None):
-    d[y] = np.linalg.trace(d[x], offset=offset)
-
-
-@adjoint(np.linalg.diagonal)
+@linear(np.linalg.diagonal)
 def linalg_diagonal(y, x, *, offset=0):
     d[x] = undiagonal(d[y], x, offset, -2, -1)
-
-
-@tangent(np.linalg.diagonal)
-def linalg_diagonal(y, x, *, offset=0):
-    d[y] = np.linalg.diagonal(d[x], offset=offset)
 
 
 # vecdot(x1, x2, axis) = sum(x1 * x2) along axis (each operand's own axis), batch axes broadcast
@@ -138,8 +128,4 @@ for _op, _same in ((np.linalg.cross, np.cross), (np.linalg.outer, np.outer),
                    (np.linalg.matrix_transpose, np.matrix_transpose),
                    (np.asanyarray, np.asarray)):
     if _op is not _same:
-        _template = REGISTRY.adjoint_of(_same)
-        adjoint(_op, broadcasts=_template.broadcasts,
-                tuple_result=_template.tuple_result)(_template.func)
-        _template = REGISTRY.tangent_of(_same)
-        tangent(_op, broadcasts=_template.broadcasts)(_template.func)
+        REGISTRY.same_as(_op, _same)

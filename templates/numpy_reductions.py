@@ -1,22 +1,24 @@
-"""NumPy reductions and scans: sum, mean, average, nansum, nanmean, prod, max/min, ptp, var, std,
-trace, cumsum, cumprod (axis None, int, negative int or tuple; keepdims).
+"""NumPy's reductions: sum, mean, average, prod, max/min (amax/amin), ptp, var, std, trace (axis
+None, int, negative int or tuple; keepdims), and the helpers that lay out the reduced axes as
+lanes and run products and linear recurrences along them (numpy_scans.py builds the scans from
+them too; numpy_nan_reductions.py has the NaN-ignoring reductions).
 
 The adjoint of a reduction spreads d[y] back over the reduced axes (unreduce); the tangent
-reduces d[x] the same way the primal reduces x.
+reduces d[x] the same way the primal reduces x (written by the registry for sum, mean and
+trace, declared @linear).
 
 Conventions (docs/numerics.md):
 - max/min/ptp: ties share the derivative evenly (the mean of the tied entries' derivatives).
-- prod, cumprod: no division anywhere, so inputs with zeros get exact derivatives. They are
-  built from the helpers below: products of the entries before (or after) each entry
-  (exclusive_cumprod) and the linear recurrence h_i = g_i + b_i h_{i-1} (linear_scan), whose
-  derivatives are again such recurrences, so derivatives of every order stay exact.
+- prod: no division anywhere, so inputs with zeros get exact derivatives. It is built from the
+  helpers below: products of the entries before (or after) each entry (exclusive_cumprod) and
+  the linear recurrence h_i = g_i + b_i h_{i-1} (linear_scan), whose derivatives are again such
+  recurrences, so derivatives of every order stay exact.
 - std: where the standard deviation is 0 (a constant lane) std is not differentiable; srcad
   returns 0 there, the smallest subgradient of this convex function (as abs does at 0).
-- nansum, nanmean: NaN entries are constants: their derivative is exactly 0.
 """
 import numpy as np
 
-from srcad.rules.registry import adjoint, d, tangent
+from srcad.rules.registry import adjoint, d, linear, tangent
 from srcad.runtime import extremum_tangent, helper, unreduce, unreduce_extremum
 
 
@@ -165,7 +167,7 @@ def prod_of_others_tangent(p, a, axis=None):
 # ---------------------------------------------------------------------------------------------
 # sums and means
 
-@adjoint(np.sum)
+@linear(np.sum, keywords=("axis",))
 def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
     if axis is None and not keepdims and np.size(a) <= 4096:  # small, shape known: fill
         d[a] = np.full(np.shape(a), d[y])
@@ -175,12 +177,7 @@ def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
         d[a] = unreduce(d[y], a, axis, keepdims)
 
 
-@tangent(np.sum)
-def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    d[y] = np.sum(d[a], axis=axis, keepdims=keepdims)
-
-
-@adjoint(np.mean)
+@linear(np.mean, keywords=("axis",))
 def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
     if axis is None and not keepdims and np.size(a) <= 4096:
         d[a] = np.full(np.shape(a), d[y] / np.size(a))
@@ -188,11 +185,6 @@ def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
         d[a] = np.broadcast_to(d[y] / np.size(a), np.shape(a))
     else:
         d[a] = unreduce(d[y], a, axis, keepdims) * (np.size(y) / np.size(a))
-
-
-@tangent(np.mean)
-def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    d[y] = np.mean(d[a], axis=axis, keepdims=keepdims)
 
 
 # y = sum(a w) / sum(w) over axis: dy = sum(da w + (a - y) dw) / sum(w)
@@ -211,30 +203,6 @@ def average(y, a, axis=None, weights=None, *, keepdims=False):
     d[y] = (np.sum(d[a] * w, axis=axis, keepdims=keepdims)
             + np.sum(expand_weights(d[weights], a, axis) * (a - unreduce(y, a, axis, keepdims)),
                      axis=axis, keepdims=keepdims)) / np.sum(w, axis=axis, keepdims=keepdims)
-
-
-# nansum, nanmean: NaN entries are left out, so their derivative is exactly 0 (np.where, not a
-# product, so a NaN in d[y] or d[a] cannot leak through them)
-@adjoint(np.nansum)
-def nansum(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    d[a] = np.where(np.isnan(a), 0.0, unreduce(d[y], a, axis, keepdims))
-
-
-@tangent(np.nansum)
-def nansum(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    d[y] = np.sum(np.where(np.isnan(a), 0.0, d[a]), axis=axis, keepdims=keepdims)
-
-
-@adjoint(np.nanmean)
-def nanmean(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    count = np.sum(np.logical_not(np.isnan(a)), axis=axis, keepdims=keepdims)
-    d[a] = np.where(np.isnan(a), 0.0, unreduce(d[y] / count, a, axis, keepdims))
-
-
-@tangent(np.nanmean)
-def nanmean(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    count = np.sum(np.logical_not(np.isnan(a)), axis=axis, keepdims=keepdims)
-    d[y] = np.sum(np.where(np.isnan(a), 0.0, d[a]), axis=axis, keepdims=keepdims) / count
 
 
 # ---------------------------------------------------------------------------------------------
@@ -323,231 +291,6 @@ def std(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 # ---------------------------------------------------------------------------------------------
 # trace: the sum of a diagonal
 
-@adjoint(np.trace)
+@linear(np.trace)
 def trace(y, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     d[a] = undiagonal(np.expand_dims(d[y], -1), a, offset, axis1, axis2)
-
-
-@tangent(np.trace)
-def trace(y, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    d[y] = np.trace(d[a], offset, axis1, axis2)
-
-
-# ---------------------------------------------------------------------------------------------
-# scans (axis None: over the flattened array)
-
-# cumsum: the adjoint is the cumulative sum from the end
-@adjoint(np.cumsum)
-def cumsum(y, a, axis=None, dtype=None, out=None):
-    d[a] = from_lanes(np.flip(np.cumsum(np.flip(to_lanes(d[y], axis), -1), -1), -1), a, axis)
-
-
-@tangent(np.cumsum)
-def cumsum(y, a, axis=None, dtype=None, out=None):
-    d[y] = np.cumsum(d[a], axis=axis)
-
-
-# cumprod: y_i = a_i y_{i-1}, so dy_i = da_i prod_{j<i} a_j + a_i dy_{i-1} (a linear recurrence),
-# and its transpose: bar a_j = prod_{k<j} a_k * sum_{i>=j} bar y_i prod_{j<k<=i} a_k
-@adjoint(np.cumprod)
-def cumprod(y, a, axis=None, dtype=None, out=None):
-    x = to_lanes(a, axis)
-    d[a] = from_lanes(exclusive_cumprod(x, False)
-                      * linear_scan(to_lanes(d[y], axis), shift_along(x, True), True), a, axis)
-
-
-@tangent(np.cumprod)
-def cumprod(y, a, axis=None, dtype=None, out=None):
-    x = to_lanes(a, axis)
-    d[y] = from_lanes(linear_scan(to_lanes(d[a], axis) * exclusive_cumprod(x, False), x, False),
-                      y, axis)
-
-
-# ---------------------------------------------------------------------------------------------
-# runtime helpers
-
-@helper(tangent="linear")
-def nan_extremum_spread(g, a, y, axis=None, keepdims=False):
-    """Adjoint of nanmax/nanmin: g shared evenly among the entries equal to the extremum; NaN
-    entries (and lanes of NaN only) get 0."""
-    if axis is not None and not keepdims:
-        axes = tuple(ax % np.ndim(a) for ax in ((axis,) if np.ndim(axis) == 0 else axis))
-        g = np.expand_dims(g, axes)
-        y = np.expand_dims(y, axes)
-    mask = a == y
-    count = np.maximum(np.sum(mask, axis=axis, keepdims=True), 1)
-    return np.where(mask, g / count, 0.0)
-
-
-@helper(tangent="linear")
-def nan_extremum_pick(da, a, y, axis=None, keepdims=False):
-    """Tangent of nanmax/nanmin: the mean of da over the entries equal to the extremum (0 for
-    lanes of NaN only)."""
-    yk = y
-    if axis is not None and not keepdims:
-        axes = tuple(ax % np.ndim(a) for ax in ((axis,) if np.ndim(axis) == 0 else axis))
-        yk = np.expand_dims(y, axes)
-    mask = a == yk
-    return (np.sum(np.where(mask, da, 0.0), axis=axis, keepdims=keepdims)
-            / np.maximum(np.sum(mask, axis=axis, keepdims=keepdims), 1))
-
-
-@helper(tangent="linear")
-def reverse_cumsum(g, axis=-1):
-    """The sum of g from each entry to the end along axis: the adjoint of a cumulative sum."""
-    return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
-
-
-@helper(tangent="linear")
-def scan_drop_initial(g, axis=None, include_initial=False):
-    """g without its first entry along axis (None: the only axis) if include_initial: the
-    adjoint of the initial 0 (or 1) that cumulative_sum/_prod put first is dropped."""
-    if not include_initial:
-        return g
-    ax = 0 if axis is None else axis % np.ndim(g)
-    return g[(slice(None),) * ax + (slice(1, None),)]
-
-
-@helper(tangent="linear")
-def scan_with_initial(t, axis=None, include_initial=False):
-    """t with a zero entry put first along axis if include_initial (the tangent of the
-    constant initial value)."""
-    if not include_initial:
-        return t
-    t = np.asarray(t)
-    ax = 0 if axis is None else axis % t.ndim
-    shape = list(t.shape)
-    shape[ax] = 1
-    return np.concatenate([np.zeros(shape, dtype=np.result_type(t, float)), t], axis=ax)
-
-
-# tangents of the helpers: each is linear in its first argument and uses the others only through
-# shapes or piecewise-constant masks, so its tangent is itself applied to that tangent
-
-# ---------------------------------------------------------------------------------------------
-# NaN-ignoring reductions: NaN entries are constants (np.where, not a product with a mask, so a
-# NaN cannot leak into the derivative of the other entries)
-
-@adjoint(np.nanmax)
-def nanmax(y, a, axis=None, out=None, keepdims=False):
-    d[a] = nan_extremum_spread(d[y], a, y, axis, keepdims)
-
-
-@tangent(np.nanmax)
-def nanmax(y, a, axis=None, out=None, keepdims=False):
-    d[y] = nan_extremum_pick(d[a], a, y, axis, keepdims)
-
-
-@adjoint(np.nanmin)
-def nanmin(y, a, axis=None, out=None, keepdims=False):
-    d[a] = nan_extremum_spread(d[y], a, y, axis, keepdims)
-
-
-@tangent(np.nanmin)
-def nanmin(y, a, axis=None, out=None, keepdims=False):
-    d[y] = nan_extremum_pick(d[a], a, y, axis, keepdims)
-
-
-# nanprod = prod with NaN read as 1: d/da_i = the product of the other entries (no division)
-@adjoint(np.nanprod)
-def nanprod(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    d[a] = np.where(np.isnan(a), 0.0, unreduce(d[y], a, axis, keepdims)
-                    * prod_of_others(np.where(np.isnan(a), 1.0, a), axis))
-
-
-@tangent(np.nanprod)
-def nanprod(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    d[y] = np.sum(np.where(np.isnan(a), 0.0,
-                           d[a] * prod_of_others(np.where(np.isnan(a), 1.0, a), axis)),
-                  axis=axis, keepdims=keepdims)
-
-
-# nanvar = sum((a - m)^2) / (n - ddof) over the n non-NaN entries, m their mean:
-# d nanvar / d a_i = 2 (a_i - m) / (n - ddof)
-@adjoint(np.nanvar)
-def nanvar(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    n = np.sum(np.logical_not(np.isnan(a)), axis=axis, keepdims=True)
-    d[a] = np.where(np.isnan(a), 0.0, unreduce(d[y], a, axis, keepdims) * (
-        2.0 * (a - np.nanmean(a, axis=axis, keepdims=True)) / (n - ddof)))
-
-
-@tangent(np.nanvar)
-def nanvar(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    n = np.sum(np.logical_not(np.isnan(a)), axis=axis, keepdims=keepdims)
-    d[y] = np.sum(np.where(np.isnan(a), 0.0, d[a] * (a - np.nanmean(a, axis=axis, keepdims=True))),
-                  axis=axis, keepdims=keepdims) * 2.0 / (n - ddof)
-
-
-# nanstd = sqrt(nanvar): d nanstd = d nanvar / (2 nanstd), taken as 0 where nanstd == 0
-@adjoint(np.nanstd)
-def nanstd(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    n = np.sum(np.logical_not(np.isnan(a)), axis=axis, keepdims=True)
-    inverse = np.where(y == 0, 0.0, 1.0 / np.where(y == 0, 1.0, y))
-    d[a] = np.where(np.isnan(a), 0.0, unreduce(d[y] * inverse, a, axis, keepdims) * (
-        (a - np.nanmean(a, axis=axis, keepdims=True)) / (n - ddof)))
-
-
-@tangent(np.nanstd)
-def nanstd(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    n = np.sum(np.logical_not(np.isnan(a)), axis=axis, keepdims=keepdims)
-    inverse = np.where(y == 0, 0.0, 1.0 / np.where(y == 0, 1.0, y))
-    d[y] = np.sum(np.where(np.isnan(a), 0.0, d[a] * (a - np.nanmean(a, axis=axis, keepdims=True))),
-                  axis=axis, keepdims=keepdims) * inverse / (n - ddof)
-
-
-# ---------------------------------------------------------------------------------------------
-# scans (axis None: over the flattened array)
-
-@adjoint(np.nancumsum)
-def nancumsum(y, a, axis=None, dtype=None, out=None):
-    d[a] = np.where(np.isnan(a), 0.0, from_lanes(reverse_cumsum(to_lanes(d[y], axis), -1), a,
-                                                 axis))
-
-
-@tangent(np.nancumsum)
-def nancumsum(y, a, axis=None, dtype=None, out=None):
-    d[y] = np.cumsum(np.where(np.isnan(a), 0.0, d[a]), axis=axis)
-
-
-# nancumprod = cumprod with NaN read as 1 (see cumprod in numpy_reductions.py)
-@adjoint(np.nancumprod)
-def nancumprod(y, a, axis=None, dtype=None, out=None):
-    x = to_lanes(np.where(np.isnan(a), 1.0, a), axis)
-    d[a] = np.where(np.isnan(a), 0.0, from_lanes(
-        exclusive_cumprod(x, False) * linear_scan(to_lanes(d[y], axis), shift_along(x, True),
-                                                  True), a, axis))
-
-
-@tangent(np.nancumprod)
-def nancumprod(y, a, axis=None, dtype=None, out=None):
-    x = to_lanes(np.where(np.isnan(a), 1.0, a), axis)
-    d[y] = from_lanes(linear_scan(to_lanes(np.where(np.isnan(a), 0.0, d[a]), axis)
-                                  * exclusive_cumprod(x, False), x, False), y, axis)
-
-
-# cumulative_sum / cumulative_prod (array API): include_initial puts a constant 0 (1) first
-@adjoint(np.cumulative_sum)
-def cumulative_sum(y, x, *, axis=None, dtype=None, include_initial=False):
-    d[x] = from_lanes(reverse_cumsum(to_lanes(scan_drop_initial(d[y], axis, include_initial),
-                                              axis), -1), x, axis)
-
-
-@tangent(np.cumulative_sum)
-def cumulative_sum(y, x, *, axis=None, dtype=None, include_initial=False):
-    d[y] = np.cumulative_sum(d[x], axis=axis, include_initial=include_initial)
-
-
-@adjoint(np.cumulative_prod)
-def cumulative_prod(y, x, *, axis=None, dtype=None, include_initial=False):
-    lanes = to_lanes(x, axis)
-    d[x] = from_lanes(exclusive_cumprod(lanes, False) * linear_scan(
-        to_lanes(scan_drop_initial(d[y], axis, include_initial), axis),
-        shift_along(lanes, True), True), x, axis)
-
-
-@tangent(np.cumulative_prod)
-def cumulative_prod(y, x, *, axis=None, dtype=None, include_initial=False):
-    lanes = to_lanes(x, axis)
-    d[y] = scan_with_initial(from_lanes(linear_scan(to_lanes(d[x], axis)
-                                                    * exclusive_cumprod(lanes, False), lanes,
-                                                    False), x, axis), axis, include_initial)

@@ -6,10 +6,12 @@ asarray, ascontiguousarray.
 
 All are linear: the tangent applies the same function to d[x]; the adjoint applies its
 transpose (reshape back, transpose back, cut back into pieces, sum over copies, scatter back).
+Most are declared @linear with their adjoint, and the registry writes the tangent; the
+conversions, padding and atleast_*d have both templates written out.
 """
 import numpy as np
 
-from srcad.rules.registry import adjoint, d, tangent
+from srcad.rules.registry import adjoint, d, linear, tangent
 from srcad.runtime import helper, unbroadcast, unconcatenate, unstack
 
 from .numpy_reductions import undiagonal
@@ -206,87 +208,47 @@ def through_cast(g, y):
 # ---------------------------------------------------------------------------------------------
 # axes: transpose, swapaxes, moveaxis
 
-@adjoint(np.transpose, np.permute_dims)
+@linear(np.transpose, np.permute_dims)
 def transpose(y, a, axes=None):
     d[a] = untranspose(d[y], axes)
 
 
-@tangent(np.transpose, np.permute_dims)
-def transpose(y, a, axes=None):
-    d[y] = np.transpose(d[a], axes)
-
-
-@adjoint(np.matrix_transpose)
+@linear(np.matrix_transpose)
 def matrix_transpose(y, x):
     d[x] = np.matrix_transpose(d[y])
 
 
-@tangent(np.matrix_transpose)
-def matrix_transpose(y, x):
-    d[y] = np.matrix_transpose(d[x])
-
-
-@adjoint(np.swapaxes)
+@linear(np.swapaxes)
 def swapaxes(y, a, axis1, axis2):
     d[a] = np.swapaxes(d[y], axis1, axis2)
 
 
-@tangent(np.swapaxes)
-def swapaxes(y, a, axis1, axis2):
-    d[y] = np.swapaxes(d[a], axis1, axis2)
-
-
-@adjoint(np.moveaxis)
+@linear(np.moveaxis)
 def moveaxis(y, a, source, destination):
     d[a] = np.moveaxis(d[y], destination, source)
-
-
-@tangent(np.moveaxis)
-def moveaxis(y, a, source, destination):
-    d[y] = np.moveaxis(d[a], source, destination)
 
 
 # ---------------------------------------------------------------------------------------------
 # same entries, new shape: the adjoint reshapes back
 
-@adjoint(np.reshape)
+@linear(np.reshape, keywords=("order",))
 def reshape(y, a, shape=None, order="C", *, copy=None):
     d[a] = np.reshape(d[y], np.shape(a), order=order)
 
 
-@tangent(np.reshape)
-def reshape(y, a, shape=None, order="C", *, copy=None):
-    d[y] = np.reshape(d[a], shape, order=order)
-
-
-@adjoint(np.ravel)
+@linear(np.ravel, keywords=("order",))
 def ravel(y, a, order="C"):
     d[a] = np.reshape(d[y], np.shape(a), order=order)
 
 
-@tangent(np.ravel)
-def ravel(y, a, order="C"):
-    d[y] = np.ravel(d[a], order=order)
-
-
-@adjoint(np.expand_dims)
+@linear(np.expand_dims)
 def expand_dims(y, a, axis):
     d[a] = np.reshape(d[y], np.shape(a))
 
 
-@tangent(np.expand_dims)
-def expand_dims(y, a, axis):
-    d[y] = np.expand_dims(d[a], axis)
-
-
-@adjoint(np.squeeze)
+@linear(np.squeeze)
 def squeeze(y, a, axis=None):
     d[a] = np.reshape(d[y], np.shape(a))
-
-
-@tangent(np.squeeze)
-def squeeze(y, a, axis=None):
-    d[y] = np.squeeze(d[a], axis)
 
 
 # np.atleast_1d/2d/3d(x) with one array (several give a list: the call is refused by the
@@ -349,198 +311,104 @@ def ascontiguousarray(y, a, dtype=None):
 # ---------------------------------------------------------------------------------------------
 # broadcasting and copies of entries: the adjoint sums over the copies
 
-@adjoint(np.broadcast_to)
+@linear(np.broadcast_to)
 def broadcast_to(y, array, shape, subok=False):
     d[array] = unbroadcast(d[y], array)
 
 
-@tangent(np.broadcast_to)
-def broadcast_to(y, array, shape, subok=False):
-    d[y] = np.broadcast_to(d[array], shape)
-
-
-@adjoint(np.tile)
+@linear(np.tile)
 def tile(y, A, reps):
     d[A] = untile(d[y], A, reps)
 
 
-@tangent(np.tile)
-def tile(y, A, reps):
-    d[y] = np.tile(d[A], reps)
-
-
-@adjoint(np.repeat)
+@linear(np.repeat)
 def repeat(y, a, repeats, axis=None):
     d[a] = unrepeat(d[y], a, repeats, axis)
-
-
-@tangent(np.repeat)
-def repeat(y, a, repeats, axis=None):
-    d[y] = np.repeat(d[a], repeats, axis)
 
 
 # ---------------------------------------------------------------------------------------------
 # joins: the adjoint cuts d[y] back into pieces, one per array
 
-@adjoint(np.concatenate)
+@linear(np.concatenate)
 def concatenate(y, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     d[arrays] = unconcatenate(d[y], arrays, axis)
 
 
-@tangent(np.concatenate)
-def concatenate(y, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
-    d[y] = np.concatenate(d[arrays], axis)
-
-
-@adjoint(np.stack)
+@linear(np.stack)
 def stack(y, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     d[arrays] = unstack(d[y], axis)
 
 
-@tangent(np.stack)
-def stack(y, arrays, axis=0, out=None, dtype=None, casting="same_kind"):
-    d[y] = np.stack(d[arrays], axis)
-
-
-@adjoint(np.hstack)
+@linear(np.hstack)
 def hstack(y, tup, *, dtype=None, casting="same_kind"):
     d[tup] = unjoin(d[y], tup, "h")
 
 
-@tangent(np.hstack)
-def hstack(y, tup, *, dtype=None, casting="same_kind"):
-    d[y] = np.hstack(d[tup])
-
-
-@adjoint(np.vstack)
+@linear(np.vstack)
 def vstack(y, tup, *, dtype=None, casting="same_kind"):
     d[tup] = unjoin(d[y], tup, "v")
 
 
-@tangent(np.vstack)
-def vstack(y, tup, *, dtype=None, casting="same_kind"):
-    d[y] = np.vstack(d[tup])
-
-
-@adjoint(np.dstack)
+@linear(np.dstack)
 def dstack(y, tup):
     d[tup] = unjoin(d[y], tup, "d")
 
 
-@tangent(np.dstack)
-def dstack(y, tup):
-    d[y] = np.dstack(d[tup])
-
-
-@adjoint(np.column_stack)
+@linear(np.column_stack)
 def column_stack(y, tup):
     d[tup] = unjoin(d[y], tup, "column")
-
-
-@tangent(np.column_stack)
-def column_stack(y, tup):
-    d[y] = np.column_stack(d[tup])
 
 
 # splits return a list of pieces (tuple_result): d[y] is the list of the pieces' adjoints
 # (zeros for pieces the code never used), joined back the way the array was cut
 
-@adjoint(np.split, np.array_split, tuple_result=True)
+@linear(np.array_split, tuple_result=True)
+@linear(np.split, tuple_result=True)
 def split(y, ary, indices_or_sections, axis=0):
     d[ary] = np.concatenate(d[y], axis)
 
 
-@tangent(np.split)
-def split(y, ary, indices_or_sections, axis=0):
-    d[y] = np.split(d[ary], indices_or_sections, axis)
-
-
-@tangent(np.array_split)
-def array_split(y, ary, indices_or_sections, axis=0):
-    d[y] = np.array_split(d[ary], indices_or_sections, axis)
-
-
-@adjoint(np.hsplit, tuple_result=True)
+@linear(np.hsplit, tuple_result=True)
 def hsplit(y, ary, indices_or_sections):
     d[ary] = np.hstack(d[y])
 
 
-@tangent(np.hsplit)
-def hsplit(y, ary, indices_or_sections):
-    d[y] = np.hsplit(d[ary], indices_or_sections)
-
-
-@adjoint(np.vsplit, tuple_result=True)
+@linear(np.vsplit, tuple_result=True)
 def vsplit(y, ary, indices_or_sections):
     d[ary] = np.vstack(d[y])
 
 
-@tangent(np.vsplit)
-def vsplit(y, ary, indices_or_sections):
-    d[y] = np.vsplit(d[ary], indices_or_sections)
-
-
-@adjoint(np.dsplit, tuple_result=True)
+@linear(np.dsplit, tuple_result=True)
 def dsplit(y, ary, indices_or_sections):
     d[ary] = np.dstack(d[y])
-
-
-@tangent(np.dsplit)
-def dsplit(y, ary, indices_or_sections):
-    d[y] = np.dsplit(d[ary], indices_or_sections)
 
 
 # ---------------------------------------------------------------------------------------------
 # permutations of entries: the adjoint applies the inverse permutation
 
-@adjoint(np.flip)
+@linear(np.flip)
 def flip(y, m, axis=None):
     d[m] = np.flip(d[y], axis)
 
 
-@tangent(np.flip)
-def flip(y, m, axis=None):
-    d[y] = np.flip(d[m], axis)
-
-
-@adjoint(np.fliplr)
+@linear(np.fliplr)
 def fliplr(y, m):
     d[m] = np.fliplr(d[y])
 
 
-@tangent(np.fliplr)
-def fliplr(y, m):
-    d[y] = np.fliplr(d[m])
-
-
-@adjoint(np.flipud)
+@linear(np.flipud)
 def flipud(y, m):
     d[m] = np.flipud(d[y])
 
 
-@tangent(np.flipud)
-def flipud(y, m):
-    d[y] = np.flipud(d[m])
-
-
-@adjoint(np.roll)
+@linear(np.roll)
 def roll(y, a, shift, axis=None):
     d[a] = np.roll(d[y], np.negative(shift), axis)
 
 
-@tangent(np.roll)
-def roll(y, a, shift, axis=None):
-    d[y] = np.roll(d[a], shift, axis)
-
-
-@adjoint(np.rot90)
+@linear(np.rot90)
 def rot90(y, m, k=1, axes=(0, 1)):
     d[m] = np.rot90(d[y], -k, axes)
-
-
-@tangent(np.rot90)
-def rot90(y, m, k=1, axes=(0, 1)):
-    d[y] = np.rot90(d[m], k, axes)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -561,62 +429,32 @@ def pad(y, array, pad_width, mode="constant", constant_values=0):
 # ---------------------------------------------------------------------------------------------
 # selections: the adjoint scatters d[y] back (adding where an entry was picked twice)
 
-@adjoint(np.take)
+@linear(np.take)
 def take(y, a, indices, axis=None, out=None, mode="raise"):
     d[a] = untake(d[y], a, indices, axis, mode)
 
 
-@tangent(np.take)
-def take(y, a, indices, axis=None, out=None, mode="raise"):
-    d[y] = np.take(d[a], indices, axis, mode=mode)
-
-
-@adjoint(np.take_along_axis)
+@linear(np.take_along_axis)
 def take_along_axis(y, arr, indices, axis=-1):
     d[arr] = untake_along_axis(d[y], arr, indices, axis)
 
 
-@tangent(np.take_along_axis)
-def take_along_axis(y, arr, indices, axis=-1):
-    d[y] = np.take_along_axis(d[arr], indices, axis)
-
-
-@adjoint(np.diagonal)
+@linear(np.diagonal)
 def diagonal(y, a, offset=0, axis1=0, axis2=1):
     d[a] = undiagonal(d[y], a, offset, axis1, axis2)
 
 
-@tangent(np.diagonal)
-def diagonal(y, a, offset=0, axis1=0, axis2=1):
-    d[y] = np.diagonal(d[a], offset, axis1, axis2)
-
-
-@adjoint(np.diag)
+@linear(np.diag)
 def diag(y, v, k=0):
     d[v] = undiag(d[y], v, k)
 
 
-@tangent(np.diag)
-def diag(y, v, k=0):
-    d[y] = np.diag(d[v], k)
-
-
 # triu, tril keep a triangle and zero the rest: a mask, its own adjoint
-@adjoint(np.triu)
+@linear(np.triu)
 def triu(y, m, k=0):
     d[m] = np.triu(d[y], k)
 
 
-@tangent(np.triu)
-def triu(y, m, k=0):
-    d[y] = np.triu(d[m], k)
-
-
-@adjoint(np.tril)
+@linear(np.tril)
 def tril(y, m, k=0):
     d[m] = np.tril(d[y], k)
-
-
-@tangent(np.tril)
-def tril(y, m, k=0):
-    d[y] = np.tril(d[m], k)

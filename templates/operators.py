@@ -1,6 +1,8 @@
 """Python's operators: + - * / ** @, unary - and +, indexing x[i], and tuple displays (a, b).
 
-Each op's adjoint (reverse mode) and tangent (forward mode) side by side. In an adjoint,
+Each op's adjoint (reverse mode) and tangent (forward mode) side by side; for the linear ones
+(+, -, unary -, indexing, attributes) and the bilinear ones (*, @) the adjoint alone, and the
+registry writes the tangent (@linear, @bilinear in rules/registry.py). In an adjoint,
 `d[x] = e` is x's share of the adjoint; broadcasting ops (broadcasts=True) have it summed over
 the axes numpy broadcast x along, by the compiler, so the rules below read as scalar calculus.
 """
@@ -9,44 +11,29 @@ import operator
 import numpy as np
 
 from srcad.rules.operations import copy, pack
-from srcad.rules.registry import adjoint, d, diagonal, non_differentiable, tangent
+from srcad.rules.registry import adjoint, bilinear, d, diagonal, linear, non_differentiable, tangent
 from srcad.runtime import item_adjoints, matmul_adjoint_a, matmul_adjoint_b, unattr, unindex
 from srcad.templates.numpy_elementwise import safe_mul
 
 # z = x + y ------------------------------------------------------------------------------------
-@adjoint(operator.add, np.add, broadcasts=True)
+@linear(operator.add, np.add, broadcasts=True)
 def add(z, x, y):
     d[x] = d[z]
     d[y] = d[z]
 
 
-@tangent(operator.add, np.add, broadcasts=True)
-def add(z, x, y):
-    d[z] = d[x] + d[y]
-
-
 # z = x - y ------------------------------------------------------------------------------------
-@adjoint(operator.sub, np.subtract, broadcasts=True)
+@linear(operator.sub, np.subtract, broadcasts=True)
 def sub(z, x, y):
     d[x] = d[z]
     d[y] = -d[z]
 
 
-@tangent(operator.sub, np.subtract, broadcasts=True)
-def sub(z, x, y):
-    d[z] = d[x] - d[y]
-
-
 # z = x * y ------------------------------------------------------------------------------------
-@adjoint(operator.mul, np.multiply, broadcasts=True)
+@bilinear(operator.mul, np.multiply, broadcasts=True)
 def mul(z, x, y):
     d[x] = d[z] * y
     d[y] = d[z] * x
-
-
-@tangent(operator.mul, np.multiply, broadcasts=True)
-def mul(z, x, y):
-    d[z] = d[x] * y + x * d[y]
 
 
 # z = x / y ------------------------------------------------------------------------------------
@@ -84,7 +71,7 @@ def pow(z, x, y):
 
 
 # z = x @ y (1-D operands and batch broadcasting handled by the runtime helpers) ---------------
-@adjoint(operator.matmul, np.matmul)
+@bilinear(operator.matmul, np.matmul)
 def matmul(z, x, y):
     if np.ndim(x) == 2 and np.ndim(y) == 2:  # ranks known (a shape-specialized build)
         d[x] = d[z] @ y.T
@@ -100,15 +87,10 @@ def matmul(z, x, y):
         d[y] = matmul_adjoint_b(d[z], x, y)
 
 
-@tangent(operator.matmul, np.matmul)
-def matmul(z, x, y):
-    d[z] = d[x] @ y + x @ d[y]
-
-
 # y = -x, y = +x -------------------------------------------------------------------------------
-@diagonal(operator.neg, np.negative)
+@linear(operator.neg, np.negative)
 def neg(y, x):
-    d[y] = -d[x]
+    d[x] = -d[y]
 
 
 @diagonal(operator.pos, np.positive)
@@ -117,25 +99,15 @@ def pos(y, x):
 
 
 # y = x[index] ---------------------------------------------------------------------------------
-@adjoint(operator.getitem)
+@linear(operator.getitem)
 def getitem(y, x, index):
     d[x] = unindex(d[y], x, index)
 
 
-@tangent(operator.getitem)
-def getitem(y, x, index):
-    d[y] = d[x][index]
-
-
 # y = x.attribute (an array held by a simple object) -------------------------------------------
-@adjoint(getattr, name="attribute read")
+@linear(getattr, name="attribute read")
 def attribute(y, x, attribute):
     d[x] = unattr(d[y], x, attribute)
-
-
-@tangent(getattr, name="attribute read")
-def attribute(y, x, attribute):
-    d[y] = getattr(d[x], attribute)
 
 
 # y = (a, b, ...) and y = a --------------------------------------------------------------------

@@ -10,6 +10,7 @@ import pytest
 
 import srcad
 from srcad.runtime import HELPERS
+from srcad.templates import numpy_nan_reductions, numpy_reductions, numpy_scans, numpy_shapes
 
 
 def both_jacobians(f, x, wrt=0):
@@ -502,9 +503,9 @@ def test_helper_tangents_match_finite_differences(f, shapes):
 
 
 def test_every_reduction_and_shape_helper_is_checked():
-    from srcad.templates import numpy_reductions, numpy_shapes
+    modules = (numpy_reductions, numpy_nan_reductions, numpy_scans, numpy_shapes)
     mine = {name for name, f in HELPERS.items()
-            if f.__module__ in (numpy_reductions.__name__, numpy_shapes.__name__)}
+            if f.__module__ in {module.__name__ for module in modules}}
     checked = {f.__name__[2:] for f, _ in HELPER_CASES}
     assert mine <= checked, sorted(mine - checked)
 

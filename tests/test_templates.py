@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import srcad
+from srcad.rules.instantiate import simplify_zeros, Zero
 from srcad.rules.operations import pack
 from srcad.rules.registry import REGISTRY, Registry, d
 from srcad.runtime import HELPERS
@@ -76,3 +77,56 @@ def test_diagonal_refuses_a_template_that_is_not_elementwise_of_one_operand():
 
     with pytest.raises(ValueError, match="one operand"):
         Registry().diagonal(np.multiply)(two_operands)
+
+
+def _tangent_text(registry, op):
+    return gast.unparse(registry.tangent_of(op).node.body[0]).strip()
+
+
+def test_a_linear_op_gets_the_op_applied_to_tangents_as_its_tangent():
+    """@linear registers the adjoint written out and writes the tangent (rules/registry.py):
+    the other arguments by position until a storage argument is left out, by keyword after;
+    an operator as its syntax; every operand the adjoint writes replaced by its tangent."""
+    assert _tangent_text(REGISTRY, np.sum) == "d[y] = np.sum(d[a], axis=axis, keepdims=keepdims)"
+    assert _tangent_text(REGISTRY, np.take) == "d[y] = np.take(d[a], indices, axis, mode=mode)"
+    assert _tangent_text(REGISTRY, np.add) == "d[z] = d[x] + d[y]"
+    assert _tangent_text(REGISTRY, np.where) == "d[z] = np.where(condition, d[x], d[y])"
+    assert _tangent_text(REGISTRY, np.concat) == "d[y] = np.concatenate(d[arrays], axis)"
+    assert REGISTRY.adjoint_of(np.sum).func is REGISTRY.tangent_of(np.sum).func
+
+
+def test_a_bilinear_op_gets_the_product_rule_as_its_tangent():
+    assert _tangent_text(REGISTRY, np.dot) == "d[c] = np.dot(d[a], b) + np.dot(a, d[b])"
+    assert _tangent_text(REGISTRY, np.multiply) == "d[z] = d[x] * y + x * d[y]"
+
+
+def test_linear_declarations_refuse_what_they_cannot_write():
+    def one_operand(c, a, b):
+        d[a] = d[c] * b
+
+    registry = Registry()
+    registry.bilinear(np.inner)(one_operand)
+    with pytest.raises(ValueError, match="1 operand"):
+        registry.tangent_of(np.inner).node
+    with pytest.raises(ValueError, match="can call"):
+        registry.linear(lambda x: x)(one_operand)
+    with pytest.raises(ValueError, match="keywords"):
+        registry.linear(np.fliplr, keywords=("axis",))(one_operand)
+
+
+def test_zeros_fold_through_declared_linear_and_bilinear_calls():
+    """Forward mode drops a call of a linear op whose operands' tangents are all zero, and of a
+    bilinear op with one zero operand: rules/instantiate.py reads the declarations."""
+    x, dx = gast.Name(id="x", ctx=gast.Load(), annotation=None, type_comment=None), Zero("x")
+    c = gast.Name(id="c", ctx=gast.Load(), annotation=None, type_comment=None)
+
+    def numpy_call(attr, *args):
+        return gast.Call(func=gast.Attribute(value=gast.Name(id="np", ctx=gast.Load(),
+                                                             annotation=None, type_comment=None),
+                                             attr=attr, ctx=gast.Load()),
+                         args=list(args), keywords=[])
+
+    assert simplify_zeros(numpy_call("where", c, dx, Zero("y"))) is dx
+    assert not isinstance(simplify_zeros(numpy_call("where", c, dx, x)), Zero)
+    assert simplify_zeros(numpy_call("dot", x, dx)) is dx
+    assert simplify_zeros(numpy_call("transpose", dx)) is dx

@@ -224,7 +224,10 @@ class Forward:
         """lst.append(v) and v = lst.pop() carry tangents in a parallel list."""
         call_node = stmt.value
         holder = call_node.func.value.id
-        if not self.active(holder):
+        if not self.active(holder):  # no tangents (a zero one, list(d) of a zero d, folds away)
+            target = getattr(stmt.targets[0], "id", None) if isinstance(stmt, gast.Assign) else None
+            if target in self.always:  # but the popped item must carry one: a zero
+                return [assign(self.namer.tangent(target), self.zeros(target))]
             return []
         dlist = gast.Attribute(value=name(self.namer.tangent(holder)), attr=call_node.func.attr,
                                ctx=gast.Load())

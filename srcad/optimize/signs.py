@@ -15,18 +15,18 @@ Signs are exact in floating point, so the numbers are the same to the last bit.
 """
 import gast
 
+from ..rules.registry import REGISTRY
 from ..runtime import LINEAR_HELPERS
 from ..syntax.naming import bound_counts, names, parents
 
 _FACTOR_OPS = (gast.Mult, gast.Div)
 _SAFE = ("safe_mul", "safe_div")
-_LINEAR_NUMPY = ("dot", "matmul", "outer", "inner", "vdot")  # linear in each argument
 
 
 def _is_factor_of(parent, child):
     """Whether parent is odd in child (the sign of child is the sign of parent): a product or
-    quotient of it, its sum (x.sum(...)), a matrix product of it, a runtime helper linear in
-    it (its first argument)."""
+    quotient of it, its sum (x.sum(...)), a product of two declared @bilinear (np.dot), a
+    runtime helper linear in it (its first argument)."""
     if isinstance(parent, gast.BinOp) and isinstance(parent.op, _FACTOR_OPS):
         return child is parent.left or child is parent.right
     if not isinstance(parent, gast.Call) or not any(child is a for a in parent.args):
@@ -37,7 +37,8 @@ def _is_factor_of(parent, child):
         return (func.id in _SAFE and len(parent.args) == 2 and not parent.keywords) or (
             func.id in LINEAR_HELPERS and child is parent.args[0])
     return (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
-            and func.value.id == "np" and func.attr in _LINEAR_NUMPY
+            and func.value.id == "np" and getattr(REGISTRY.linear_call(f"np.{func.attr}"),
+                                                  "bilinear", False)
             and len(parent.args) == 2 and not parent.keywords)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import runtime
 from .operations import Index, index_value
-from .registry import Default
+from .registry import Default, REGISTRY
 from ..syntax.naming import clone, number_value, walk
 from ..syntax.nodes import call, constant_node, name
 
@@ -287,18 +287,12 @@ def static_value(node):
 # ---------------------------------------------------------------------------------------------
 # symbolic zeros (forward mode)
 
-# functions linear in their first argument: f(0, ...) == 0
-LINEAR_FIRST = {
-    "np.sum", "np.mean", "np.transpose", "np.reshape", "np.squeeze", "np.expand_dims", "np.ravel",
-    "np.broadcast_to", "np.moveaxis", "np.swapaxes", "np.diagonal", "np.trace", "np.tile",
-    "np.repeat", "np.flip", "np.roll", "np.cumsum", "np.real", "np.conj", "np.negative",
-    "np.fliplr", "np.flipud", "np.rot90", "np.diag", "np.triu", "np.tril", "np.take",
-    "np.take_along_axis", "np.ascontiguousarray", "np.asarray", "np.array", "np.copy",
-    "np.fft.fft", "np.fft.ifft", "np.fft.rfft", "np.fft.irfft",
-}
-# functions linear in every argument jointly-separately (bilinear products): zero if any is zero
-MULTILINEAR = {"np.dot", "np.matmul", "np.outer", "np.inner", "np.vdot", "np.tensordot",
-               "np.kron", "np.cross", "np.multiply"}
+# calls linear in their first argument (f(0, ...) == 0) and products (zero if any argument is)
+# other than those of the ops declared @linear or @bilinear, which REGISTRY.linear_call knows:
+# conversions (their tangents go through through_cast or a copy), np.conj (the registry would
+# spell it np.conjugate) and np.cross (its adjoint broadcasts, its tangent does not)
+LINEAR_FIRST = {"np.asarray", "np.array", "np.ascontiguousarray", "np.copy", "np.conj"}
+MULTILINEAR = {"np.cross"}
 
 
 def _call_name(node):
@@ -310,6 +304,19 @@ def _call_name(node):
     if isinstance(func, gast.Name):
         parts.append(func.id)
         return ".".join(reversed(parts))
+    return None
+
+
+def _zero_of_linear(declared, args, keywords):
+    """The Zero a call of a declared linear op is (every operand it is linear in is zero) or
+    of a bilinear one (one of them is); None if it is not zero or does not bind."""
+    try:
+        bound = declared.bind(args, {kw.arg: kw.value for kw in keywords})
+    except TypeError:
+        return None
+    zeros = [bound[p] for p in declared.operands if isinstance(bound[p], Zero)]
+    if zeros and (declared.bilinear or len(zeros) == len(declared.operands)):
+        return zeros[0]
     return None
 
 
@@ -363,8 +370,10 @@ def simplify_zeros(node):
             return args[0]
         if fname in MULTILINEAR and any(isinstance(a, Zero) for a in args):
             return next(a for a in args if isinstance(a, Zero))
-        if fname == "np.where" and len(args) == 3 and all(isinstance(a, Zero) for a in args[1:]):
-            return args[1]
+        declared = REGISTRY.linear_call(fname)
+        zero = None if declared is None else _zero_of_linear(declared, args, node.keywords)
+        if zero is not None:
+            return zero
         if fname == "add_adjoint" and len(args) == 2 and any(isinstance(a, Zero) for a in args):
             return args[1] if isinstance(args[0], Zero) else args[0]  # a sum
         node.args = args

@@ -11,9 +11,15 @@ in a tangent template the tangent of x, in an adjoint template the adjoint of x.
 An adjoint template's `d[x] = e` means "e is x's share of the adjoint": the compiler adds it to
 x's adjoint, summing over broadcast axes when the op broadcasts (`broadcasts=True`). Templates are
 never run; they are parsed once and instantiated into generated code with the names of the call.
+
+Where an op's structure says what one of its templates is, it is declared and that template is
+written here: @diagonal (an elementwise op: the adjoint is the tangent transposed), @linear and
+@bilinear (the tangent is the op applied to tangents; the template given is the adjoint).
 """
+import builtins
 import hashlib
 import inspect
+import operator
 import sys
 import textwrap
 import threading
@@ -94,6 +100,12 @@ def parse_template(func):
     return fdef
 
 
+def _derivative_of_name(node):
+    """Whether node is d[name] (the derivative of a parameter, in a template)."""
+    return (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+            and node.value.id == "d" and isinstance(node.slice, gast.Name))
+
+
 class TransposedTemplate(Template):
     """The adjoint of a diagonal template (Registry.diagonal): its tangent with the derivative
     of the result and of the operand exchanged."""
@@ -106,8 +118,7 @@ class TransposedTemplate(Template):
             result, operand = [a.id for a in fdef.args.args[:2]]
             swap = {result: operand, operand: result}
             for node in gast.walk(fdef):
-                if (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
-                        and node.value.id == "d" and isinstance(node.slice, gast.Name)):
+                if _derivative_of_name(node):
                     node.slice.id = swap.get(node.slice.id, node.slice.id)
             self._node = fdef
         return self._node
@@ -124,12 +135,104 @@ def _check_diagonal(func, fdef=None):
     if (len(params) != 2 or any(p.default is not p.empty or p.kind != p.POSITIONAL_OR_KEYWORD
                                 for p in params)
             or (fdef is not None and not (
-                isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)
-                and target.value.id == "d" and isinstance(target.slice, gast.Name)
-                and target.slice.id == params[0].name))):
+                _derivative_of_name(target) and target.slice.id == params[0].name))):
         raise ValueError(f"@diagonal({func.__name__}) needs `def {func.__name__}(y, x): d[y] = "
                          f"...` (one operand, one statement); write @adjoint and @tangent "
                          f"templates for other ops")
+
+
+class AppliedTangent(Template):
+    """The tangent of a linear or bilinear op (Registry.linear, Registry.bilinear), written from
+    its adjoint template `func`: the operands the adjoint differentiates (those it writes
+    d[...] of) are the ones the op is linear in; the tangent applies the op to their tangents,
+    with the call's other arguments (a bilinear op: once per operand, the others as they are,
+    and the terms added). Arguments are passed in order, by position until one is left out
+    (storage: out, dtype, casting, subok, copy, device) or named in `keywords`, by keyword
+    after that:
+
+        @linear(np.sum, keywords=("axis",))
+        def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
+            d[a] = unreduce(d[y], a, axis, keepdims)
+
+    has the tangent d[y] = np.sum(d[a], axis=axis, keepdims=keepdims). The ops of one
+    declaration share it, spelled as the first op (an operator as its syntax: d[x] + d[y])."""
+
+    def __init__(self, func, op, broadcasts, spelled_as, keywords, bilinear):
+        super().__init__(func, op, broadcasts)
+        self.spelled_as = spelled_as
+        self.keywords = keywords
+        self.bilinear = bilinear
+        self._operands = None
+
+    @property
+    def operands(self):
+        """The parameters the op is linear in: the ones its adjoint template writes, in order."""
+        if self._operands is None:
+            self.node  # (parsing the adjoint finds them)
+        return self._operands
+
+    @property
+    def node(self):
+        if self._node is None:
+            fdef = parse_template(self.func)
+            params = list(self.signature.parameters.values())
+            written = {node.slice.id for stmt in gast.walk(fdef) if isinstance(stmt, gast.Assign)
+                       for node in stmt.targets if _derivative_of_name(node)}
+            operands = [p.name for p in params[1:] if p.name in written]
+            if len(operands) < (2 if self.bilinear else 1):
+                raise ValueError(f"@{'bilinear' if self.bilinear else 'linear'}"
+                                 f"({self.func.__name__}): its adjoint template writes the "
+                                 f"derivative of {len(operands)} operand(s)")
+            if self.bilinear:
+                replaced = [{name: f"d[{name}]"} for name in operands]
+            else:
+                replaced = [{name: f"d[{name}]" for name in operands}]
+            terms = [applied(self.spelled_as, params[1:], given, _STORAGE, self.keywords)
+                     for given in replaced]
+            fdef.body = gast.parse(f"d[{params[0].name}] = {' + '.join(terms)}").body
+            self._operands = operands
+            self._node = fdef
+        return self._node
+
+
+# arguments that say how a result is stored, not which linear map an op applies: the tangent of
+# a linear op is a new array in the tangents' dtype, so they are not passed to it
+_STORAGE = frozenset({"out", "dtype", "casting", "subok", "copy", "device"})
+_SYNTAX = {operator.add: "{} + {}", operator.sub: "{} - {}", operator.mul: "{} * {}",
+           operator.matmul: "{} @ {}", operator.neg: "-{}", operator.getitem: "{}[{}]"}
+
+
+def applied(op, params, given, leave_out=(), keywords=()):
+    """Source text of a call of op with the arguments `params` (the inspect.Parameters after the
+    result), each passed as its own name or as given[name]: by position until one is left out
+    or named in `keywords`, by keyword after that. An operator is written as its syntax."""
+    args = [given.get(p.name, p.name) for p in params]
+    if op in _SYNTAX:
+        return _SYNTAX[op].format(*args)
+    pieces = []
+    by_keyword = False
+    for param, arg in zip(params, args):
+        if param.name in leave_out:
+            by_keyword = True
+            continue
+        by_keyword = by_keyword or param.kind == param.KEYWORD_ONLY or param.name in keywords
+        pieces.append(f"{param.name}={arg}" if by_keyword else arg)
+    return f"{call_spelling(op)}({', '.join(pieces)})"
+
+
+def call_spelling(op):
+    """How generated code calls op (np.sum, math.ldexp, a builtin's or a runtime helper's
+    name: the op's own name, where its module has aliases for it), or None if it cannot."""
+    name = canonical_name(op)
+    short = getattr(op, "__name__", "")
+    if name is not None:
+        module = name.rpartition(".")[0]  # (np.concatenate, not its alias np.concat)
+        if getattr(sys.modules.get(module), short, None) is op:
+            name = f"{module}.{short}"
+        return _spelling(name)
+    if getattr(builtins, short, None) is op or runtime.HELPERS.get(short) is op:
+        return short
+    return None
 
 
 class Default:
@@ -147,6 +250,7 @@ class Registry:
         self.adjoints = {}
         self.tangents = {}
         self.nondifferentiable = {}
+        self.linear_calls = {}  # how generated code calls a linear or bilinear op -> its tangent
         self.names = {}
         self._helpers_seen = 0  # how many of runtime.LINEAR_TANGENTS have their template
         self._lock = threading.Lock()
@@ -213,6 +317,61 @@ class Registry:
             return func
         return register
 
+    def linear(self, *ops, keywords=(), broadcasts=False, tuple_result=False, name=None):
+        """Register the decorated function as the adjoint template of each op in `ops`, an op
+        linear in the operands whose derivatives the adjoint writes, and write its tangent: the
+        op applied to their tangents, the other arguments as the call passed them (see
+        AppliedTangent for how; `keywords` are passed by keyword, and those after them). The
+        adjoint, the transpose of that linear map, is the template written out:
+
+            @linear(np.transpose)                 # tangent: d[y] = np.transpose(d[a], axes)
+            def transpose(y, a, axes=None):
+                d[a] = untranspose(d[y], axes)
+        """
+        return self._declare(ops, keywords, broadcasts, tuple_result, name, bilinear=False)
+
+    def bilinear(self, *ops, keywords=(), broadcasts=False, name=None):
+        """Like linear, for an op linear in each of its operands separately (a product): the
+        tangent adds up the op applied with one operand at a time replaced by its tangent, and
+        the adjoint template writes each operand's transpose:
+
+            @bilinear(np.inner)           # tangent: d[c] = np.inner(d[a], b) + np.inner(a, d[b])
+            def inner(c, a, b):
+                d[a] = tensordot_adjoint_a(d[c], a, b, inner_axes(a, b))
+                d[b] = tensordot_adjoint_b(d[c], a, b, inner_axes(a, b))
+        """
+        return self._declare(ops, keywords, broadcasts, False, name, bilinear=True)
+
+    def _declare(self, ops, keywords, broadcasts, tuple_result, name, bilinear):
+        def register(func):
+            params = inspect.signature(func).parameters.values()
+            if ((ops[0] not in _SYNTAX and call_spelling(ops[0]) is None)
+                    or set(keywords) - {p.name for p in params}
+                    or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)):
+                raise ValueError(f"@{'bilinear' if bilinear else 'linear'}({func.__name__}) "
+                                 f"needs an op generated code can call (numpy, math, a builtin "
+                                 f"or a runtime helper), named parameters, and keywords among "
+                                 f"them; write @adjoint and @tangent templates otherwise")
+            for op in ops:
+                self._remember(op, name)
+                self.adjoints[self._key(op)] = Template(func, op, broadcasts, tuple_result)
+                tangent = AppliedTangent(func, op, broadcasts, ops[0], tuple(keywords),
+                                         bilinear)
+                self.tangents[self._key(op)] = tangent
+                if op not in _SYNTAX and call_spelling(op) is not None:
+                    self.linear_calls[call_spelling(op)] = tangent
+            return func
+        return register
+
+    def same_as(self, op, other):
+        """Register op with the templates of `other`, which computes the same function under
+        another name (np.linalg.outer and np.outer)."""
+        self._remember(op, None)
+        self.adjoints[self._key(op)] = self.adjoints[self._key(other)]
+        self.tangents[self._key(op)] = tangent = self.tangents[self._key(other)]
+        if isinstance(tangent, AppliedTangent) and call_spelling(op) is not None:
+            self.linear_calls[call_spelling(op)] = tangent
+
     def non_differentiable(self, *ops, name=None):
         """Declare ops whose result does not depend differentiably on their inputs (floor, argmax,
         comparisons, shape queries): they take part in code, their results are constants."""
@@ -239,14 +398,12 @@ class Registry:
     def linear_tangent(self, helper):
         """Register `d[out] = helper(d[first], rest...)` as the tangent template of helper."""
         params = list(inspect.signature(helper).parameters.values())
-        first, rest = params[0].name, params[1:]
+        first = params[0].name
         out = "out_"
         while out in {p.name for p in params}:
             out += "_"
         text = (f"def {helper.__name__}_tangent({out}, {str(inspect.signature(helper))[1:-1]}):\n"
-                f"    d[{out}] = {helper.__name__}(d[{first}]"
-                + "".join(f", {p.name}" if p.kind != p.KEYWORD_ONLY else f", {p.name}={p.name}"
-                          for p in rest) + ")\n")
+                f"    d[{out}] = {applied(helper, params, {first: f'd[{first}]'})}\n")
         namespace = {"__name__": helper.__module__}
         exec(text, namespace)
         func = namespace[f"{helper.__name__}_tangent"]
@@ -263,6 +420,11 @@ class Registry:
     def tangent_of(self, op):
         self.sync_helpers()
         return self.tangents.get(self._key(op))
+
+    def linear_call(self, spelling):
+        """The AppliedTangent of the linear or bilinear op that generated code calls as
+        `spelling` ("np.sum"), or None: it says which operands the op is linear in."""
+        return self.linear_calls.get(spelling)
 
     def is_nondifferentiable(self, op):
         self.sync_helpers()
@@ -309,6 +471,8 @@ adjoint = REGISTRY.adjoint
 tangent = REGISTRY.tangent
 non_differentiable = REGISTRY.non_differentiable
 diagonal = REGISTRY.diagonal
+linear = REGISTRY.linear
+bilinear = REGISTRY.bilinear
 
 
 def _spelling(name):

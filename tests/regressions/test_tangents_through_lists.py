@@ -40,3 +40,21 @@ def test_hessian_vector_product_through_restored_slices(disable):
     want = (gradient(X + h * V) - gradient(X - h * V)) / (2 * h)
     np.testing.assert_allclose(srcad.hvp(store_of_a_product, disable=disable)(X, V), want,
                                rtol=1e-6)
+
+
+def rows_of_the_same_array(A, k):
+    rows = []
+    for i in range(3):
+        rows.append(A)
+    return np.sum(rows) + k
+
+
+def test_hessian_through_a_list_whose_tangents_fold_to_zero():
+    """The gradient's brows = list(bt) holds zero tangents only (bt's folds away, so list(d[bt])
+    does too), yet `t = brows.pop()` in its loop must give t a tangent: a zero one (fuzz CI seed
+    20240715: NameError in hvp)."""
+    A = np.array([[-0.2, -0.8, 0.7], [0.3, 0.1, -0.9]])
+    for disable in (None, "all"):
+        np.testing.assert_array_equal(
+            srcad.hvp(rows_of_the_same_array, disable=disable)(A, 1, np.ones_like(A)),
+            np.zeros_like(A))

@@ -1,6 +1,7 @@
-"""Spec rows for templates/numpy_elementwise.py: every op on a Python float, a 0-d array and
-arrays, binary ops with numpy's broadcasting partners, draws inside each function's domain and
-away from kinks; order=2 rows check the hessians (they run the helpers' tangents)."""
+"""Spec rows for templates/numpy_elementwise.py and numpy_selections.py: every op on a Python
+float, a 0-d array and arrays, binary ops with numpy's broadcasting partners, draws inside each
+function's domain and away from kinks; order=2 rows check the hessians (they run the helpers'
+tangents)."""
 import numpy as np
 
 from specs import Arr, Spec

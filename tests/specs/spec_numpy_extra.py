@@ -1,8 +1,8 @@
 """Spec rows for the templates that were numpy_extra.py (numpy_sorting, numpy_calculus,
 numpy_signal, numpy_polynomial, numpy_statistics, numpy_layout, numpy_linalg_api, and the
-nan-reductions and scans of numpy_reductions): several shapes and axes per op, exact zeros, NaN
-entries and ties where the op has a convention for them; order=2 rows check the Hessian
-(forward mode over the generated gradient, which runs the helpers' tangents)."""
+nan-reductions and scans, now in numpy_nan_reductions and numpy_scans): several shapes and axes
+per op, exact zeros, NaN entries and ties where the op has a convention for them; order=2 rows
+check the Hessian (forward mode over the generated gradient, which runs the helpers' tangents)."""
 import numpy as np
 
 from specs import Arr, Spec

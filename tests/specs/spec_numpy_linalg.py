@@ -1,4 +1,4 @@
-"""Spec rows for templates/numpy_linalg.py: the products and numpy.linalg."""
+"""Spec rows for templates/numpy_products.py and numpy_linalg.py: the products and numpy.linalg."""
 import numpy as np
 
 from specs import Arr, Spec

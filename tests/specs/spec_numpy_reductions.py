@@ -1,6 +1,7 @@
-"""Spec rows for templates/numpy_reductions.py: every reduction over several shapes, with axis
-None, int, negative int and tuple, keepdims, ddof and weights; order=2 rows check the Hessian
-(forward mode over the generated gradient, which exercises the helpers' tangents)."""
+"""Spec rows for templates/numpy_reductions.py (and nansum, nanmean, cumsum and cumprod of
+numpy_nan_reductions.py and numpy_scans.py): every reduction over several shapes, with axis None,
+int, negative int and tuple, keepdims, ddof and weights; order=2 rows check the Hessian (forward
+mode over the generated gradient, which exercises the helpers' tangents)."""
 import numpy as np
 
 from specs import Arr, Spec
