@@ -40,7 +40,7 @@ import gast
 from ..analysis.shapes import _broadcast, common_char, expression_shape, reduction
 from .broadcasts import spread
 from .signs import drop_sign
-from ..syntax.naming import bound_counts, load_counts
+from ..syntax.naming import load_counts
 from ..syntax.nodes import call, constant_node
 
 _MAX_POWER = 4
@@ -115,23 +115,19 @@ def monomial(node, expand):
 
 
 class Cancel:
-    def __init__(self, fdef, derived, shape_of_name, float_of):
-        self.derived = derived
-        self.shape_of_name = shape_of_name
-        self.float_of = float_of  # name -> its float dtype character, or None (float_chars)
-        counts = bound_counts(fdef)
-        params = [a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
-        top = [s.targets[0].id for s in fdef.body if isinstance(s, gast.Assign)
-               and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)]
+    def __init__(self, facts):
+        self.derived = facts.derived
+        self.shape_of_name = facts.shape_of
+        self.float_of = facts.float_of  # name -> its float dtype character, or None
         # names whose value never changes once bound: parameters never rebound, and names
         # bound exactly once, at the top level (a name bound in a loop changes every turn)
-        self.stable = {p for p in params if counts.get(p) == 1} | {
-            t for t in top if counts.get(t) == 1}
-        self.order = {v: i for i, v in enumerate(params + top)}  # definition order
+        stable = [p for p in facts.params if facts.binds.get(p) == 1] + list(facts.top_once)
+        self.stable = set(stable)
+        self.order = {v: i for i, v in enumerate(stable)}  # definition order
         self.full = {}  # stable name bound to a monomial -> that monomial, fully expanded
         self.known = {}  # stable name -> its value, for names that are numbers at build time
         self.defined = []  # stable names bound to monomials so far (cover candidates)
-        self.loads = load_counts(fdef)  # (kept up to date by swap)
+        self.loads = dict(facts.loads)  # (kept up to date by swap)
 
     # the monomials ---------------------------------------------------------------------------
     def leaf(self, var):
@@ -375,8 +371,7 @@ def _same(mine, original):
     return mine == original
 
 
-def cancel_factors(fdef, derived, shape_of_name, float_of):
-    """Apply the pass to a generated function (see the module docstring). float_of(name): the
-    float dtype character of name's values, or None (shapes.float_chars)."""
-    Cancel(fdef, derived, shape_of_name, float_of).run(fdef.body)
+def cancel_factors(fdef, facts):
+    """The pass (see the module docstring)."""
+    Cancel(facts).run(fdef.body)
     return fdef

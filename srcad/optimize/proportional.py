@@ -305,21 +305,10 @@ def _written(stmt):
             and isinstance(n.ctx, (gast.Store, gast.Del))}
 
 
-def _counts(fdef):
-    loads, stores = {}, {}
-    for n in walk(fdef):
-        if isinstance(n, gast.Name):
-            table = loads if isinstance(n.ctx, gast.Load) else stores
-            table[n.id] = table.get(n.id, 0) + 1
-        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
-            loads[n.target.id] = loads.get(n.target.id, 0) + 1
-    return loads, stores
-
-
-def fold_proportional(fdef, tangents):
-    """Fold, in every block of fdef, the tangents (names in `tangents`) that scale one other."""
-    loads, stores = _counts(fdef)
-    _fold_block(fdef.body, set(tangents), loads, stores)
+def fold_proportional(fdef, facts):
+    """Fold, in every block of fdef, the tangents (facts.tangents) that scale one other."""
+    loads, stores = facts.reads_writes
+    _fold_block(fdef.body, set(facts.tangents), loads, stores)
     return fdef
 
 

@@ -16,7 +16,7 @@ Signs are exact in floating point, so the numbers are the same to the last bit.
 import gast
 
 from ..runtime import LINEAR_HELPERS
-from ..syntax.naming import bound_counts, names, parents
+from ..syntax.naming import names, parents
 
 _FACTOR_OPS = (gast.Mult, gast.Div)
 _SAFE = ("safe_mul", "safe_div")
@@ -53,16 +53,10 @@ def drop_sign(node):
 
 
 class SinkSigns:
-    def __init__(self, fdef, derived):
-        self.derived = derived
-        counts = bound_counts(fdef)
-        self.defs = {}  # name bound once at the top level -> its Assign
-        for stmt in fdef.body:
-            if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
-                    and isinstance(stmt.targets[0], gast.Name)
-                    and counts.get(stmt.targets[0].id) == 1):
-                self.defs[stmt.targets[0].id] = stmt
-        self.negated = [v for v, stmt in self.defs.items() if v in derived and isinstance(
+    def __init__(self, fdef, facts):
+        self.derived = facts.derived
+        self.defs = facts.top_once  # name bound once at the top level -> its Assign
+        self.negated = [v for v, stmt in self.defs.items() if v in self.derived and isinstance(
             stmt.value, gast.UnaryOp) and isinstance(stmt.value.op, gast.USub)]
         self.parent, self.reads = (parents(fdef), {}) if self.negated else ({}, {})
         for n in names(fdef) if self.negated else ():
@@ -140,7 +134,7 @@ class SinkSigns:
         self.parent[id(new)] = self.parent.get(id(old), holder)
 
 
-def sink_signs(fdef, derived):
-    """Apply the pass to a generated function (see the module docstring)."""
-    SinkSigns(fdef, derived).run()
+def sink_signs(fdef, facts):
+    """The pass (see the module docstring)."""
+    SinkSigns(fdef, facts).run()
     return fdef
