@@ -137,29 +137,40 @@ def facts_for(code, **static):
 
 
 def fingerprint(code, after):
-    """A hash of the code's content (to see whether a pass changed it), after checking that no
+    """What the code is made of, to see whether a pass changed it: its nodes (their identities,
+    in walk order, with how many children each has) and the names of Name nodes (the one field
+    passes rewrite in place; any other change makes or drops nodes). Checks on the way that no
     node is in two places: the passes rewrite nodes in place, so a shared one would be
     rewritten for two statements by a rewrite meant for one, silently (a number folded twice
     was 0.25 for 0.5). A shared node is an internal error."""
     seen, shared, parts = set(), [], []
-    for n in walk(code):
-        if isinstance(n, (gast.expr, gast.stmt)):
-            if id(n) in seen:
-                shared.append(n)
-            seen.add(id(n))
-        parts.append(type(n))
+    append, ast, name, checked = parts.append, gast.AST, gast.Name, (gast.expr, gast.stmt)
+    stack = [code]
+    while stack:
+        n = stack.pop()
+        key = id(n)
+        if key in seen and isinstance(n, checked):
+            shared.append(n)
+        seen.add(key)
+        append(key)
+        if type(n) is name:
+            append(n.id)
+            continue
+        size = len(stack)
         for field in n._fields:
             value = getattr(n, field, None)
             if type(value) is list:
-                parts.append(len(value))
-            elif not isinstance(value, gast.AST):
-                parts.append(repr(value) if type(value) is float else value)
+                stack.extend(v for v in value if isinstance(v, ast))
+                append(len(stack))  # (which list field each child is in)
+            elif isinstance(value, ast):
+                stack.append(value)
+        append(len(stack) - size)
     if shared:
         raise AssertionError(f"srcad internal error: after {after}, {len(shared)} nodes of the "
                              f"generated code are in two places, e.g. "
                              f"{gast.dump(shared[0])[:80]}; the pass must clone what it "
                              f"copies")
-    return hash(tuple(parts))
+    return parts
 
 
 def unshared(code, after):
@@ -170,32 +181,39 @@ def unshared(code, after):
 
 def run_passes(code, passes, build, facts, stop=None):
     """Run the passes (Pass and Group entries, in order) that run for this build over code;
-    stop: the stage to stop after (a pass's or a group's name). Returns the code."""
+    stop: the stage to stop after (a pass's or a group's name). Returns the code. The code is
+    checked and fingerprinted after each entry (a group as a whole); within a group a pass
+    keeps only the facts it declares."""
     facts.about(code)
-    state = {"print": fingerprint(code, "the derivative pass")}
+    before = fingerprint(code, "the derivative pass")
 
-    def one(entry):
-        nonlocal code
+    def one(entry, checked):
+        nonlocal code, before
         if entry.runs(build):
             facts._allowed = entry.needs
             try:
                 code = entry.run(code, facts)
             finally:
                 facts._allowed = None
-            now = fingerprint(code, entry.name)
-            if now != state["print"]:
+            now = fingerprint(code, entry.name) if checked else None
+            if now is None or now != before:
                 facts.changed(code, entry.keeps)
-                state["print"] = now
+                before = now if now is not None else before
         return entry.name == stop
 
     for entry in passes:
-        if isinstance(entry, Group):
-            if entry.runs(build):
-                for member in entry.passes:
-                    if one(member):
-                        return code
-            if entry.name == stop:
+        if not isinstance(entry, Group):
+            if one(entry, True):
                 return code
-        elif one(entry):
+            continue
+        if entry.runs(build):
+            for member in entry.passes:
+                if one(member, False):
+                    return unshared(code, member.name)
+            now = fingerprint(code, entry.name)
+            if now != before:
+                facts.changed(code, ())  # (the members dropped what they did not keep)
+                before = now
+        if entry.name == stop:
             return code
     return code
