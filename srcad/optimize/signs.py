@@ -15,41 +15,8 @@ Signs are exact in floating point, so the numbers are the same to the last bit.
 """
 import gast
 
-from ..runtime import LINEAR_HELPERS
 from ..syntax.naming import names, parents
-
-_FACTOR_OPS = (gast.Mult, gast.Div)
-_SAFE = ("safe_mul", "safe_div")
-_LINEAR_NUMPY = ("dot", "matmul", "outer", "inner", "vdot")  # linear in each argument
-
-
-def _is_factor_of(parent, child):
-    """Whether parent is odd in child (the sign of child is the sign of parent): a product or
-    quotient of it, its sum (x.sum(...)), a matrix product of it, a runtime helper linear in
-    it (its first argument)."""
-    if isinstance(parent, gast.BinOp) and isinstance(parent.op, _FACTOR_OPS):
-        return child is parent.left or child is parent.right
-    if not isinstance(parent, gast.Call) or not any(child is a for a in parent.args):
-        return isinstance(parent, gast.Call) and isinstance(parent.func, gast.Attribute) and (
-            parent.func.value is child and parent.func.attr == "sum")
-    func = parent.func
-    if isinstance(func, gast.Name):
-        return (func.id in _SAFE and len(parent.args) == 2 and not parent.keywords) or (
-            func.id in LINEAR_HELPERS and child is parent.args[0])
-    return (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
-            and func.value.id == "np" and func.attr in _LINEAR_NUMPY
-            and len(parent.args) == 2 and not parent.keywords)
-
-
-def drop_sign(node):
-    """Remove the unary minus heading a product or quotient (-a * b / c); whether there was one."""
-    parent = None
-    while isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Div)):
-        parent, node = node, node.left
-    if parent is None or not (isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub)):
-        return False
-    parent.left = node.operand
-    return True
+from .algebra import odd_in
 
 
 class SinkSigns:
@@ -67,7 +34,7 @@ class SinkSigns:
         """The largest product or quotient node is a factor of (node itself if none)."""
         while True:
             parent = self.parent.get(id(node))
-            if parent is None or not _is_factor_of(parent, node):
+            if parent is None or not odd_in(parent, node):
                 return node
             node = parent
 
