@@ -92,8 +92,8 @@ def disabled_passes(disable):
 # proportional in forward mode; simplify is constants, copies and dead_code; resimplify:
 # simplify again after cancel, broadcasts and factor). derivative: as the templates wrote it
 IMPROVE_STAGES = stages()
-STAGES = ("parse", "resolve", "check", "desugar", "anf", "activity", "derivative",
-          *IMPROVE_STAGES, "optimize", "emit")
+STAGES = ("parse", "resolve", "check", "desugar", "unroll", "anf", "invariance", "activity",
+          "derivative", *IMPROVE_STAGES, "optimize", "emit")
 KINDS = {"reverse": ("grad", "value_and_grad", "vjp", "adjoint", "record", "backward"),
          "forward": ("jvp", "tangent", "grad")}
 # adjoint / tangent: the derivatives of callees, called from other generated code (see calls.py)
@@ -241,6 +241,8 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
     if example is not None and "unroll" not in disabled:  # short loops over the signature's
         unroll_loops(fdef, *example)  # ranges written out (the code is keyed by that
         # signature), then versioned like the rest
+    if stage == "unroll":
+        return function_source(fdef)
     fdef = version(fdef, parameter_names(fdef) + [a.id for a in fdef.args.kwonlyargs],
                    namer.fresh)
     if stage == "anf":
@@ -265,8 +267,11 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
                              f"{', '.join(complex_values[:3])} are complex here",
                          hint="pass the real and imaginary parts as real arrays and compute "
                               "with them")
-    if mode == "reverse" and shapes and "invariance" not in disabled:  # values the output does
-        activity.useful -= inert_names(fdef, shapes, floats)  # not depend on: constants
+    inert = inert_names(fdef, shapes, floats) if (  # values the output does not depend on:
+        mode == "reverse" and shapes and "invariance" not in disabled) else set()  # constants
+    activity.useful -= inert
+    if stage == "invariance":
+        return function_source(fdef) + f"# not differentiated: {', '.join(sorted(inert))}\n"
     singular = singular_names(fdef, shapes, kinds, floats) if (
         mode == "reverse" and kind in ("grad", "value_and_grad")
         and "singular" not in disabled) else {}
