@@ -3,10 +3,11 @@
     frontend/  parse -> lift -> resolve -> fence -> desugar -> control -> anf -> [unroll]
                -> anf's versions -> mutation fence
     analysis/  activity -> (shape probe, [keep dtypes]) -> [invariance, singular points]
-    modes/     forward (-> proportional tangents folded) | reverse
-    optimize/  simplify -> [cancel factors -> sink broadcasts -> common factors -> simplify]
+    modes/     forward | reverse
+    optimize/  (forward: proportional tangents folded) -> simplify (constants, copies, dead
+               code) -> [cancel factors -> sink broadcasts -> common factors -> simplify]
                -> sink signs -> in place -> [singular guards] -> [batch outer products]
-               -> [strength reduction]
+               -> [strength reduction]       (optimize/passes.py, run by optimize/manager.py)
     backend/   emit                                       ([...]: shape-specialized builds only)
 
 `build(func, mode, wrt, kind)` runs them all and returns a Built (the generated module source
