@@ -3,10 +3,11 @@
     frontend/  parse -> lift -> resolve -> statements -> fence -> desugar -> control -> anf -> [unroll]
                -> anf's versions -> mutation fence
     analysis/  activity -> (shape probe, [keep dtypes]) -> [invariance, singular points]
-    modes/     forward (-> proportional tangents folded) | reverse
-    optimize/  simplify -> [cancel factors -> sink broadcasts -> common factors -> simplify]
+    modes/     forward | reverse
+    optimize/  (forward: proportional tangents folded) -> simplify (constants, copies, dead
+               code) -> [cancel factors -> sink broadcasts -> common factors -> simplify]
                -> sink signs -> in place -> [singular guards] -> [batch outer products]
-               -> [strength reduction]
+               -> [strength reduction]       (optimize/passes.py, run by optimize/manager.py)
     backend/   emit                                       ([...]: shape-specialized builds only)
 
 `build(func, mode, wrt, kind)` runs them all and returns a Built (the generated module source
@@ -20,7 +21,7 @@ import gast
 
 from .analysis.activity import analyze
 from .analysis.invariance import inert_names
-from .analysis.shapes import float_chars, probe
+from .analysis.shapes import probe
 from .backend.emit import function_source, module_text
 from .backend.files import write_module
 from .errors import SrcadError
@@ -38,18 +39,13 @@ from .frontend.unroll import unroll_loops
 from .modes.forward import Forward
 from .modes.reverse import Reverse
 from .modes.split import split_half
-from .optimize.broadcasts import sink_broadcasts
-from .optimize.cancel import cancel_factors
-from .optimize.factor import factor_contributions
-from .optimize.inplace import in_place
-from .optimize.outer import batch_outer_products
-from .optimize.signs import sink_signs
-from .optimize.simplify import optimize
-from .optimize.singular import drop_singular_guards, singular_names
-from .optimize.strength import reduce_strength
+from .optimize.manager import Build, Facts, run_passes, unshared  # noqa: F401 (unshared:
+# the check after every pass, for tests)
+from .optimize.passes import PIPELINE, stages
+from .optimize.singular import singular_names
 from .rules.calls import CALLEE_KINDS, derivative_name
 from .runtime import HELPERS
-from .syntax.naming import Namer, shared_nodes, walk
+from .syntax.naming import Namer, walk
 from .version import __version__
 
 # The optimizations, in the order they run; each can be switched off by name (build's
@@ -94,12 +90,12 @@ def disabled_passes(disable):
     return frozenset(names)
 
 
-# the optimizations improve() runs, in order, each a stage of its own (resimplify: simplify
-# again after cancel, broadcasts and factor)
-IMPROVE_STAGES = ("simplify", "cancel", "broadcasts", "factor", "resimplify", "signs",
-                  "inplace", "singular", "outer", "strength")
-STAGES = ("parse", "resolve", "check", "desugar", "anf", "activity", "derivative",
-          *IMPROVE_STAGES, "optimize", "emit")
+# the optimizations improve() runs, in order, each a stage of its own (optimize/passes.py:
+# proportional in forward mode; simplify is constants, copies and dead_code; resimplify:
+# simplify again after cancel, broadcasts and factor). derivative: as the templates wrote it
+IMPROVE_STAGES = stages()
+STAGES = ("parse", "resolve", "check", "desugar", "unroll", "anf", "invariance", "activity",
+          "derivative", *IMPROVE_STAGES, "optimize", "emit")
 KINDS = {"reverse": ("grad", "value_and_grad", "vjp", "adjoint", "record", "backward"),
          "forward": ("jvp", "tangent", "grad")}
 # adjoint / tangent: the derivatives of callees, called from other generated code (see calls.py)
@@ -177,15 +173,15 @@ def wrt_names(fdef, wrt, info, kind=None):
 
 def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, singular=None,
             disabled=frozenset(), stop=None):
-    """The passes after the derivative is written: optimize (constants, copies, dead code); in
-    reverse mode sink signs and in place; and where the probe knows shapes, cancel factors,
-    sink broadcasts, common factors (then optimize again), drop singular guards (singular:
-    singular.singular_names, gradients only), batch outer products and reduce strength. What
-    they may assume comes from the probe (floats: names bound to floats; kinds: which are
-    arrays) and from the seed: a gradient's adjoints are all floats (a vjp's seed may be an
-    int). Each pass's result is checked for nodes in two places (unshared). stop: the name of
-    the pass (IMPROVE_STAGES) to stop after, for srcad.source(f, stage=...)."""
-    unshared(derivative, "the derivative pass")
+    """The passes after the derivative is written (optimize/passes.py's PIPELINE, run by
+    optimize/manager.py): in forward mode fold proportional tangents; optimize (constants,
+    copies, dead code); in reverse mode sink signs and in place; and where the probe knows
+    shapes, cancel factors, sink broadcasts, common factors (then optimize again), drop
+    singular guards (singular: singular.singular_names, gradients only), batch outer products
+    and reduce strength. What they may assume comes from the probe (floats: names bound to
+    floats; kinds: which are arrays) and from the seed: a gradient's adjoints are all floats (a
+    vjp's seed may be an int). Each pass's result is checked for nodes in two places
+    (unshared). stop: the stage (IMPROVE_STAGES) to stop after, for srcad.source(f, stage=...)."""
     inexact = set(floats)
     # derivative names bound once to a number (a seed: bout = 1.0, dx = 1.0) are propagated
     derived = set(namer.adjoints.values()) | set(namer.tangents.values()) | getattr(
@@ -198,54 +194,18 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, singu
     if mode == "reverse":  # an adjoint is shaped like its value (one of an array is an array)
         arrays |= {namer.adjoints[v] for v in arrays if v in namer.adjoints}
         float64 |= {namer.adjoints[v] for v in float64 if v in namer.adjoints} if seeded else set()
-    steps = {name for name in ("constants", "copies", "dead_code") if name not in disabled}
-    shares = getattr(builder, "shares", None)
-    shape_of = builder.shape_of_name if shapes and mode == "reverse" else None
     adjoint_of = {adjoint: var for var, adjoint in namer.adjoints.items()}
 
     def probed(name):  # the float dtype the probe saw (an adjoint's: its value's)
         return floats.get(name) or floats.get(adjoint_of.get(name)) or None
-
-    def simplify(code):
-        return optimize(code, derived, inexact, arrays, float64, steps, shares)
-    reverse, on = mode == "reverse", lambda name: name not in disabled
-    passes = (  # (stage name, whether it runs for this build, the pass), in the order they run
-        ("simplify", True, simplify),
-        ("cancel", reverse and shapes and on("cancel"), lambda code: cancel_factors(
-            code, derived, shape_of, float_chars(code, probed))),
-        ("broadcasts", reverse and shapes and on("broadcasts"), lambda code: sink_broadcasts(
-            code, shape_of, namer.fresh, builder.local_shapes)),
-        ("factor", reverse and shapes and on("factor"), lambda code: factor_contributions(
-            code, derived, shape_of, float_chars(code, probed))),
-        ("resimplify", reverse and shapes, simplify),
-        ("signs", reverse and on("signs"), lambda code: sink_signs(code, derived)),
-        ("inplace", reverse and on("inplace"), lambda code: in_place(
-            code, shape_of if seeded else None)),
-        ("singular", bool(singular), lambda code: drop_singular_guards(code, singular)),
-        ("outer", reverse and shapes and on("outer"), lambda code: batch_outer_products(
-            code, shape_of, namer.fresh_name)),
-        ("strength", shapes and on("strength"), lambda code: reduce_strength(
-            code, inexact & arrays, shapes, arrays)),
-    )
-    for name, runs, run in passes:
-        if runs:
-            derivative = unshared(run(derivative), name)
-        if name == stop:
-            break
-    return derivative
-
-
-def unshared(fdef, after):
-    """fdef, if no node of it is in two places (syntax.naming.shared_nodes): the passes rewrite
-    nodes in place, so a shared one would be rewritten for two statements by a rewrite meant
-    for one, silently (a number folded twice was 0.25 for 0.5). Else an internal error."""
-    shared = shared_nodes(fdef)
-    if shared:
-        raise AssertionError(f"srcad internal error: after {after}, {len(shared)} nodes of the "
-                             f"generated code are in two places, e.g. "
-                             f"{gast.dump(shared[0])[:80]}; the pass must clone what it "
-                             f"copies")
-    return fdef
+    facts = Facts(dict(
+        derived=derived, inexact=inexact, arrays=arrays, float64=float64, probed=probed,
+        shape_of=builder.shape_of_name if shapes and mode == "reverse" else None,
+        shapes=shapes, shares=getattr(builder, "shares", None), fresh=namer.fresh,
+        fresh_name=namer.fresh_name, new_shapes=getattr(builder, "local_shapes", None),
+        tangents=set(namer.tangents.values()), seeded=seeded, singular=singular or {}))
+    build = Build(mode, kind, shapes, disabled, singular)
+    return run_passes(derivative, PIPELINE, build, facts, stop)
 
 
 def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
@@ -290,6 +250,8 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
     if example is not None and "unroll" not in disabled:  # short loops over the signature's
         unroll_loops(fdef, *example)  # ranges written out (the code is keyed by that
         # signature), then versioned like the rest
+    if stage == "unroll":
+        return function_source(fdef)
     fdef = version(fdef, parameter_names(fdef) + [a.id for a in fdef.args.kwonlyargs],
                    namer.fresh)
     if stage == "anf":
@@ -314,8 +276,11 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
                              f"{', '.join(complex_values[:3])} are complex here",
                          hint="pass the real and imaginary parts as real arrays and compute "
                               "with them")
-    if mode == "reverse" and shapes and "invariance" not in disabled:  # values the output does
-        activity.useful -= inert_names(fdef, shapes, floats)  # not depend on: constants
+    inert = inert_names(fdef, shapes, floats) if (  # values the output does not depend on:
+        mode == "reverse" and shapes and "invariance" not in disabled) else set()  # constants
+    activity.useful -= inert
+    if stage == "invariance":
+        return function_source(fdef) + f"# not differentiated: {', '.join(sorted(inert))}\n"
     singular = singular_names(fdef, shapes, kinds, floats) if (
         mode == "reverse" and kind in ("grad", "value_and_grad")
         and "singular" not in disabled) else {}
@@ -329,7 +294,6 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
     builder = (Reverse if mode == "reverse" else Forward)(fdef, scope, info, namer, activity,
                                                           names, kind, shapes, kinds,
                                                           floats)
-    builder.fold = "proportional" not in disabled
     builder.shares = shares  # names that may share storage (views): mutation.py
     derivative = builder.build()
     if stage == "derivative":

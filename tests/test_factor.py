@@ -10,6 +10,7 @@ import pytest
 
 from generated import check, code
 from srcad.optimize.factor import factor_contributions
+from srcad.optimize.manager import facts_for
 
 
 
@@ -48,7 +49,8 @@ def test_a_scalar_name_factors_too(rng):
 def _rewrite(source, derived, scalars=()):
     fdef = gast.parse(textwrap.dedent(source)).body[0]
     shapes = {v: () for v in scalars}
-    factor_contributions(fdef, set(derived), shapes.get, lambda name: "d")
+    factor_contributions(fdef, facts_for(fdef, derived=set(derived), shape_of=shapes.get,
+                                         probed=lambda name: "d"))
     return astor.to_source(gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[])))
 
 

@@ -14,6 +14,7 @@ import pytest
 
 import srcad
 from srcad.backend.emit import function_source
+from srcad.optimize.manager import facts_for
 from srcad.optimize.proportional import fold_proportional
 from srcad.syntax.nodes import comment
 
@@ -39,7 +40,7 @@ def fold(source, tangents):
             out.append(stmt)
         return out
     fdef.body = comments(fdef.body)
-    return function_source(fold_proportional(fdef, tangents))
+    return function_source(fold_proportional(fdef, facts_for(fdef, tangents=set(tangents))))
 
 
 def same(source):

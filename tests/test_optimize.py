@@ -10,7 +10,8 @@ import pytest
 
 import golden_functions
 import srcad
-from srcad.optimize.simplify import FoldConstants, propagate_constants, propagate_copies
+from srcad.optimize.copies import propagate_copies
+from srcad.optimize.simplify import FoldConstants, propagate_constants
 from srcad.pipeline import build
 
 

@@ -11,13 +11,14 @@ import pytest
 import srcad
 from srcad.syntax.naming import clone
 from srcad.runtime import HELPERS
+from srcad.optimize.manager import facts_for
 from srcad.optimize.signs import sink_signs
 
 
 def _rewrite(source, derived):
     fdef = gast.parse(textwrap.dedent(source)).body[0]
     before = clone(fdef)
-    sink_signs(fdef, set(derived))
+    sink_signs(fdef, facts_for(fdef, derived=set(derived)))
     return before, fdef
 
 

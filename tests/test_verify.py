@@ -6,6 +6,7 @@ import pytest
 
 import srcad
 from srcad import pipeline
+from srcad.optimize import passes
 
 
 def softplus_sum(x, w):
@@ -61,9 +62,10 @@ def _flip_first_contribution(fdef, *args, **kwargs):
 
 
 def test_verify_names_the_pass_that_broke_the_derivative(monkeypatch):
-    real = pipeline.sink_signs
-    monkeypatch.setattr(pipeline, "sink_signs",
-                        lambda fdef, derived: _flip_first_contribution(real(fdef, derived)))
+    signs = passes.by_name("signs")
+    real = signs.run
+    monkeypatch.setattr(signs, "run", lambda fdef, facts: _flip_first_contribution(
+        real(fdef, facts)))
 
     def g(x, w):  # (a function of its own: derivatives are cached per function)
         return np.sum(np.log(1.0 + np.exp(x * w))) - np.sum(x * x)
@@ -77,7 +79,7 @@ def test_verify_catches_a_call_that_changes_its_arguments(monkeypatch):
         store = gast.parse("x[0] = 99.0").body[0]
         fdef.body.insert(len(fdef.body) - 1, store)
         return fdef
-    monkeypatch.setattr(pipeline, "reduce_strength", lambda fdef, *a: store_into_x(fdef))
+    monkeypatch.setattr(passes.by_name("strength"), "run", lambda fdef, facts: store_into_x(fdef))
 
     def h(x, w):
         return np.sum(x * w)

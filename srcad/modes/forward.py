@@ -11,7 +11,8 @@
 
 Tangents of constants are symbolic zeros folded away at build time; a value whose tangent folds
 to zero gets no tangent at all. Tangents that only scale one other tangent are then folded into
-the statement that reads them (proportional.py): dx = dx * (3.7 * t3 - t2).
+the statement that reads them (optimize/proportional.py, the pipeline's first pass after this
+one): dx = dx * (3.7 * t3 - t2).
 
 kind "grad" is the gradient of a function of one float, by forward mode: the same sweep with the
 tangent of that parameter seeded in the body (dx = 1.0) instead of passed in, so it is called
@@ -26,7 +27,6 @@ import numpy as np
 from ..errors import SrcadError
 from ..frontend.anf import assigned_in_blocks
 from ..optimize.inplace import is_fresh
-from ..optimize.proportional import fold_proportional
 from ..rules import operations
 from ..rules.calls import bind, Dependencies, is_user_function, positional_params
 from ..rules.instantiate import instantiate, materialize_zeros, operand_id, simplify_zeros, Zero
@@ -315,9 +315,7 @@ class Forward:
         if seed and not any(seed[-1].targets[0].id in loaded_names(s) for s in body):
             body = body[len(seed):]  # the output does not depend on x
         fdef.body = body
-        if not getattr(self, "fold", True):
-            return fdef
-        return fold_proportional(fdef, self.namer.tangents.values())
+        return fdef
 
     def seed(self):
         """The gradient with respect to one float: its tangent is 1."""

@@ -24,7 +24,7 @@ dead code:
 import gast
 
 from ..analysis.shapes import expression_shape, outside_factors, reduction
-from ..syntax.naming import bound_counts, clone, load_counts, names_in
+from ..syntax.naming import bound_counts, clone, names_in
 from ..syntax.nodes import call, constant_node
 
 _ELEMENTWISE = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
@@ -237,9 +237,10 @@ class SinkBroadcasts:
         return stmts
 
 
-def sink_broadcasts(fdef, shape_of_name, fresh_name=None, new_shapes=None):
-    """Apply the pass to a generated function (see the module docstring). fresh_name(hint): a
-    new name, for a spread value read several times (computed once, unspread), whose shape goes
-    into the dict new_shapes (which shape_of_name must read)."""
-    SinkBroadcasts(shape_of_name, fresh_name, load_counts(fdef), new_shapes).block(fdef.body, True)
+def sink_broadcasts(fdef, facts):
+    """The pass (see the module docstring). facts.fresh(hint): a new name, for a spread value
+    read several times (computed once, unspread), whose shape goes into the dict
+    facts.new_shapes (which facts.shape_of reads)."""
+    SinkBroadcasts(facts.shape_of, facts.fresh, facts.loads, facts.new_shapes).block(fdef.body,
+                                                                                   True)
     return fdef

@@ -11,8 +11,9 @@ through x / (x / s) in x log(x / s) it is s.
     bt1 = bt2 * c                                   bc = 3.0 / c
     bc = (bt2 * t1).sum(axis=(0,), keepdims=True)
 
-A value is a monomial, coefficient * product of names ** integer powers, when it is written with
-* / unary - and ** by a small integer (and safe_mul, safe_div). The names it is made of are
+A value is a monomial, coefficient * product of names ** integer powers (an algebra.Term with
+one power per name), when it is written with * / unary - and ** by a small integer (and
+safe_mul, safe_div). The names it is made of are
 expanded through the monomials they are bound to (names bound once, at the top level, so their
 values never change), down to names that are not monomials (parameters, np.log(...), a sum);
 when the powers of some name cancel, the statement is rewritten as the reduced monomial, built
@@ -38,108 +39,53 @@ import math
 import gast
 
 from ..analysis.shapes import _broadcast, common_char, expression_shape, reduction
+from .algebra import (Term, binop, chain, drop_head_sign, finite_nonzero, name_node, negated,
+                      power_node, read_product, write)
 from .broadcasts import spread
-from .signs import drop_sign
-from ..syntax.naming import bound_counts, load_counts
+from ..syntax.naming import load_counts
 from ..syntax.nodes import call, constant_node
 
 _MAX_POWER = 4
-_SAFE = {"safe_mul": gast.Mult, "safe_div": gast.Div}
 _SAFE_COST = 3  # a strong-zero helper call costs a few plain operations
 
 
-class Monomial:
-    """coef * prod(name ** power); guarded: made with safe_mul / safe_div; ops: operations."""
-
-    __slots__ = ("coef", "powers", "guarded", "ops")
-
-    def __init__(self, coef=1, powers=None, guarded=False, ops=0):
-        self.coef = coef
-        self.powers = powers or {}
-        self.guarded = guarded
-        self.ops = ops
-
-    def times(self, other, power=1):
-        powers = dict(self.powers)
-        for var, p in other.powers.items():
-            total = powers.get(var, 0) + power * p
-            if total:
-                powers[var] = total
-            else:
-                powers.pop(var, None)
-        coef = self.coef * other.coef if power == 1 else self.coef / other.coef if (
-            power == -1) else self.coef * other.coef ** power
-        return Monomial(coef, powers, self.guarded or other.guarded, self.ops + other.ops)
-
-    @property
-    def mass(self):
-        return sum(abs(p) for p in self.powers.values())
-
-
-def _finite_nonzero(value):
-    return type(value) in (int, float) and value != 0 and math.isfinite(value)
-
-
 def monomial(node, expand):
-    """The Monomial an expression is, names read through expand(name), or None."""
+    """The monomial (a merged algebra.Term of names) an expression is, names read through
+    expand(name), or None."""
+    return read_product(node, lambda leaf: _leaf(leaf, expand), powers=_MAX_POWER, safe=True,
+                        merge=True, safe_cost=_SAFE_COST)
+
+
+def _leaf(node, expand):
     if isinstance(node, gast.Name):
         return expand(node.id)
     if isinstance(node, gast.Constant):
-        return Monomial(node.value) if _finite_nonzero(node.value) else None
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        inner = monomial(node.operand, expand)
-        return inner and Monomial(-inner.coef, inner.powers, inner.guarded, inner.ops + 1)
-    op, left, right, guarded = None, None, None, False
-    if isinstance(node, gast.BinOp):
-        op, left, right = node.op, node.left, node.right
-    elif (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
-          and node.func.id in _SAFE and len(node.args) == 2 and not node.keywords):
-        op, (left, right), guarded = _SAFE[node.func.id](), node.args, True
-    if isinstance(op, gast.Pow):
-        base = monomial(left, expand)
-        if base is None or not (isinstance(right, gast.Constant) and type(right.value) is int
-                                and 0 < abs(right.value) <= _MAX_POWER):
-            return None
-        out = Monomial().times(base, right.value)
-        out.ops += 1
-        return out
-    if not isinstance(op, (gast.Mult, gast.Div)):
-        return None
-    a, b = monomial(left, expand), monomial(right, expand)
-    if a is None or b is None:
-        return None
-    out = a.times(b, 1 if isinstance(op, gast.Mult) else -1)
-    out.guarded |= guarded
-    out.ops += _SAFE_COST if guarded else 1
-    return out
+        return Term(node.value) if finite_nonzero(node.value) else None
+    return None
 
 
 class Cancel:
-    def __init__(self, fdef, derived, shape_of_name, float_of):
-        self.derived = derived
-        self.shape_of_name = shape_of_name
-        self.float_of = float_of  # name -> its float dtype character, or None (float_chars)
-        counts = bound_counts(fdef)
-        params = [a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
-        top = [s.targets[0].id for s in fdef.body if isinstance(s, gast.Assign)
-               and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)]
+    def __init__(self, facts):
+        self.derived = facts.derived
+        self.shape_of_name = facts.shape_of
+        self.float_of = facts.float_of  # name -> its float dtype character, or None
         # names whose value never changes once bound: parameters never rebound, and names
         # bound exactly once, at the top level (a name bound in a loop changes every turn)
-        self.stable = {p for p in params if counts.get(p) == 1} | {
-            t for t in top if counts.get(t) == 1}
-        self.order = {v: i for i, v in enumerate(params + top)}  # definition order
+        stable = [p for p in facts.params if facts.binds.get(p) == 1] + list(facts.top_once)
+        self.stable = set(stable)
+        self.order = {v: i for i, v in enumerate(stable)}  # definition order
         self.full = {}  # stable name bound to a monomial -> that monomial, fully expanded
         self.known = {}  # stable name -> its value, for names that are numbers at build time
         self.defined = []  # stable names bound to monomials so far (cover candidates)
-        self.loads = load_counts(fdef)  # (kept up to date by swap)
+        self.loads = dict(facts.loads)  # (kept up to date by swap)
 
     # the monomials ---------------------------------------------------------------------------
     def leaf(self, var):
-        return Monomial(1, {var: 1})
+        return Term(1, ((var, 1),))
 
     def expanded(self, var):
         full = self.full.get(var)
-        return Monomial(full.coef, full.powers, full.guarded) if full else self.leaf(var)
+        return Term(full.coef, full.factors, full.guarded) if full else self.leaf(var)
 
     def shape(self, node):
         return expression_shape(node, self.shape_of_name)
@@ -156,7 +102,7 @@ class Cancel:
             return
         spread_value = spread(value)  # np.full(S, v): v, as far as products go
         value = spread_value[1] if spread_value else value
-        if isinstance(value, gast.Constant) and _finite_nonzero(value.value):
+        if isinstance(value, gast.Constant) and finite_nonzero(value.value):
             self.known[var] = value.value
         full = monomial(value, self.expanded)
         if full is None or (not full.powers and var in self.known and not spread_value):
@@ -170,7 +116,7 @@ class Cancel:
             number = full.coef
             for v, p in zip(value_of, full.powers.values()):
                 number *= float(v) ** p
-            if _finite_nonzero(number):
+            if finite_nonzero(number):
                 self.known[var] = number
 
     # the rewrite -----------------------------------------------------------------------------
@@ -230,50 +176,34 @@ class Cancel:
         return factors + leaves, coef
 
     def write(self, coef, factors, guarded):
-        """(expression, operation count) of coef * prod(name ** power)."""
-        def power(var, p):
-            node = gast.Name(id=var, ctx=gast.Load(), annotation=None, type_comment=None)
-            return node if abs(p) == 1 else gast.BinOp(left=node, op=gast.Pow(),
-                                                       right=constant_node(abs(p)))
-
-        def product(items):
-            out = None
-            for var, p in items:
-                term = power(var, p)
-                out = term if out is None else gast.BinOp(left=out, op=gast.Mult(), right=term)
-            return out
-
+        """(expression, operation count) of coef * prod(name ** power): algebra.write's
+        spelling, with safe_mul / safe_div where a factor that may be 0 meets one that may be
+        inf (numbers known at build time are neither)."""
         up = [(v, p) for v, p in factors if p > 0]
         down = [(v, p) for v, p in factors if p < 0]
         ops = sum(1 for _, p in factors if abs(p) > 1) + max(len(up) - 1, 0) + max(
-            len(down) - 1, 0) + (1 if down else 0)
-        negate = coef < 0
-        coef = -coef if negate else coef
-        number = None
-        if not up or coef != 1:
-            number = constant_node(float(coef) if not up or type(coef) is float else coef)
-            ops += 1 if up else 0
+            len(down) - 1, 0) + (1 if down else 0) + (1 if up and abs(coef) != 1 else 0) + (
+            1 if coef < 0 else 0)
         unknown_up = [v for v, _ in up if v not in self.known]
         unknown_down = [v for v, _ in down if v not in self.known]
-        guard = guarded and unknown_up and len(unknown_up) + len(unknown_down) >= 2
-        if guard and not (down and unknown_down):  # a product of factors that may be 0 * inf
-            first, rest = power(*up[0]), product(up[1:])
-            rest = number if rest is None else rest if number is None else gast.BinOp(
-                left=number, op=gast.Mult(), right=rest)
-            numerator = call(["safe_mul"], _negated(first) if negate else first, rest)
+        if not (guarded and unknown_up and len(unknown_up) + len(unknown_down) >= 2):
+            return write(Term(coef, factors), grouped=True, each=False, float_alone=True,
+                         sign_inside=True)[1], ops
+        if down and unknown_down:
+            numerator = write(Term(coef, up), grouped=True, sign_inside=True)[1]
+        else:  # a product of factors that may be 0 * inf
+            magnitude = -coef if coef < 0 else coef
+            first, *others = (power_node(name_node(v), p) for v, p in up)
+            rest = chain(others)
+            if magnitude != 1:
+                number = constant_node(magnitude)
+                rest = number if rest is None else binop(number, gast.Mult(), rest)
+            numerator = call(["safe_mul"], negated(first) if coef < 0 else first, rest)
             ops += _SAFE_COST - 1
-        else:
-            numerator = product(up)
-            numerator = number if numerator is None else numerator if number is None else (
-                gast.BinOp(left=number, op=gast.Mult(), right=numerator))
-            if negate:
-                numerator = _negated(numerator)
-        ops += 1 if negate else 0
         if not down:
             return numerator, ops
-        if guard:
-            return call(["safe_div"], numerator, product(down)), ops + _SAFE_COST - 1
-        return gast.BinOp(left=numerator, op=gast.Div(), right=product(down)), ops
+        denominator = chain([power_node(name_node(v), p) for v, p in down])
+        return call(["safe_div"], numerator, denominator), ops + _SAFE_COST - 1
 
     def visit(self, node, fits):
         """node with its monomial parts reduced; fits(shape, original shape) says whether a
@@ -297,7 +227,7 @@ class Cancel:
                 setattr(node, field, self.visit(getattr(node, field), lambda mine, orig: (
                     theirs is not None and _broadcast([mine, theirs]) == _broadcast(
                         [orig, theirs]))))
-            if drop_sign(node.right):  # a + -b * c  ->  a - b * c
+            if drop_head_sign(node.right):  # a + -b * c  ->  a - b * c
                 node.op = gast.Sub() if isinstance(node.op, gast.Add) else gast.Add()
             return node
         for field, value in gast.iter_fields(node):
@@ -335,7 +265,7 @@ class Cancel:
                 stmt.value = self.visit(stmt.value, lambda mine, orig: (
                     theirs is not None and _broadcast([mine, theirs]) == theirs == _broadcast(
                         [orig, theirs])))
-                if drop_sign(stmt.value):  # bx += -a * b  ->  bx -= a * b
+                if drop_head_sign(stmt.value):  # bx += -a * b  ->  bx -= a * b
                     stmt.op = gast.Sub() if isinstance(stmt.op, gast.Add) else gast.Add()
 
     def statement_value(self, var, value):
@@ -367,16 +297,11 @@ class Cancel:
         return new
 
 
-def _negated(node):
-    return gast.UnaryOp(op=gast.USub(), operand=node)
-
-
 def _same(mine, original):
     return mine == original
 
 
-def cancel_factors(fdef, derived, shape_of_name, float_of):
-    """Apply the pass to a generated function (see the module docstring). float_of(name): the
-    float dtype character of name's values, or None (shapes.float_chars)."""
-    Cancel(fdef, derived, shape_of_name, float_of).run(fdef.body)
+def cancel_factors(fdef, facts):
+    """The pass (see the module docstring)."""
+    Cancel(facts).run(fdef.body)
     return fdef

@@ -14,7 +14,7 @@ and read only there (a scalar comes out of a matrix product: np.dot(s * v, A) = 
 import gast
 
 from ..analysis.shapes import common_char
-from ..syntax.naming import bound_counts, clone, load_counts, loaded_names, names_in, number_value
+from ..syntax.naming import bound_counts, clone, loaded_names, names_in, number_value
 
 
 def _same(a, b):
@@ -26,13 +26,13 @@ def _same(a, b):
 
 
 class Factor:
-    def __init__(self, fdef, derived, shape_of_name, float_of):
+    def __init__(self, fdef, facts):
         self.fdef = fdef
-        self.derived = derived
-        self.shape_of_name = shape_of_name
-        self.float_of = float_of  # name -> the probe's float dtype character, or None
-        self.counts = bound_counts(fdef)
-        self.loads = load_counts(fdef)
+        self.derived = facts.derived
+        self.shape_of_name = facts.shape_of
+        self.float_of = facts.float_of  # name -> the probe's float dtype character, or None
+        self.counts = facts.binds
+        self.loads = facts.loads
         self.defs = {}  # name bound once at the top level -> its value
 
     def scaled(self, value):
@@ -111,8 +111,7 @@ class Factor:
         return True
 
 
-def factor_contributions(fdef, derived, shape_of_name, float_of):
-    """Apply the pass to a generated function (see the module docstring). float_of(name): the
-    float dtype character of name's values, or None (shapes.float_chars; all must agree: one
-    dtype, one rounding)."""
-    return Factor(fdef, derived, shape_of_name, float_of).run()
+def factor_contributions(fdef, facts):
+    """The pass (see the module docstring). facts.float_of(name): the float dtype character of
+    name's values, or None (all must agree: one dtype, one rounding)."""
+    return Factor(fdef, facts).run()

@@ -263,17 +263,14 @@ def range_loop_names(stmts):
     return names
 
 
-def in_place(fdef, shape_of_name=None):
-    """Rewrite accumulations into owned adjoint arrays as in-place updates. shape_of_name: the
-    known shapes of a shape-specialized gradient (kind grad: every adjoint is a float)."""
-    params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
-    assigned = {n.id for n in walk(fdef) if isinstance(n, gast.Name)
-                and isinstance(n.ctx, gast.Store)}
+def in_place(fdef, facts):
+    """Rewrite accumulations into owned adjoint arrays as in-place updates. Where adjoints are
+    all floats (facts.seeded: a gradient), the probe's shapes (facts.shape_of) allocate the
+    first adjoint of a subscript without a helper."""
     loop_targets = range_loop_names(fdef.body)
     reassigned = {n for n in loop_targets if sum(
         1 for s in walk(fdef) if isinstance(s, gast.Assign) for t in s.targets
         for m in walk(t) if isinstance(m, gast.Name) and m.id == n) > 0}
-    indices = loop_targets - params - reassigned
-    del assigned
-    fdef.body = InPlace(indices, shape_of_name).block(fdef.body, {})
+    indices = loop_targets - set(facts.params) - reassigned
+    fdef.body = InPlace(indices, facts.shape_of if facts.seeded else None).block(fdef.body, {})
     return fdef

@@ -153,7 +153,7 @@ class BatchOuter:
         return restart() + [stmt, comment("add up the last steps"), last]
 
 
-def batch_outer_products(fdef, shape_of_name, fresh):
-    """Apply the pass to a generated function (see the module docstring)."""
-    fdef.body = BatchOuter(shape_of_name, fresh).block(fdef.body)
+def batch_outer_products(fdef, facts):
+    """The pass (see the module docstring)."""
+    fdef.body = BatchOuter(facts.shape_of, facts.fresh_name).block(fdef.body)
     return fdef

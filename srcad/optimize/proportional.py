@@ -26,7 +26,8 @@ of each tangent are collected:
 - A result that would only copy another tangent (dz = dx) is not made: it would alias an array
   that the original code had copied.
 
-Coefficients are products of a number and of factors over a product of factors; numbers are
+Coefficients are sums of signed products (optimize/algebra.py's Terms, read with whole
+denominators and written with the number first, then the factors, then each divisor); numbers are
 multiplied out (3.7 * 1 -> 3.7, -1 * t2 -> -t2), like terms added (dx * x + x * dx -> 2 * dx * x;
 a tangent statement is also rewritten on its own when that saves operations). Regrouping can
 change the last bits of a result (dx * (a + b) is not rounded like dx * a + dx * b).
@@ -36,54 +37,18 @@ import gast
 
 from ..frontend.resolve import LIBRARY_MODULES
 from ..runtime import HELPERS
-from ..syntax.naming import clone, loaded_names, number_value, walk
+from ..syntax.naming import loaded_names, walk
+from .algebra import (ONE, Term, add, binop, combine, name_node, negate, number_or_factor,
+                      read_product, write, write_sum)
 
 _LIBRARY_ROOTS = {alias.split(".")[0] for alias in LIBRARY_MODULES.values()}
 _PURE_BUILTINS = {"abs", "min", "max", "float", "int", "len", "range", "slice", "tuple", "zip",
                   "enumerate", "reversed", "isinstance", "getattr"}
 
 
-class Term:
-    """k * nums[0] * nums[1] ... / dens[0] / dens[1] ...: k a number, each factor an expression
-    without tangents or a Sum (a tuple of Terms) in parentheses."""
-
-    __slots__ = ("k", "nums", "dens")
-
-    def __init__(self, k, nums=(), dens=()):
-        self.k = k
-        self.nums = tuple(nums)
-        self.dens = tuple(dens)
-
-    def key(self):
-        """What like terms share (the factors, in any order)."""
-        return (tuple(sorted(_factor_key(f) for f in self.nums)),
-                tuple(sorted(_factor_key(f) for f in self.dens)))
-
-
-ONE = (Term(1),)
-
-
-def _factor_key(factor):
-    if isinstance(factor, tuple):
-        return "(" + " + ".join(f"{t.k!r} {t.key()!r}" for t in factor) + ")"
-    return gast.dump(factor)
-
-
 def _as_term(node):
-    """A tangent-free expression as a Term: 2.0 * x / y -> Term(2.0, (x,), (y,))."""
-    value = number_value(node)
-    if value is not None:
-        return Term(value)
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        inner = _as_term(node.operand)
-        return Term(-inner.k, inner.nums, inner.dens)
-    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
-        left, right = _as_term(node.left), _as_term(node.right)
-        return Term(left.k * right.k, left.nums + right.nums, left.dens + right.dens)
-    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Div):
-        left = _as_term(node.left)
-        return Term(left.k, left.nums, left.dens + (node.right,))
-    return Term(1, (node,))
+    """A tangent-free expression as a Term: 2.0 * x / y -> Term(2.0, ((x, 1), (y, -1)))."""
+    return read_product(node, number_or_factor, whole_denominators=True)
 
 
 def _scale(coef, term, left=False):
@@ -91,38 +56,17 @@ def _scale(coef, term, left=False):
     (that would add operations)."""
     if len(coef) == 1:
         (only,) = coef
-        nums = term.nums + only.nums if left else only.nums + term.nums
-        return (Term(only.k * term.k, nums, only.dens + term.dens),)
-    if not term.nums and not term.dens:
-        if term.k == 1:
+        nums = term.ups + only.ups if left else only.ups + term.ups
+        return (Term.of(only.coef * term.coef, nums, only.downs + term.downs),)
+    if not term.factors:
+        if term.coef == 1:
             return coef
-        if term.k == -1:
-            return _negate(coef)
-        if all(abs(t.k) != 1 for t in coef):  # (2a + 4b) * 3 -> 6a + 12b: no operation more
-            return tuple(Term(t.k * term.k, t.nums, t.dens) for t in coef)
-    nums = term.nums + (coef,) if left else (coef,) + term.nums
-    return (Term(term.k, nums, term.dens),)
-
-
-def _negate(coef):
-    return tuple(Term(-t.k, t.nums, t.dens) for t in coef)
-
-
-def _add(a, b):
-    """a + b with like terms collected; None if a term cancels (left to the code as written)."""
-    terms = list(a)
-    for term in b:
-        key = term.key()
-        for i, other in enumerate(terms):
-            if other.key() == key:
-                k = other.k + term.k
-                if k == 0:
-                    return None
-                terms[i] = Term(k, other.nums, other.dens)
-                break
-        else:
-            terms.append(term)
-    return tuple(terms)
+        if term.coef == -1:
+            return negate(coef)
+        if all(abs(t.coef) != 1 for t in coef):  # (2a + 4b) * 3 -> 6a + 12b: no operation more
+            return tuple(Term(t.coef * term.coef, t.factors) for t in coef)
+    nums = term.ups + (coef,) if left else (coef,) + term.ups
+    return (Term.of(term.coef, nums, term.downs),)
 
 
 FREE = "free"  # _linear's answer for an expression without tangents
@@ -143,7 +87,7 @@ def _linear(node, tangents, subst, used):
         form = _linear(node.operand, tangents, subst, used)
         if not isinstance(form, dict) or isinstance(node.op, gast.UAdd):
             return form
-        return {base: _negate(coef) for base, coef in form.items()}
+        return {base: negate(coef) for base, coef in form.items()}
     if not isinstance(node, gast.BinOp):
         return None
     left = _linear(node.left, tangents, subst, used)
@@ -156,8 +100,8 @@ def _linear(node, tangents, subst, used):
         out = dict(left)
         for base, coef in right.items():
             if isinstance(node.op, gast.Sub):
-                coef = _negate(coef)
-            out[base] = _add(out[base], coef) if base in out else coef
+                coef = negate(coef)
+            out[base] = add(out[base], coef) if base in out else coef
             if out[base] is None:
                 return None
         return out
@@ -167,7 +111,7 @@ def _linear(node, tangents, subst, used):
     elif isinstance(node.op, gast.Mult) and left is FREE and isinstance(right, dict):
         form, term, first = right, _as_term(node.left), True
     elif isinstance(node.op, gast.Div) and isinstance(left, dict) and right is FREE:
-        form, term = left, Term(1, (), (node.right,))
+        form, term = left, Term.of(1, (), (node.right,))
     else:
         return None  # a product of tangents, a tangent in a denominator, @, %, ...
     if len(form) != 1:
@@ -180,85 +124,17 @@ def _linear(node, tangents, subst, used):
 # rendering a form as an expression
 
 
-def _name(ident):
-    return gast.Name(id=ident, ctx=gast.Load(), annotation=None, type_comment=None)
-
-
-def _binop(left, op, right):
-    return gast.BinOp(left=left, op=op, right=right)
-
-
-def _render_factor(factor):
-    if isinstance(factor, tuple):
-        return _render_sum(factor)
-    return False, clone(factor)
-
-
-def _render_term(term, base=None):
-    """(negative, expression of its magnitude): the number first, then the base, the factors."""
-    negative = term.k < 0
-    magnitude = -term.k if negative else term.k
-    parts = [] if magnitude == 1 else [gast.Constant(value=magnitude, kind=None)]
-    if base is not None:
-        parts.append(_name(base))
-    for factor in term.nums:
-        sign, node = _render_factor(factor)
-        negative ^= sign
-        parts.append(node)
-    if not parts:
-        parts.append(gast.Constant(value=magnitude, kind=None))
-    node = parts[0]
-    for part in parts[1:]:
-        node = _binop(node, gast.Mult(), part)
-    for factor in term.dens:
-        sign, part = _render_factor(factor)
-        negative ^= sign
-        node = _binop(node, gast.Div(), part)
-    return negative, node
-
-
-def _render_sum(terms):
-    return _combine([_render_term(t) for t in terms])
-
-
-def _combine(parts, absorb=False):
-    """Sum (negative, node) parts: a positive one first, the others added or subtracted. All
-    negative: (True, the sum of their magnitudes), or with absorb, (False, the first one with
-    its leading factor negated, the others subtracted): -a * b - c."""
-    negative = all(sign for sign, _ in parts)
-    if negative and absorb:
-        node = _negate_head(parts[0][1])
-        for _, part in parts[1:]:
-            node = _binop(node, gast.Sub(), part)
-        return False, node
-    if negative:
-        parts = [(False, node) for _, node in parts]
-    first = next(i for i, (sign, _) in enumerate(parts) if not sign)
-    order = [parts[first]] + parts[:first] + parts[first + 1:]
-    node = order[0][1]
-    for sign, part in order[1:]:
-        node = _binop(node, gast.Sub() if sign else gast.Add(), part)
-    return negative, node
-
-
-def _negate_head(node):
-    """-(a * b / c) as (-a) * b / c: exact, and one operation."""
-    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Div)):
-        node.left = _negate_head(node.left)
-        return node
-    return gast.UnaryOp(op=gast.USub(), operand=node)
-
-
 def _render_base(base, coef):
     if len(coef) == 1:
-        return _render_term(coef[0], base)
-    negative, total = _render_sum(coef)
-    return negative, _binop(_name(base), gast.Mult(), total)
+        only = coef[0]
+        return write(Term.of(only.coef, (base,) + only.ups, only.downs))
+    negative, total = write_sum(coef)
+    return negative, binop(name_node(base), gast.Mult(), total)
 
 
 def render(form):
     """The expression of {base: coefficient}: dx * (3.7 * t3 - t2), -dx * np.sin(x), ..."""
-    _, node = _combine([_render_base(base, coef) for base, coef in form.items()], absorb=True)
+    _, node = combine([_render_base(base, coef) for base, coef in form.items()], absorb=True)
     return node
 
 
@@ -305,21 +181,10 @@ def _written(stmt):
             and isinstance(n.ctx, (gast.Store, gast.Del))}
 
 
-def _counts(fdef):
-    loads, stores = {}, {}
-    for n in walk(fdef):
-        if isinstance(n, gast.Name):
-            table = loads if isinstance(n.ctx, gast.Load) else stores
-            table[n.id] = table.get(n.id, 0) + 1
-        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
-            loads[n.target.id] = loads.get(n.target.id, 0) + 1
-    return loads, stores
-
-
-def fold_proportional(fdef, tangents):
-    """Fold, in every block of fdef, the tangents (names in `tangents`) that scale one other."""
-    loads, stores = _counts(fdef)
-    _fold_block(fdef.body, set(tangents), loads, stores)
+def fold_proportional(fdef, facts):
+    """Fold, in every block of fdef, the tangents (facts.tangents) that scale one other."""
+    loads, stores = facts.reads_writes
+    _fold_block(fdef.body, set(facts.tangents), loads, stores)
     return fdef
 
 

@@ -15,55 +15,15 @@ Signs are exact in floating point, so the numbers are the same to the last bit.
 """
 import gast
 
-from ..rules.registry import REGISTRY
-from ..runtime import LINEAR_HELPERS
-from ..syntax.naming import bound_counts, names, parents
-
-_FACTOR_OPS = (gast.Mult, gast.Div)
-_SAFE = ("safe_mul", "safe_div")
-
-
-def _is_factor_of(parent, child):
-    """Whether parent is odd in child (the sign of child is the sign of parent): a product or
-    quotient of it, its sum (x.sum(...)), a product of two declared @bilinear (np.dot), a
-    runtime helper linear in it (its first argument)."""
-    if isinstance(parent, gast.BinOp) and isinstance(parent.op, _FACTOR_OPS):
-        return child is parent.left or child is parent.right
-    if not isinstance(parent, gast.Call) or not any(child is a for a in parent.args):
-        return isinstance(parent, gast.Call) and isinstance(parent.func, gast.Attribute) and (
-            parent.func.value is child and parent.func.attr == "sum")
-    func = parent.func
-    if isinstance(func, gast.Name):
-        return (func.id in _SAFE and len(parent.args) == 2 and not parent.keywords) or (
-            func.id in LINEAR_HELPERS and child is parent.args[0])
-    return (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
-            and func.value.id == "np" and getattr(REGISTRY.linear_call(f"np.{func.attr}"),
-                                                  "bilinear", False)
-            and len(parent.args) == 2 and not parent.keywords)
-
-
-def drop_sign(node):
-    """Remove the unary minus heading a product or quotient (-a * b / c); whether there was one."""
-    parent = None
-    while isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Div)):
-        parent, node = node, node.left
-    if parent is None or not (isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub)):
-        return False
-    parent.left = node.operand
-    return True
+from ..syntax.naming import names, parents
+from .algebra import odd_in
 
 
 class SinkSigns:
-    def __init__(self, fdef, derived):
-        self.derived = derived
-        counts = bound_counts(fdef)
-        self.defs = {}  # name bound once at the top level -> its Assign
-        for stmt in fdef.body:
-            if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
-                    and isinstance(stmt.targets[0], gast.Name)
-                    and counts.get(stmt.targets[0].id) == 1):
-                self.defs[stmt.targets[0].id] = stmt
-        self.negated = [v for v, stmt in self.defs.items() if v in derived and isinstance(
+    def __init__(self, fdef, facts):
+        self.derived = facts.derived
+        self.defs = facts.top_once  # name bound once at the top level -> its Assign
+        self.negated = [v for v, stmt in self.defs.items() if v in self.derived and isinstance(
             stmt.value, gast.UnaryOp) and isinstance(stmt.value.op, gast.USub)]
         self.parent, self.reads = (parents(fdef), {}) if self.negated else ({}, {})
         for n in names(fdef) if self.negated else ():
@@ -74,7 +34,7 @@ class SinkSigns:
         """The largest product or quotient node is a factor of (node itself if none)."""
         while True:
             parent = self.parent.get(id(node))
-            if parent is None or not _is_factor_of(parent, node):
+            if parent is None or not odd_in(parent, node):
                 return node
             node = parent
 
@@ -141,7 +101,7 @@ class SinkSigns:
         self.parent[id(new)] = self.parent.get(id(old), holder)
 
 
-def sink_signs(fdef, derived):
-    """Apply the pass to a generated function (see the module docstring)."""
-    SinkSigns(fdef, derived).run()
+def sink_signs(fdef, facts):
+    """The pass (see the module docstring)."""
+    SinkSigns(fdef, facts).run()
     return fdef

@@ -1,66 +1,21 @@
-"""optimize: remove what the derivative does not need.
+"""constants: numbers folded, propagated and computed at build time, where that is exact.
 
-Dead-code elimination: an assignment whose target is never read again is dropped when its value
-has no side effects (library and runtime calls are pure; calls of user functions are kept), and
-a comment left heading no code goes with it. Run to a fixed point.
+What templates instantiated with constants leave is folded (FoldConstants): 2 - 1 -> 1,
+x ** 1 -> x, 1.0 * x -> x for a float x, safe_div(2.0, x) -> 2.0 / x for an array x,
+(c * x).sum() -> c * x.sum(), two numbers around an operand when one is a power of two; a
+derivative name bound once to a number (the seed bout = 1.0) is read as the number; a square
+root of a number and arithmetic with it are computed now (s2 = np.sqrt(2.0) goes).
 
-    t4 = np.sin(x2)      # the primal value only the output needed
-    y = t3 - t4          ->   (both gone from a gradient that never reads y or t4)
+    bout = 1.0                      bt2 = 1.0 / t2
+    bt2 = safe_div(bout, t2)  ->    bx = bt2 * 2.0
+    bx = bt2 * (3 - 1)
 """
 import math
 
 import gast
 
-from ..frontend.resolve import LIBRARY_MODULES
-from ..runtime import HELPERS
-from ..syntax.naming import (binds, bound_counts, load_counts, loaded_names, names_in, parents,
-                             stored_roots, walk)
-
-_PURE_ROOTS = {alias.split(".")[0] for alias in LIBRARY_MODULES.values()} | {
-    "slice", "len", "range", "float", "int", "abs", "min", "max", "tuple", "list", "zip",
-    "enumerate", "reversed", "isinstance"}
-
-
-def _is_pure(value):
-    for node in walk(value):
-        if isinstance(node, gast.Call):
-            root = node.func
-            while isinstance(root, gast.Attribute):
-                root = root.value
-            if not (isinstance(root, gast.Name) and (root.id in _PURE_ROOTS or root.id in HELPERS)):
-                return False
-    return True
-
-
-
-def _is_comment(stmt):
-    return hasattr(stmt, "comment")
-
-
-def eliminate_dead_code(body):
-    """One backward sweep of liveness over a straight-line body; returns the kept statements."""
-    live = set()
-    kept = []
-    for stmt in reversed(body):
-        if isinstance(stmt, gast.Assign) and all(isinstance(t, gast.Name) for t in stmt.targets):
-            targets = {t.id for t in stmt.targets}
-            if not targets & live and _is_pure(stmt.value):
-                continue
-            live -= targets
-            live |= loaded_names(stmt.value)
-        elif not _is_comment(stmt):
-            live |= loaded_names(stmt)
-        kept.append(stmt)
-    kept.reverse()
-    # a comment that now heads nothing (next is a comment or the end) goes too
-    out = []
-    for i, stmt in enumerate(kept):
-        if _is_comment(stmt):
-            following = kept[i + 1] if i + 1 < len(kept) else None
-            if following is None or _is_comment(following) or isinstance(following, gast.Return):
-                continue
-        out.append(stmt)
-    return out
+from ..analysis.defuse import bound_once_at_top
+from ..syntax.naming import bound_counts, parents, stored_roots, walk
 
 
 class FoldConstants(gast.NodeTransformer):
@@ -231,21 +186,17 @@ def _power_of_two(value):
     return value != 0 and math.isfinite(value) and math.frexp(value)[0] in (0.5, -0.5)
 
 
-def propagate_constants(fdef, names, counts=None):
+def propagate_constants(fdef, names, once=None):
     """A name in `names` bound once, at the top level, to a number: its reads read the number.
 
         bout = 1.0                      bt2 = safe_div(1.0, t2)   ->   bt2 = 1.0 / t2
         bt2 = safe_div(bout, t2)  ->
 
     (the reverse pass gives it the names of adjoints: the seed of a scalar output is 1.0).
-    counts: bound_counts(fdef), when the caller has it."""
-    counts = counts if counts is not None else bound_counts(fdef)
-    constants = {}
-    for stmt in fdef.body:
-        if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
-                and stmt.targets[0].id in names and counts.get(stmt.targets[0].id) == 1
-                and _number(stmt.value)):
-            constants[stmt.targets[0].id] = stmt.value.value
+    once: defuse.bound_once_at_top(fdef, ...), when the caller has it."""
+    once = once if once is not None else bound_once_at_top(fdef, bound_counts(fdef))
+    constants = {var: stmt.value.value for var, stmt in once.items()
+                 if var in names and _number(stmt.value)}
     return _substitute_numbers(fdef, constants)
 
 
@@ -262,143 +213,6 @@ def _substitute_numbers(fdef, values):
     fdef.body = [Substitute().visit(stmt) for stmt in fdef.body]
     return fdef
 
-
-class _Replace(gast.NodeTransformer):
-    def __init__(self, old, new):
-        self.old, self.new = old, new
-
-    def visit_Name(self, node):
-        if node.id == self.old and isinstance(node.ctx, gast.Load):
-            node.id = self.new
-        return node
-
-
-def propagate_copies(fdef, counts=None):
-    """a = b (names bound once each) -> uses of a read b, and the copy goes.
-
-        bt3 = bout                      bx1 = bout * x2
-        bx1 = bt3 * x2          ->
-
-    Only where every use of a follows the copy in the same block (so no loop can carry an
-    older a past a newer b) and b is not bound again before the last of them. counts:
-    bound_counts(fdef), when the caller has it."""
-    counts = counts if counts is not None else bound_counts(fdef)
-    loads = load_counts(fdef)
-
-    def block(stmts, top):
-        i = 0
-        while i < len(stmts):
-            stmt = stmts[i]
-            for child in (getattr(stmt, "body", None), getattr(stmt, "orelse", None)):
-                if isinstance(child, list):
-                    block(child, False)
-            if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
-                    and isinstance(stmt.value, gast.Name) and stmt.targets[0].id != stmt.value.id):
-                a, b = stmt.targets[0].id, stmt.value.id
-                if counts.get(a) == 1 and counts.get(b, 0) <= 1 and _replace_after(
-                        stmts, i, a, b, loads.get(a, 0)):
-                    loads[b] = loads.get(b, 0) + loads.pop(a, 0) - 1
-                    del stmts[i]
-                    continue
-                if counts.get(b) == 1 and _rename_into_copy(stmts, i, a, b, loads.get(b, 0)):
-                    i -= 1  # the copy is gone
-                elif top and b not in params and _continue_as(stmts, i, a, b, counts.get(a, 0),
-                                                              loads.get(a, 0)):
-                    # (top level only: in a loop, b would carry a's values into the next turn)
-                    i -= 1
-            i += 1
-    params = {arg.id for arg in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
-    block(fdef.body, True)
-    return fdef
-
-
-def _continue_as(stmts, i, a, b, stores, total):
-    """a = b, where a is first bound here and b, not read after a is next bound, is bound no
-    more: b goes on as a (later reads and bindings of a are b's), and the copy goes.
-
-        bx = bA                             bmu = -bA.sum(axis=(0,))
-        bmu = -bA.sum(axis=(0,))     ->     bA = bA + bmu * 0.015625
-        bx = bx + bmu * 0.015625            return bA
-        return bx
-    (the in-place pass can then add into bA, which it owns, instead of making a new array)."""
-    after = stmts[i + 1:]
-    if (sum(_reads(s, a) for s in after) != total or sum(bound_counts(s).get(a, 0) for s in after)
-            != stores - 1 or any(binds(s, b) for s in after)):
-        return False  # a is read or bound elsewhere (before, or in another block), or b is bound
-    first = next((k for k, s in enumerate(after) if binds(s, a)), len(after))
-    if any(_reads(s, b) for s in after[first + 1:]) or (
-            first < len(after) and _reads(after[first], b)
-            and not _reads_before_binding(after[first], b, a)):
-        return False  # b's value is read after a took another one
-    for s in after:
-        _Replace(a, b).visit(s)
-        for n in walk(s):
-            if isinstance(n, gast.Name) and n.id == a:
-                n.id = b
-    del stmts[i]
-    return True
-
-
-def _rename_into_copy(stmts, i, a, b, total):
-    """a = b, where b is a temporary bound once earlier in this block, and a a name bound
-    several times (an adjoint): b = e becomes a = e and later reads of b read a, if a is
-    neither read nor bound between the two and not bound again before the last read of b.
-
-        share_1 = w / D                     bA = w / D
-        bA = share_1                ->      bD = -(bA * y).sum(axis=(0,))
-        bD = -(share_1 * y).sum(...)        bA = bA + ...
-        bA = bA + ...
-    (bA then owns a new array: the in-place pass can update it.)"""
-    j = next((k for k in range(i) if isinstance(stmts[k], gast.Assign)
-              and isinstance(stmts[k].targets[0], gast.Name) and stmts[k].targets[0].id == b),
-             None)
-    if j is None or any(a in names_in(s) for s in stmts[j + 1:i]) or a in loaded_names(
-            stmts[j].value) or any(_reads(s, b) for s in stmts[:j + 1]):
-        return False  # (a read of b before its definition: a loop carries it)
-    seen, last = _last_read(stmts, i, b, sum(_reads(s, b) for s in stmts[:i + 1]), total)
-    if seen != total or any(binds(s, a) for s in stmts[i + 1:last]) or (
-            last > i and binds(stmts[last], a) and b in loaded_names(stmts[last])
-            and not _reads_before_binding(stmts[last], b, a)):
-        return False
-    stmts[j].targets[0].id = a
-    for s in stmts[j + 1:last + 1]:
-        _Replace(b, a).visit(s)
-    del stmts[i]
-    return True
-
-
-def _reads_before_binding(stmt, b, a):
-    """In `a = <reads b>` the read happens before a is bound: fine to rename b to a there."""
-    return isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
-        stmt.targets[0], gast.Name) and stmt.targets[0].id == a
-
-
-def _reads(stmt, var):
-    return sum(1 for n in walk(stmt) if isinstance(n, gast.Name) and n.id == var
-               and isinstance(n.ctx, gast.Load))
-
-
-def _last_read(stmts, i, var, seen, total):
-    """(reads of var counted, index of the statement holding the last one) after stmts[i],
-    scanning until `total` reads are seen (`seen` of them counted already); i if none."""
-    last = i
-    for k in range(i + 1, len(stmts)):
-        if seen == total:
-            break
-        seen += _reads(stmts[k], var)
-        last = k
-    return seen, last
-
-
-def _replace_after(stmts, i, a, b, total):
-    """Rewrite a -> b in the statements after stmts[i] if all `total` reads of a are there and
-    b is not bound before the last of them; returns whether it did."""
-    seen, last = _last_read(stmts, i, a, 0, total)
-    if seen != total or any(binds(s, b) for s in stmts[i + 1:last + 1]):
-        return False
-    for s in stmts[i + 1:last + 1]:
-        _Replace(a, b).visit(s)
-    return True
 
 
 _ROOTS = {("np", "sqrt"), ("math", "sqrt")}  # correctly rounded: the same bits everywhere
@@ -431,7 +245,7 @@ def _constant_value(node, known):
     return None
 
 
-def fold_computed_constants(fdef, counts, float64=()):
+def fold_computed_constants(fdef, once, float64=()):
     """s2 = np.sqrt(2.0), t13 = 1.0 + s2: names bound once, at the top level, to a square root of
     a number or to arithmetic with such names, are replaced by their values (computed now; the
     same bits numpy computes when the function runs: + - * / and sqrt are correctly rounded).
@@ -441,13 +255,10 @@ def fold_computed_constants(fdef, counts, float64=()):
     names read only so are folded (a float64 numerator over a Python 0.0 gives inf, a Python
     float numerator raises), and only with float64 values (float64: the names the probe saw
     as float64 or Python floats): a float64 scalar makes a float32 array's product float64, a
-    Python float does not. Numbers the user named (R = 8.314) keep their names."""
+    Python float does not. Numbers the user named (R = 8.314) keep their names. once:
+    defuse.bound_once_at_top(fdef, ...)."""
     known = {}
-    for stmt in fdef.body:
-        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], gast.Name)
-                and counts.get(stmt.targets[0].id) == 1):
-            continue
+    for stmt in once.values():
         if not any(isinstance(n, gast.Call) or (isinstance(n, gast.Name) and n.id in known)
                    for n in walk(stmt.value)):
             continue  # a literal or arithmetic of literals: FoldConstants' job, or the user's
@@ -492,31 +303,16 @@ def fold_computed_constants(fdef, counts, float64=()):
     return _substitute_numbers(fdef, known)
 
 
-STEPS = frozenset({"constants", "copies", "dead_code"})
 
-
-def optimize(fdef, constants=(), inexact=(), arrays=(), float64=(), steps=STEPS, shares=None):
-    """constants: names whose bindings to a number may be propagated (propagate_constants);
-    inexact: names surely bound to floats, arrays: to numpy arrays (FoldConstants); float64:
-    to float64 values or Python floats (fold_computed_constants). steps: which of the three
-    jobs (constants, copies, dead_code) to do. shares: name -> names that may share its
-    storage (mutation.py)."""
-    counts = bound_counts(fdef)  # (neither constant propagation nor folding binds names)
-    if "constants" in steps:
-        if constants:
-            fdef = propagate_constants(fdef, constants, counts)
-        if float64:
-            fdef = fold_computed_constants(fdef, counts, float64)
-        stored = {n.id for n in stored_roots(fdef)}
-        shares = shares or {}  # (y = np.reshape(t1, s) shares t1's array: t1 = x * 1 stays)
-        stored |= {name for name, others in shares.items() if others & stored}
-        fold = FoldConstants(inexact, arrays, stored)
-        fdef.body = [fold.visit(stmt) for stmt in fdef.body]
-    if "copies" in steps:
-        fdef = propagate_copies(fdef, counts)
-    while "dead_code" in steps:
-        before = len(fdef.body)
-        fdef.body = eliminate_dead_code(fdef.body)
-        if len(fdef.body) == before:
-            break
+def constants(fdef, facts):
+    """The pass (see the module docstring). Binds no name: bound counts stay valid."""
+    if facts.derived:
+        fdef = propagate_constants(fdef, facts.derived, facts.top_once)
+    if facts.float64:
+        fdef = fold_computed_constants(fdef, facts.top_once, facts.float64)
+    stored = {n.id for n in stored_roots(fdef)}
+    shares = facts.shares or {}  # (y = np.reshape(t1, s) shares t1's array: t1 = x * 1 stays)
+    stored |= {name for name, others in shares.items() if others & stored}
+    fold = FoldConstants(facts.inexact, facts.arrays, stored)
+    fdef.body = [fold.visit(stmt) for stmt in fdef.body]
     return fdef

@@ -196,10 +196,11 @@ class _Unguard(gast.NodeTransformer):
 def drop_singular_guards(derivative, facts):
     """In the derivative's top-level statements: safe_div(g, d) by a divisor d with ZN (or a
     nonzero number times one) is g / d; safe_mul(g, s) by an s with N is slope_mul(g, s),
-    which guards g's infs and nans alone (the runtime helper). Names bound again in the
-    derivative (a loop's stack) are left alone."""
-    counts = bound_counts(derivative)
-    facts = {v: f for v, f in facts.items() if counts.get(v) == 1}
+    which guards g's infs and nans alone (the runtime helper). facts.singular: name -> its
+    facts (singular_names). Names bound again in the derivative (a loop's stack) are left
+    alone."""
+    counts = facts.binds
+    facts = {v: f for v, f in facts.singular.items() if counts.get(v) == 1}
     if facts:
         visitor = _Unguard(facts)
         derivative.body = [stmt if isinstance(stmt, (gast.For, gast.While, gast.If))

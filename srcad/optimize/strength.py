@@ -85,7 +85,10 @@ class ReduceStrength(gast.NodeTransformer):
         return gast.BinOp(left=method, op=gast.Div(), right=constant_node(count))
 
 
-def reduce_strength(fdef, float_arrays, shapes, arrays=()):
-    """Apply the pass to a generated function (see the module docstring)."""
-    fdef.body = [ReduceStrength(float_arrays, shapes, arrays).visit(stmt) for stmt in fdef.body]
+def reduce_strength(fdef, facts):
+    """The pass (see the module docstring): float arrays are the names both facts.inexact and
+    facts.arrays; the probe's facts.shapes give np.mean's counts."""
+    arrays = facts.arrays
+    visitor = ReduceStrength(facts.inexact & arrays, facts.shapes, arrays)
+    fdef.body = [visitor.visit(stmt) for stmt in fdef.body]
     return fdef

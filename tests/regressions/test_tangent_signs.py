@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.optimize.proportional import Term, render
+from srcad.optimize.algebra import Term
+from srcad.optimize.proportional import render
 
 
 def negated_product(x):
@@ -62,7 +63,7 @@ def _random_term(rng):
         nums.append(tuple(_random_term(rng) for _ in range(rng.randint(1, 3))))
     dens = [gast.Name(id=rng.choice(NAMES), ctx=gast.Load(), annotation=None, type_comment=None)
             for _ in range(rng.randint(0, 1))]
-    return Term(k, nums, dens)
+    return Term.of(k, nums, dens)
 
 
 def _value(factor, env):
@@ -72,10 +73,10 @@ def _value(factor, env):
 
 
 def _term_value(term, env):
-    out = term.k
-    for f in term.nums:
+    out = term.coef
+    for f in term.ups:
         out = out * _value(f, env)
-    for f in term.dens:
+    for f in term.downs:
         out = out / _value(f, env)
     return out
 

@@ -1,0 +1,219 @@
+"""The pass manager: every optimization declared once, run in order over the generated code.
+
+A pass is declared by what it is called (its stage, for srcad.source(f, stage=...)), the
+PASSES name that switches it off, the builds it runs for (mode, shape-specialized or not,
+kinds), the facts it reads and the facts it leaves valid when it changes the code. Every pass
+is called the same way, run(code, facts) -> code. Facts computes each fact about the code the
+first time a pass asks for it and keeps it until a pass changes the code without declaring
+that it keeps it; facts of the build (the probe's dtypes, the names of adjoints) never change.
+
+    Pass("signs", needs=("derived", "binds"), modes=("reverse",), run=...)
+
+    run_passes(code, Build("reverse", "grad", specialized=True), facts, stop="factor")
+      proportional (forward mode only: skipped)
+      simplify = constants, copies, dead_code   (binds counted once: constants keeps them)
+      cancel, broadcasts, factor                 -> stops here: the code of stage "factor"
+
+After each pass the code is checked for nodes in two places (unshared) and fingerprinted, so
+that a pass that changed nothing leaves every fact valid.
+"""
+import gast
+
+from ..analysis.defuse import bound_once_at_top, parameters, reads_and_writes
+from ..analysis.shapes import float_chars
+from ..syntax.naming import bound_counts, load_counts
+
+
+class Build:
+    """What decides which passes run: the mode, the kind, whether the code is specialized to
+    probed shapes, the passes switched off, and the singular-point facts (singular.py)."""
+
+    def __init__(self, mode, kind, specialized, disabled=frozenset(), singular=None):
+        self.mode = mode
+        self.kind = kind
+        self.specialized = bool(specialized)
+        self.disabled = frozenset(disabled)
+        self.singular = singular or {}
+
+
+class Pass:
+    """One optimization. switch: its PASSES name (None: cannot be switched off); modes: the
+    modes it runs in; specialized: shape-specialized builds only; kinds: only these kinds
+    (None: all); when(build): a further condition; needs: the facts it reads; keeps: the code
+    facts still valid after it changed the code."""
+
+    def __init__(self, name, run, switch=None, modes=("reverse", "forward"), specialized=False,
+                 kinds=None, when=None, needs=(), keeps=()):
+        self.name, self.run, self.switch = name, run, switch
+        self.modes, self.specialized, self.kinds, self.when = modes, specialized, kinds, when
+        self.needs, self.keeps = frozenset(needs), frozenset(keeps)
+        unknown = (self.needs | self.keeps) - set(CODE_FACTS) - STATIC_FACTS
+        assert not unknown, f"pass {name}: unknown facts {sorted(unknown)}"
+
+    def runs(self, build):
+        return (build.mode in self.modes and (build.specialized or not self.specialized)
+                and (self.kinds is None or build.kind in self.kinds)
+                and (self.switch is None or self.switch not in build.disabled)
+                and (self.when is None or self.when(build)))
+
+
+class Group:
+    """Passes run one after the other as one stage (simplify: constants, copies, dead code)."""
+
+    def __init__(self, name, passes, modes=("reverse", "forward"), specialized=False):
+        self.name, self.passes = name, passes
+        self.modes, self.specialized = modes, specialized
+
+    def runs(self, build):
+        return build.mode in self.modes and (build.specialized or not self.specialized)
+
+
+# facts about the code, each computed from it (and the facts before it in this table)
+CODE_FACTS = {
+    "binds": lambda code, facts: bound_counts(code),  # name -> times bound (naming.bound_counts)
+    "loads": lambda code, facts: load_counts(code),  # name -> times read
+    "params": lambda code, facts: parameters(code),  # the parameters' names
+    # name bound only by one top-level `name = value` -> that statement, in order
+    "top_once": lambda code, facts: bound_once_at_top(code, facts.binds),
+    # name -> float dtype character or None, probe's and template temporaries' (shapes.py)
+    "float_of": lambda code, facts: float_chars(code, facts.probed),
+    "reads_writes": lambda code, facts: reads_and_writes(code),  # (loads, stores) per name
+}
+ALWAYS_KEPT = frozenset({"params"})  # no pass changes the function's parameters
+# facts of the build, given to Facts: names of adjoints/tangents/temporaries (derived), of
+# values surely floats (inexact), arrays, float64 values; the probe's float dtype of a name
+# (probed) and shapes (shape_of(name), the dict shapes); names that may share storage
+# (shares); new names (fresh, fresh_name) and the shapes of names a pass makes (new_shapes);
+# the tangents; whether adjoints are all floats (seeded); singular-point facts (singular)
+STATIC_FACTS = frozenset({
+    "derived", "inexact", "arrays", "float64", "probed", "shape_of", "shapes", "shares",
+    "fresh", "fresh_name", "new_shapes", "tangents", "seeded", "singular"})
+
+
+class Facts:
+    """Facts about the code the passes rewrite, each computed once per version of the code
+    (CODE_FACTS), and facts of the build (STATIC_FACTS, given). A pass reads only the facts
+    it declared (facts.binds, facts.shape_of, ...)."""
+
+    def __init__(self, static):
+        assert set(static) <= STATIC_FACTS, sorted(set(static) - STATIC_FACTS)
+        self._static = dict(static)
+        self._known = {}
+        self._code = None
+        self._allowed = None  # the facts the running pass declared (None: any)
+
+    def __getattr__(self, fact):
+        if fact.startswith("_"):
+            raise AttributeError(fact)
+        if self._allowed is not None and fact not in self._allowed:
+            raise AssertionError(f"srcad internal error: a pass read the fact {fact!r} it did "
+                                 f"not declare (manager.Pass needs)")
+        if fact in self._static:
+            return self._static[fact]
+        if fact not in self._known:
+            if fact not in CODE_FACTS:
+                raise AttributeError(fact)
+            allowed, self._allowed = self._allowed, None  # (a fact may read any other)
+            try:
+                self._known[fact] = CODE_FACTS[fact](self._code, self)
+            finally:
+                self._allowed = allowed
+        return self._known[fact]
+
+    def about(self, code):
+        """Facts of this code from now on: all of them recomputed when asked."""
+        self._code, self._known = code, {}
+        return self
+
+    def changed(self, code, keeps):
+        """The code was changed (into code): only the facts in keeps stay."""
+        self._code = code
+        self._known = {k: v for k, v in self._known.items() if k in keeps or k in ALWAYS_KEPT}
+
+
+def facts_for(code, **static):
+    """Facts of code with these facts of the build (to run one pass by itself)."""
+    return Facts(static).about(code)
+
+
+def fingerprint(code, after):
+    """What the code is made of, to see whether a pass changed it: its nodes (their identities,
+    in walk order, with how many children each has) and the names of Name nodes (the one field
+    passes rewrite in place; any other change makes or drops nodes). Checks on the way that no
+    node is in two places: the passes rewrite nodes in place, so a shared one would be
+    rewritten for two statements by a rewrite meant for one, silently (a number folded twice
+    was 0.25 for 0.5). A shared node is an internal error."""
+    seen, shared, parts = set(), [], []
+    append, ast, name, checked = parts.append, gast.AST, gast.Name, (gast.expr, gast.stmt)
+    stack = [code]
+    while stack:
+        n = stack.pop()
+        key = id(n)
+        if key in seen and isinstance(n, checked):
+            shared.append(n)
+        seen.add(key)
+        append(key)
+        if type(n) is name:
+            append(n.id)
+            continue
+        size = len(stack)
+        for field in n._fields:
+            value = getattr(n, field, None)
+            if type(value) is list:
+                stack.extend(v for v in value if isinstance(v, ast))
+                append(len(stack))  # (which list field each child is in)
+            elif isinstance(value, ast):
+                stack.append(value)
+        append(len(stack) - size)
+    if shared:
+        raise AssertionError(f"srcad internal error: after {after}, {len(shared)} nodes of the "
+                             f"generated code are in two places, e.g. "
+                             f"{gast.dump(shared[0])[:80]}; the pass must clone what it "
+                             f"copies")
+    return parts
+
+
+def unshared(code, after):
+    """code, if no node of it is in two places (see fingerprint); else an internal error."""
+    fingerprint(code, after)
+    return code
+
+
+def run_passes(code, passes, build, facts, stop=None):
+    """Run the passes (Pass and Group entries, in order) that run for this build over code;
+    stop: the stage to stop after (a pass's or a group's name). Returns the code. The code is
+    checked and fingerprinted after each entry (a group as a whole); within a group a pass
+    keeps only the facts it declares."""
+    facts.about(code)
+    before = fingerprint(code, "the derivative pass")
+
+    def one(entry, checked):
+        nonlocal code, before
+        if entry.runs(build):
+            facts._allowed = entry.needs
+            try:
+                code = entry.run(code, facts)
+            finally:
+                facts._allowed = None
+            now = fingerprint(code, entry.name) if checked else None
+            if now is None or now != before:
+                facts.changed(code, entry.keeps)
+                before = now if now is not None else before
+        return entry.name == stop
+
+    for entry in passes:
+        if not isinstance(entry, Group):
+            if one(entry, True):
+                return code
+            continue
+        if entry.runs(build):
+            for member in entry.passes:
+                if one(member, False):
+                    return unshared(code, member.name)
+            now = fingerprint(code, entry.name)
+            if now != before:
+                facts.changed(code, ())  # (the members dropped what they did not keep)
+                before = now
+        if entry.name == stop:
+            return code
+    return code

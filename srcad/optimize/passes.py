@@ -1,0 +1,79 @@
+"""The optimizations in the order they run, each declared once (manager.Pass): its stage name,
+the PASSES name that switches it off, the builds it runs for, the facts it reads and keeps.
+
+    forward mode:   proportional, simplify (constants, copies, dead_code), strength
+    reverse mode:   simplify, [cancel, broadcasts, factor, resimplify], signs, inplace,
+                    [singular], [outer], [strength]          ([...]: shape-specialized builds)
+
+pipeline.improve builds the facts of the build and hands this table to manager.run_passes.
+"""
+from .broadcasts import sink_broadcasts
+from .cancel import cancel_factors
+from .copies import copies
+from .deadcode import dead_code
+from .factor import factor_contributions
+from .inplace import in_place
+from .manager import Group, Pass
+from .outer import batch_outer_products
+from .proportional import fold_proportional
+from .signs import sink_signs
+from .simplify import constants
+from .singular import drop_singular_guards
+from .strength import reduce_strength
+
+REVERSE, FORWARD = ("reverse",), ("forward",)
+
+
+def simplify():
+    """The three cleanups, one stage: constants binds no name, so the bound counts it read
+    are still those of the code copies reads."""
+    return [Pass("constants", constants, switch="constants", keeps=("binds", "top_once"),
+                 needs=("derived", "float64", "top_once", "shares", "inexact", "arrays")),
+            Pass("copies", copies, switch="copies", needs=("binds", "loads", "params")),
+            Pass("dead_code", dead_code, switch="dead_code")]
+
+
+PIPELINE = (
+    Pass("proportional", fold_proportional, switch="proportional", modes=FORWARD,
+         needs=("tangents", "reads_writes")),
+    Group("simplify", simplify()),
+    Pass("cancel", cancel_factors, switch="cancel", modes=REVERSE, specialized=True,
+         needs=("derived", "shape_of", "float_of", "params", "binds", "top_once", "loads")),
+    Pass("broadcasts", sink_broadcasts, switch="broadcasts", modes=REVERSE, specialized=True,
+         needs=("shape_of", "fresh", "loads", "new_shapes")),
+    Pass("factor", factor_contributions, switch="factor", modes=REVERSE, specialized=True,
+         needs=("derived", "shape_of", "float_of", "binds", "loads")),
+    Group("resimplify", simplify(), modes=REVERSE, specialized=True),
+    Pass("signs", sink_signs, switch="signs", modes=REVERSE, needs=("derived", "top_once"),
+         keeps=("binds", "loads", "top_once")),  # (only minus signs and + - change)
+    Pass("inplace", in_place, switch="inplace", modes=REVERSE,
+         needs=("params", "seeded", "shape_of")),
+    Pass("singular", drop_singular_guards, switch="singular", when=lambda b: bool(b.singular),
+         needs=("singular", "binds")),
+    Pass("outer", batch_outer_products, switch="outer", modes=REVERSE, specialized=True,
+         needs=("shape_of", "fresh_name")),
+    Pass("strength", reduce_strength, switch="strength", specialized=True,
+         needs=("inexact", "arrays", "shapes")),
+)
+
+
+def stages():
+    """The stage names of PIPELINE in order: each pass's and each group's (a pass of a group
+    first, then the group)."""
+    out = []
+    for entry in PIPELINE:
+        for member in getattr(entry, "passes", ()):
+            if member.name not in out:
+                out.append(member.name)
+        if entry.name not in out:
+            out.append(entry.name)
+    return tuple(out)
+
+
+def by_name(name):
+    """The Pass of PIPELINE with this stage name (the first one)."""
+    for entry in PIPELINE:
+        for member in getattr(entry, "passes", (entry,)):
+            if member.name == name:
+                return member
+    raise KeyError(name)
