@@ -9,7 +9,8 @@ srcad differentiates the whole simulation, a Python loop of N steps, with respec
 state u_0 (an array) and the diffusion coefficient kappa (a float): the generated reverse sweep
 runs the adjoint equation backward in time. For this symmetric, periodic scheme the adjoint
 step is the step itself, so the gradient of L = |u_N - target|^2 / 2 with respect to u_0 is
-the residual u_N - target simulated N steps forward, a check independent of srcad.
+the residual u_N - target simulated N steps forward, a check independent of srcad. The script
+ends by printing the generated reverse loop.
 
 Two inverse problems, each solved by a few gradient steps:
   1. the diffusion coefficient that turns a known initial state into an observed final state;
@@ -91,6 +92,14 @@ def main():
     print(f"initial-state loss: first step {history[0]:.5f}, after 30 steps {final:.5f}; "
           f"max |u_N - target| = {np.max(np.abs(simulate(u0, kappa_true, steps) - target)):.3f}")
     assert final < 0.01 * history[0]
+
+    # the generated code: the gradient of the mismatch, and the reverse sweep through time
+    source = srcad.source(mismatch, wrt=(0, 1))
+    shown = [block for block in source.split("\n\n\n")
+             if block.startswith(("def mismatch_grad(", "def simulate_backward"))]
+    print("\nThe generated gradient, its adjoint time loop (from srcad.source(mismatch, "
+          "wrt=(0, 1))):\n")
+    print("\n\n\n".join(shown))
 
 
 if __name__ == "__main__":
