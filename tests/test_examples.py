@@ -37,6 +37,40 @@ EXPECTED = {
     "custom_template.py": (["loss            = 0.715641",
                             "srcad gradient  = [ 0.017617 -0.091794  0.071698]"],
                            "def loss_grad(w, X, t):"),
+    # the programs scientists differentiate; lines that print the same with or without the
+    # optional scikit-learn and SciPy (the digits examples train on random data without them)
+    "mlp_digits.py": (["check_grads: srcad", "mean training loss: first epoch"], ""),
+    "convnet.py": (["check_grads(loss_strided): srcad", "max gradient gap"], ""),
+    "lstm.py": (["check_grads: srcad -0.0380227943", "step   1: loss 0.49415"], ""),
+    "gaussian_process.py": (["nll(theta0) = 34.247602 (Cholesky), 34.247602 (slogdet)",
+                             "gradient    = [ 4.338488  0.154676 15.662556] (Cholesky)",
+                             "              [ 4.338488  0.154676 15.662556] (slogdet)"], ""),
+    "bbvi.py": (["check_grads: srcad 0.8629996773", "-ELBO: first 60 steps 35.4146"], ""),
+    "mixture.py": (["check_grads: srcad 138.0812015342", "mean nll: first step 4.0303"], ""),
+    "heat_equation.py": (["check_grads: srcad -2.1785115774", "fitted kappa = 0.20000000"],
+                         "def mismatch_grad(u0, kappa, target, steps):"),
+    "ode_rk4.py": (["final state [ 8.0066 11.4163]",
+                    "d loss / d (x0, y0)                    = [-20.023  10.262]"], ""),
+}
+
+# example -> (label, bound): a number the example prints after label must be below the bound
+# (checked on the same run as EXPECTED)
+BOUNDS = {
+    "convnet.py": [("max gradient gap", 1e-12)],
+    "bbvi.py": [("max |srcad - gradient derived by hand| =", 1e-12)],
+    "heat_equation.py": [("max |dL/du0 - adjoint simulation| =", 1e-12)],
+    "ode_rk4.py": [("forward and reverse Jacobians agree to", 1e-12)],
+}
+
+# example -> (label of the loss before training, label of the loss after): training lowers it
+LEARNS = {
+    "mlp_digits.py": ("first epoch", "last epoch"),
+    "convnet.py": ("first epoch", "last epoch"),
+    "lstm.py": ("loss: first step", "last step"),
+    "bbvi.py": ("-ELBO: first 60 steps", "last 60 steps"),
+    "mixture.py": ("mean nll: first step", "last step"),
+    "heat_equation.py": ("initial-state loss: first step", "after 30 steps"),
+    "ode_rk4.py": ("fit loss: first step", "last step"),
 }
 
 
@@ -50,6 +84,11 @@ def test_example_runs_and_prints_its_numbers(name):
     for line in lines:
         assert line in out, f"examples/{name}: expected {line!r} in:\n{out}"
     assert generated in out
+    for label, bound in BOUNDS.get(name, []):
+        assert number_after(label, out) < bound, f"examples/{name}: {label} too large:\n{out}"
+    if name in LEARNS:
+        before, after = (number_after(label, out) for label in LEARNS[name])
+        assert after < before, f"examples/{name}: the loss did not go down:\n{out}"
 
 
 def test_examples_agree_with_their_independent_checks():
@@ -61,7 +100,7 @@ def test_examples_agree_with_their_independent_checks():
 
 
 def test_the_documented_examples_exist():
-    assert set(EXPECTED) <= set(EXAMPLES)
+    assert set(EXPECTED) | set(BOUNDS) | set(LEARNS) <= set(EXAMPLES)
 
 
 def test_the_readme_shows_the_code_srcad_generates_today():
