@@ -29,7 +29,7 @@ from srcad.runtime import extremum_tangent, helper, unreduce, unreduce_extremum
 def to_lanes(x, axis=None):
     """x with the axes in `axis` (None: all of them) moved to the end and merged into one."""
     x = np.asarray(x)
-    if axis is None:
+    if axis is None or x.ndim == 0:  # (numpy reduces a 0-d x along axis 0 too: one lane)
         return np.reshape(x, (-1,))
     axes = [ax % x.ndim for ax in ((axis,) if np.ndim(axis) == 0 else tuple(axis))]
     rest = [ax for ax in range(x.ndim) if ax not in axes]
@@ -41,7 +41,7 @@ def to_lanes(x, axis=None):
 def from_lanes(g, x, axis=None):
     """The inverse of to_lanes(x, axis): g, laid out as lanes of x, back in x's layout."""
     shape = np.shape(x)
-    if axis is None:
+    if axis is None or not shape:
         return np.reshape(g, shape)
     axes = [ax % len(shape) for ax in ((axis,) if np.ndim(axis) == 0 else tuple(axis))]
     rest = [ax for ax in range(len(shape)) if ax not in axes]

@@ -183,3 +183,13 @@ def test_what_stays_refused_is_refused_at_the_users_line(func, snippet):
             srcad.grad(func)(X, True)
     message = str(info.value)
     assert "test_statements.py" in message and snippet in message and "what to do:" in message
+
+
+def dict_get_with_defaults(A, x):
+    p = {"W": A}
+    b = p.get("b", x * 0.5)
+    return np.sum(p.get("W") @ x + b)
+
+
+def test_dict_get():
+    srcad.check_grads(dict_get_with_defaults, (A, X), wrt=(0, 1), order=2)

@@ -159,6 +159,19 @@ def compiled(func, mode, kind, wrt, example=None, signature=None, disabled=froze
     return _once(_BUILDS, key, func, make)
 
 
+def _own_defaults(function, func):
+    """The generated function's defaults are func's values (resolve wrote the ones that are not
+    numbers or strings as None): its last positional parameters and keyword-only ones are
+    func's."""
+    defaults = getattr(func, "__defaults__", None)
+    if defaults and len(function.__defaults__ or ()) == len(defaults):
+        function.__defaults__ = defaults
+    kw = getattr(func, "__kwdefaults__", None)
+    if kw and function.__kwdefaults__:
+        function.__kwdefaults__ = {**function.__kwdefaults__, **{
+            k: v for k, v in kw.items() if k in function.__kwdefaults__}}
+
+
 class Instance:
     """The generated function bound to one user function's globals and closure. callee(func,
     mode, kind, wrt, disabled) gives the derivative of a callee (with .generated and .sync):
@@ -176,6 +189,7 @@ class Instance:
         namespace.update(built.lifted)  # nested functions of func, lifted to functions
         self.namespace = namespace
         self.function = namespace[built.function_name]
+        _own_defaults(self.function, func)
         key = (func, comp.kind, comp.wrt)
         in_progress = _in_progress()
         in_progress[key] = namespace, built.function_name

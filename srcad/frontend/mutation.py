@@ -71,6 +71,11 @@ _NEW_BUILTINS = {"abs", "len", "float", "int", "round", "range", "bool", "sum", 
                  "divmod", "complex", "isinstance", "print", "repr", "str", "hash", "id"}
 
 
+# numpy functions that may return a list (of arrays), or an object array of what they are given
+_LISTS = ("split", "meshgrid", "broadcast_arrays", "atleast", "numpy.array", "numpy.asarray",
+          "unique", "nonzero", "where", "gradient", "histogram", "linalg")
+
+
 def _new(site):
     return frozenset({("new", site)})
 
@@ -110,6 +115,7 @@ class MutationFence:
         self.seen = {}  # name -> every object it may hold somewhere
         self.sites = {}
         self.values = {}  # name -> the value it was last bound to (ANF temporaries: once)
+        self.arrays = frozenset()  # objects made by numpy calls: arrays, which copy stores
 
     # liveness -----------------------------------------------------------------------------
     def liveness(self, stmts, live):
@@ -176,7 +182,10 @@ class MutationFence:
             if name in VIEWS or (name in ("numpy.array", "numpy.asarray") and any(
                     kw.arg == "copy" for kw in node.keywords)):
                 return self.points(node.args[0], facts) if node.args else of_args
-            return _new(self.site(node))
+            made = _new(self.site(node))
+            if name.startswith("numpy.") and not any(word in name for word in _LISTS):
+                self.arrays |= made  # (np.zeros, np.empty, np.copy, ...: an array, not a list)
+            return made
         if op is not None and getattr(builtins, getattr(op, "__name__", ""), None) is op:
             if op.__name__ in _NEW_BUILTINS:
                 return _new(self.site(node))
@@ -219,9 +228,11 @@ class MutationFence:
             if isinstance(target, gast.Subscript):
                 if check:
                     self.check_store(stmt, target.value.id, facts)
+                held = facts.table.get(target.value.id, frozenset())
+                if held and held <= self.arrays:  # into an array numpy made: values copied
+                    return facts
                 stored = self.points(stmt.value, facts)  # (a list keeps a reference)
-                return self.bind(facts, target.value.id,
-                                 facts.table.get(target.value.id, frozenset()) | stored)
+                return self.bind(facts, target.value.id, held | stored)
             if check and getattr(stmt, "augmented", None) is not None:
                 self.check_in_place(stmt, facts)
             self.values[target.id] = stmt.value

@@ -230,7 +230,31 @@ def resolve(fdef, func, info, injected=None):
     scope = Scope(func, assigned_names(fdef))
     scope.injected = dict(injected or {})
     fdef.body = [_Resolver(scope, info).visit(stmt) for stmt in fdef.body]
+    _defaults_as_values(fdef, func)
     return scope
+
+
+_LITERALS = (int, float, complex, str, bytes, bool, type(None))
+
+
+def _defaults_as_values(fdef, func):
+    """The defaults of fdef as the values Python computed when it ran the def (def f(x,
+    eps=EPS) has eps=0.001: EPS is read once, there): a number, string or None is written
+    as itself; anything else (an array, a function) as None in the generated def, whose
+    defaults the runtime sets to func's own (cache.Instance)."""
+    def value_node(value):
+        if isinstance(value, _LITERALS) and type(value) in _LITERALS:
+            return gast.Constant(value=value, kind=None)
+        return gast.Constant(value=None, kind=None)
+    args = fdef.args
+    values = getattr(func, "__defaults__", None) or ()
+    if len(values) == len(args.defaults):
+        args.defaults = [d if isinstance(d, gast.Constant) else value_node(v)
+                         for d, v in zip(args.defaults, values)]
+    kw_values = getattr(func, "__kwdefaults__", None) or {}
+    args.kw_defaults = [d if d is None or isinstance(d, gast.Constant) or a.id not in kw_values
+                        else value_node(kw_values[a.id])
+                        for a, d in zip(args.kwonlyargs, args.kw_defaults)]
 
 
 __all__ = ["resolve", "Scope", "canonical_name", "spelled", "dotted_parts"]

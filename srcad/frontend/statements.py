@@ -11,6 +11,9 @@
                                                    v = d[k]
     sum(d.values())                        ->   (a loop appending d[k] for k in keys_of(d))
     d = {"W": W, "b": b}                   ->   d = dict_of([W, b], ("W", "b"))
+    for t in reversed(range(n)):           ->   for t in range(n)[::-1]:
+    *rest, last = xs                       ->   t = xs; rest = list(t[:-1]); last = t[-1]
+    d.get("b", 0.0)                        ->   d["b"] if "b" in d else 0.0
     np.concatenate([*a, *b])               ->   np.concatenate(list(tuple(a) + tuple(b)))
     del t                                  ->   (dropped)
     global G                               ->   (dropped: G is only read)
@@ -169,6 +172,36 @@ class _Hoist(gast.NodeTransformer):
         return _name(items)
 
 
+def _starred_target(stmt, fresh):
+    """*rest, last = xs  ->  t = xs; rest = list(t[:-1]); last = t[-1] (a starred name takes
+    a list of the items the others leave, as Python's does); None if stmt has no such target."""
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
+            stmt.targets[0], (gast.Tuple, gast.List))):
+        return None
+    elts = stmt.targets[0].elts
+    stars = [i for i, e in enumerate(elts) if isinstance(e, gast.Starred)]
+    if len(stars) != 1:
+        return None
+    k, after = stars[0], len(elts) - stars[0] - 1
+    holder = fresh("t")
+    out = [gast.Assign(targets=[_name(holder, gast.Store())], value=stmt.value,
+                       type_comment=None)]
+    for i, elt in enumerate(elts):
+        if i == k:
+            upper = gast.Constant(value=-after, kind=None) if after else None
+            value = gast.Call(func=_name("list"), args=[gast.Subscript(
+                value=_name(holder), slice=gast.Slice(lower=gast.Constant(value=k, kind=None)
+                                                      if k else None, upper=upper, step=None),
+                ctx=gast.Load())], keywords=[])
+            elt = elt.value
+        else:
+            index = i if i < k else i - len(elts)
+            value = gast.Subscript(value=_name(holder), slice=gast.Constant(
+                value=index, kind=None), ctx=gast.Load())
+        out.append(gast.Assign(targets=[elt], value=value, type_comment=None))
+    return [gast.copy_location(s, stmt) for s in out]
+
+
 def _lower_statement(stmt, fresh, scope):
     """The statements that replace stmt (comprehensions hoisted out of where it evaluates them
     once), or [stmt]."""
@@ -202,6 +235,10 @@ def lower_block(stmts, fresh, scope=None, only_read=frozenset()):
             continue  # a declaration of names the function only reads changes nothing
         if isinstance(stmt, gast.With) and scope is not None and _harmless(stmt, scope):
             out += lower_block(stmt.body, fresh, scope, only_read)
+            continue
+        unpacked = _starred_target(stmt, fresh)
+        if unpacked is not None:
+            out += lower_block(unpacked, fresh, scope, only_read)
             continue
         for field in ("body", "orelse"):
             if isinstance(getattr(stmt, field, None), list) and not isinstance(
@@ -278,6 +315,21 @@ class _Dicts(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        func = node.func
+        if isinstance(func, gast.Attribute) and func.attr == "get" and isinstance(
+                func.value, gast.Name) and func.value.id in self.scope.local_names and len(
+                node.args) in (1, 2) and not node.keywords:  # d.get(k, v): d[k] if k in d else v
+            mapping, key = func.value, node.args[0]
+            default = node.args[1] if len(node.args) == 2 else gast.Constant(value=None, kind=None)
+            return gast.copy_location(gast.IfExp(
+                test=gast.Compare(left=clone(key), ops=[gast.In()], comparators=[clone(mapping)]),
+                body=gast.Subscript(value=clone(mapping), slice=clone(key), ctx=gast.Load()),
+                orelse=default), node)
+        if self.scope.lookup(node.func) is reversed and len(node.args) == 1 and not (
+                node.keywords):  # reversed(xs) -> xs[::-1] (a range, list or array)
+            step = gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=1, kind=None))
+            return gast.copy_location(gast.Subscript(value=node.args[0], slice=gast.Slice(
+                lower=None, upper=None, step=step), ctx=gast.Load()), node)
         if self.scope.lookup(node.func) is dict and not node.args and node.keywords and all(
                 k.arg is not None for k in node.keywords):
             return self.dict_of([gast.Constant(value=k.arg, kind=None) for k in node.keywords],

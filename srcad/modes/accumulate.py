@@ -126,7 +126,8 @@ class Accumulation:
             value = self.unbroadcast(value, broadcasts, var)
         adjoint = self.namer.adjoint(var)
         if var in self.appended:  # a list built with append: its adjoint is a list, popped
-            value = call(["list"], value)  # item by item in the reverse loop
+            value = call(["item_adjoints"], value, name(var))  # item by item in the reverse
+            # loop (zeros where it holds None: an item no contribution reached)
         if var in self.initialized and var in self.sequences:
             value = call(["add_adjoint"], name(adjoint), value)
         elif var in self.initialized:

@@ -32,7 +32,7 @@ from ..rules.calls import bind, Dependencies, is_user_function, positional_param
 from ..rules.instantiate import instantiate, materialize_zeros, operand_id, simplify_zeros, Zero
 from ..rules.operations import unknown_call
 from ..rules.registry import require_template
-from ..runtime import dict_of, dict_with
+from ..runtime import CONTAINER_RESULTS, dict_of, dict_with, HELPERS
 from ..syntax.naming import clone, loaded_names
 from ..syntax.nodes import (assign, assigned_name, call, comment, flatten, list_op, name,
                             origin_comment, parameter_ids)
@@ -63,6 +63,8 @@ class Forward:
         self.stored = {v for v in stored if activity(v)}
         self.stored_tangents = {namer.tangent(v) for v in self.stored}
         self.sequences = sequence_names(fdef.body, scope, self.kinds)
+        self.appended = {s.value.func.value.id for s in flatten(fdef.body)
+                         if list_op(s) and s.value.func.attr == "append"}
         self.always = {v for v in assigned_in_blocks(fdef.body) | stored if activity(v)}
         self.has_tangent |= self.always
 
@@ -122,9 +124,11 @@ class Forward:
             raise self.info.error(value, f"srcad cannot match this call to its template ({exc})",
                                   hint="check the arguments of the call") from None
         out = []
-        if isinstance(value, gast.List) and not value.elts:  # lst = []: its tangents' list
-            self.has_tangent.add(target)
-            return [assign(self.namer.tangent(target), gast.List(elts=[], ctx=gast.Load()))]
+        if isinstance(value, gast.List) and (not value.elts or target in self.appended):
+            self.has_tangent.add(target)  # lst = [] or [y0] grown by append: its tangents'
+            return [assign(self.namer.tangent(target), gast.List(elts=[  # list, as a list
+                self.tangent_or_zero(e.id) if isinstance(e, gast.Name) else
+                gast.Constant(value=0.0, kind=None) for e in value.elts], ctx=gast.Load()))]
         for piece in pieces:
             if hasattr(piece, "operand"):  # d[y] = e
                 tangent = simplify_zeros(piece.value)
@@ -347,6 +351,12 @@ class Forward:
         return call(["np", "zeros_like"], value)
 
 
+def _container_helper(op):
+    """A runtime helper whose result may be a list or dict (runtime.CONTAINER_RESULTS)."""
+    name = getattr(op, "__name__", None)
+    return name in CONTAINER_RESULTS and HELPERS.get(name) is op
+
+
 def sequence_names(body, scope, kinds):
     """Names that may hold lists, tuples or dicts: bound to displays, list(...), tuple(...) or a
     dict built in the function, appended to, seen by the probe as neither arrays nor numbers,
@@ -367,7 +377,9 @@ def sequence_names(body, scope, kinds):
                         isinstance(side, gast.Name) and side.id in found
                         for side in (value.left, value.right))) or (
                     isinstance(value, gast.Call) and scope.lookup(value.func) in (
-                        list, tuple, dict_of, dict_with)):
+                        list, tuple, dict_of, dict_with)) or (
+                    isinstance(value, gast.Call) and kinds.get(stmt.targets[0].id) != "array"
+                    and _container_helper(scope.lookup(value.func))):
                 found.add(stmt.targets[0].id)
                 changed = True
     return found

@@ -74,20 +74,26 @@ class Reverse(AdjointSweep, Accumulation):
         of (W, b) pairs is a tuple: its adjoint gathers two items). In a build for any shapes,
         also parameters passed to a function of the user's (its backward half returns the
         gradient in the argument's structure: two helpers' gradients of params add up), what
-        such a function returned when it is read by item, and what is read by a string key."""
+        such a function returned when it is read by item, what is read by a string key, and
+        what list(...) or tuple(...) copies (its adjoint is a list if it is a sequence)."""
         params = set(parameter_ids(fdef))
         calls = [stmt for stmt in flatten(fdef.body) if isinstance(
             getattr(stmt, "value", None), gast.Call) and is_user_function(
             self.scope.lookup(stmt.value.func))]
-        passed = {arg.id for stmt in calls for arg in stmt.value.args + [
-            k.value for k in stmt.value.keywords] if isinstance(arg, gast.Name)}
+        passed = {getattr(arg, "value", arg).id for stmt in calls for arg in stmt.value.args + [
+            k.value for k in stmt.value.keywords] if isinstance(getattr(arg, "value", arg),
+                                                                 gast.Name)}  # (h(*p): p)
         results = {stmt.targets[0].id for stmt in calls if isinstance(stmt, gast.Assign)
                    and isinstance(stmt.targets[0], gast.Name)}
         read = [n for n in walk(fdef) if isinstance(n, gast.Subscript) and isinstance(
             n.value, gast.Name) and isinstance(n.ctx, gast.Load)]
         by_key = {n.value.id for n in read if isinstance(n.slice, gast.Constant) and isinstance(
             n.slice.value, str)}  # d["W"]
-        unknown = (params & passed) | (results & {n.value.id for n in read}) | by_key
+        listed = {stmt.value.args[0].id for stmt in flatten(fdef.body) if isinstance(
+            getattr(stmt, "value", None), gast.Call) and self.scope.lookup(stmt.value.func) in (
+            list, tuple) and stmt.value.args and isinstance(stmt.value.args[0], gast.Name)}
+        unknown = (params & passed) | (results & {n.value.id for n in read}) | by_key | listed | (
+            self.of_unknown_kind(fdef, params, results) & {n.value.id for n in read})
         found = set(self.containers) | self.tuple_vars | self.appended | {
             v for v, kind in self.kinds.items() if kind == "other"} | {
             v for v in unknown if v not in self.kinds}
@@ -95,10 +101,15 @@ class Reverse(AdjointSweep, Accumulation):
         while changed:
             changed = False
             for stmt in flatten(fdef.body):
-                if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
-                        and stmt.targets[0].id not in found):
+                if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
                     continue
                 value, target = stmt.value, stmt.targets[0].id
+                if target in found:  # t = params: what t's adjoint is, params' is too
+                    if isinstance(value, gast.Name) and value.id not in found and (
+                            self.kinds.get(value.id, "other") == "other"):
+                        found.add(value.id)
+                        changed = True
+                    continue
                 if (isinstance(value, gast.Name) and value.id in found) or (
                         isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)
                         and value.value.id in found and (isinstance(value.slice, gast.Slice) or
@@ -110,6 +121,25 @@ class Reverse(AdjointSweep, Accumulation):
                     found.add(target)
                     changed = True
         return found
+
+    def of_unknown_kind(self, fdef, params, results):
+        """Names that may hold anything, as far as the code shows: parameters, what functions
+        of the user's return, and copies and items of those (t = params; W = t[0]); read by item
+        in a build for any shapes, they may be lists (the adjoints of two items of a list,
+        added with +, would be joined)."""
+        out = (set(params) | set(results)) - set(self.kinds)
+        changed = True
+        while changed:
+            changed = False
+            for stmt in flatten(fdef.body):
+                if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) and (
+                        stmt.targets[0].id not in out and stmt.targets[0].id not in self.kinds):
+                    value = stmt.value
+                    base = value.value if isinstance(value, gast.Subscript) else value
+                    if isinstance(base, gast.Name) and base.id in out:
+                        out.add(stmt.targets[0].id)
+                        changed = True
+        return out
 
     def find_containers(self, fdef):
         """Parameters read by item or attribute (params["W"], layers[0], model.W): they may be
@@ -312,7 +342,7 @@ class Reverse(AdjointSweep, Accumulation):
         primal = self.primal_block(body, 0)
         results = []
         for var in self.wrt:
-            if var in self.containers:
+            if var in self.containers or var in self.sequences:  # (a list, tuple or dict)
                 reached = name(self.namer.adjoint(var)) if var in self.initialized else \
                     gast.Constant(value=None, kind=None)
                 results.append(call(["as_gradient"], reached, name(var)))

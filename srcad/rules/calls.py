@@ -103,9 +103,14 @@ def with_function_arguments(func, args, keywords, lookup):
         bound = inspect.signature(func).bind(*args, **keywords)
     except TypeError:
         return func
+    passed = set(bound.arguments)
+    bound.apply_defaults()  # (a default left out: gate(h, activation=sigmoid) called as gate(h))
     bindings = {}
     for param, node in bound.arguments.items():
-        value = lookup(node) if isinstance(node, (gast.Name, gast.Attribute)) else None
+        if param not in passed:
+            value = node
+        else:
+            value = lookup(node) if isinstance(node, (gast.Name, gast.Attribute)) else None
         if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)):
             bindings[param] = value
     if not bindings:

@@ -49,6 +49,27 @@ def add_adjoint(a, b):
     return a + b
 
 
+def as_gradient(g, x):
+    """The adjoint of a parameter in the parameter's own structure: a dict, list or tuple of
+    gradients (zeros for items nothing reached), an object's attributes as a SimpleNamespace,
+    an array or scalar as itself; None for what is not a number (a name, a flag, None)."""
+    if isinstance(x, (str, bytes, bool, np.bool_, type(None))):
+        return None
+    if isinstance(x, dict):
+        g = {} if no_adjoint(g) else g
+        return {key: as_gradient(g.get(key), value) for key, value in x.items()}
+    if isinstance(x, (list, tuple)):
+        g = [None] * len(x) if no_adjoint(g) else g
+        return type(x)(as_gradient(gi, xi) for gi, xi in zip(g, x))
+    if isinstance(g, dict) and not isinstance(x, (np.ndarray, float, int)):
+        import types
+        return types.SimpleNamespace(**{key: as_gradient(value, getattr(x, key))
+                                        for key, value in g.items()})
+    if g is None or (no_adjoint(g) and np.shape(x) != ()):  # (an array's zero as 0.0)
+        return np.zeros(np.shape(x), dtype=np.result_type(np.asarray(x).dtype, np.float32))
+    return in_dtype_of(g, x)
+
+
 def in_dtype_of(g, x):
     """The gradient g of a float array (or numpy float) x in x's dtype: a float32 parameter
     has a float32 gradient, however f promoted on the way (float64 constants, in-place casts).
@@ -99,7 +120,7 @@ def helper_call_grad(x, w):
     t6 = scaled_tanh_backward(bt1, t1_record[1], x, w)
     bx = add_adjoint(bx, t6[0])
     bw = t6[1]
-    return in_dtype_of(bx, x), in_dtype_of(bw, w)
+    return as_gradient(bx, x), as_gradient(bw, w)
 
 
 def scaled_tanh_forward(x, w):
