@@ -82,3 +82,26 @@ def test_a_function_argument_of_f_itself_is_refused_with_what_to_write():
     message = str(info.value)
     assert "argument of the function srcad differentiates" in message
     assert "loss(model=my_model" in message
+
+
+class Layer:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def forward(self, W, x):
+        return self.scale * np.tanh(x @ W)
+
+    def __call__(self, W, x):
+        return self.forward(W, x) * 2.0  # (a method calling another on its self)
+
+
+LAYER = Layer(1.5)
+
+
+def objects_and_methods(params, x):
+    return np.sum(LAYER(params[0], x)) + np.sum(LAYER.forward(params[0], x) ** 2)
+
+
+def test_callable_objects_and_methods_of_known_objects():
+    srcad.check_grads(objects_and_methods, (PARAMS, X), order=2)
+    assert "Layer_call_forward" in srcad.source(objects_and_methods)

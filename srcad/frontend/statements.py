@@ -28,9 +28,11 @@ warnings show, never a number (errstate(... = "raise") would change control flow
 `del` of a name and `global` of names only read do nothing a derivative needs. assert and
 raise stay as they are: the derivative runs them where f runs them.
 """
+import types
+import warnings
+
 import gast
 import numpy as np
-import warnings
 
 from .. import runtime
 from ..syntax.naming import clone, walk
@@ -300,6 +302,41 @@ def _harmless(stmt, scope):
     return True
 
 
+class _Methods(gast.NodeTransformer):
+    """model(W, x) for an object whose class defines __call__, and model.forward(W, x), where
+    model is a global or closure variable: Model.__call__(model, W, x), the method's function
+    called with its object, which srcad differentiates like any helper (its attributes are
+    read from the object as a parameter's are)."""
+
+    def __init__(self, scope, fresh):
+        self.scope = scope
+        self.fresh = fresh
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        value = self.scope.lookup(node.func)
+        if value is None or isinstance(value, (types.FunctionType, types.BuiltinFunctionType,
+                                              type, np.ufunc)):
+            return node
+        if isinstance(value, types.MethodType) and isinstance(value.__func__,
+                                                               types.FunctionType):
+            func, obj = value.__func__, node.func.value if isinstance(
+                node.func, gast.Attribute) else None
+        elif isinstance(getattr(type(value), "__call__", None), types.FunctionType):
+            func, obj = type(value).__call__, node.func
+        else:
+            return node
+        if obj is None or (getattr(func, "__module__", None) or "").split(".")[0] in (
+                "numpy", "scipy"):
+            return node
+        owner = value.__self__ if isinstance(value, types.MethodType) else value
+        ident = self.fresh(f"{type(owner).__name__}_{func.__name__.strip('_')}")
+        self.scope.injected[ident] = func
+        node.args = [obj] + node.args
+        node.func = _name(ident)
+        return node
+
+
 class _Dicts(gast.NodeTransformer):
     """{"W": W, "b": b} and dict(W=W, b=b) -> dict_of([W, b], ("W", "b")): a call whose
     derivative templates exist (runtime.dict_of), instead of a display of its own kind."""
@@ -422,6 +459,7 @@ def lower_statements(fdef, scope):
     only_read = declared - stored
     fresh = _Fresh(fdef)
     write_starred(fdef, scope)
+    fdef.body = [_Methods(scope, fresh).visit(stmt) for stmt in fdef.body]
     fdef.body = [_Dicts(scope).visit(stmt) for stmt in fdef.body]
     fdef.body = lower_block(fdef.body, fresh, scope, only_read)
     dicts = _dict_names(fdef)

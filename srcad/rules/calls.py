@@ -94,9 +94,17 @@ def bind(func, args, keywords, info, node):
 _SPECIALIZED = {}  # (callee, bindings by identity) -> (its specialized copy, the values)
 
 
+def _user_object(value):
+    """An instance of a class of the user's (a model whose methods a helper calls on its self:
+    the helper is specialized to it as to a function it is passed)."""
+    return (hasattr(value, "__dict__") and not isinstance(value, (type, types.ModuleType))
+            and type(value).__module__.split(".")[0] not in LIBRARIES | {"builtins"})
+
+
 def with_function_arguments(func, args, keywords, lookup):
-    """func itself, or, where the call passes it functions (loss(predict, params, x): predict
-    is known where the call is), a copy of func that knows them: its parameter pred denotes
+    """func itself, or, where the call passes it functions or objects of the user's classes
+    (loss(predict, params, x): predict is known where the call is), a copy of func that knows
+    them: its parameter pred denotes
     predict when its derivative is built (pipeline.build), as a global name would. One copy
     per callee and functions, so its derivatives are built and cached once."""
     try:
@@ -111,7 +119,8 @@ def with_function_arguments(func, args, keywords, lookup):
             value = node
         else:
             value = lookup(node) if isinstance(node, (gast.Name, gast.Attribute)) else None
-        if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)):
+        if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, np.ufunc)) or (
+                _user_object(value)):
             bindings[param] = value
     if not bindings:
         return func
@@ -131,7 +140,11 @@ def with_function_arguments(func, args, keywords, lookup):
 def derivative_name(func, kind, wrt):
     """layer_adjoint (all parameters), layer_adjoint_x (with respect to x alone)."""
     params = positional_params(func)
-    base = f"{func.__name__}_{KIND_SUFFIX[kind]}".replace("<lambda>", "lambda")
+    own = func.__name__
+    qualname = getattr(func, "__qualname__", own)
+    if "." in qualname and "<" not in qualname:  # a method: Layer.__call__ -> Layer_call
+        own = re.sub(r"_+", "_", qualname.replace(".", "_")).strip("_")
+    base = f"{own}_{KIND_SUFFIX[kind]}".replace("<lambda>", "lambda")
     if len(wrt) < len(params):
         base += "_" + "_".join(params[i] for i in wrt)
     if not base.isidentifier():  # a __name__ set to anything: it is written into the code
