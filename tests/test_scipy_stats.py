@@ -5,6 +5,9 @@ Every registered (distribution, method) also has spec rows in tests/specs/spec_s
 (run by tests/test_templates.py): both modes against central differences in every argument,
 positional, keyword and broadcast calls, defaults, and Hessians of the log-densities.
 """
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -312,3 +315,49 @@ def test_dirichlet_with_k_minus_one_components_is_refused():
     got = srcad.grad(dirichlet_short, wrt=1)(np.array([0.2, 0.3, 0.5]), alpha)
     want = np.log([0.2, 0.3, 0.5]) - scipy.special.digamma(alpha) + scipy.special.digamma(6.5)
     assert np.allclose(got, want, rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# a user's own template for a method srcad has none for (docs/templates.md's example), in a
+# separate interpreter: registering it here would register norm.ppf for the whole test session
+
+PPF_TEMPLATE = '''
+import numpy as np
+import scipy.stats
+
+import srcad
+from srcad import d
+
+
+@srcad.adjoint(scipy.stats.norm.ppf, broadcasts=True)
+def norm_ppf_adjoint(y, q, loc=0, scale=1):
+    d[q] = d[y] / scipy.stats.norm.pdf(y, loc, scale)
+    d[loc] = d[y]
+    d[scale] = d[y] * (y - loc) / scale
+
+
+@srcad.tangent(scipy.stats.norm.ppf, broadcasts=True)
+def norm_ppf_tangent(y, q, loc=0, scale=1):
+    d[y] = d[q] / scipy.stats.norm.pdf(y, loc, scale) + d[loc] + d[scale] * (y - loc) / scale
+
+
+def quantile_loss(q, mu, sigma):
+    return np.sum(scipy.stats.norm.ppf(q, mu, sigma) ** 2)
+
+
+q = np.array([0.1, 0.5, 0.8])
+srcad.check_grads(quantile_loss, (q, 0.3, 1.5), wrt=(0, 1, 2), order=2)
+z = scipy.stats.norm.ppf(q)
+g = srcad.grad(quantile_loss, wrt=(1, 2))(q, 0.3, 1.5)
+assert np.allclose(g, [np.sum(2 * (0.3 + 1.5 * z)), np.sum(2 * (0.3 + 1.5 * z) * z)])
+assert srcad.REGISTRY.adjoint_of(scipy.stats.t.ppf) is None  # norm's own, not t's
+print("ok")
+'''
+
+
+def test_a_user_template_for_one_distribution_method(tmp_path):
+    (tmp_path / "ppf_template.py").write_text(PPF_TEMPLATE)
+    done = subprocess.run([sys.executable, "ppf_template.py"], cwd=tmp_path, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
