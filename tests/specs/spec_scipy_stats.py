@@ -11,7 +11,8 @@ tests/test_scipy_stats.py checks spellings, tails, multivariate edge cases and r
 """
 import numpy as np
 
-from specs import Arr, Spec
+from specs import Arr
+from specs.spec_numpy_linalg import ScipySpec
 
 try:
     import scipy.stats as stats
@@ -19,19 +20,13 @@ except ImportError:  # pragma: no cover - scipy missing: no rows (and no templat
     stats = None
 
 
-class StatsSpec(Spec):
-    """A row whose function's module imports scipy.stats (the shared header imports math,
-    operator and numpy only, so the import line goes after the function)."""
+class StatsSpec(ScipySpec):
+    """A row whose function's module imports scipy.stats (after the function, as ScipySpec's
+    import scipy.special)."""
 
     def __init__(self, op, expr, **kwargs):
-        super().__init__(op, expr + "\n\n\nimport scipy.stats", **kwargs)
-        self.shown = expr
-
-    @property
-    def id(self):
-        shapes = ",".join(f"{k}{'' if a.shape is None else list(a.shape)}"
-                          for k, a in self.args.items())
-        return f"{self.shown} [{shapes}]"
+        super().__init__(op, expr, **kwargs)
+        self.expr = expr + "\n\n\nimport scipy.stats"
 
 
 # distribution -> (its shape parameters with their ranges, x's range, loc's range, scale's
