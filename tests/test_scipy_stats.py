@@ -1,4 +1,4 @@
-"""scipy.stats distributions (templates/scipy_stats.py): how their methods are resolved and
+"""scipy.stats distributions (templates/scipy_stats*.py): how their methods are resolved and
 spelled, gradients and Hessians against closed forms and central differences, and refusals.
 
 Every registered (distribution, method) also has spec rows in tests/specs/spec_scipy_stats.py

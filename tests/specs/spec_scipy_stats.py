@@ -1,4 +1,4 @@
-"""Spec rows for templates/scipy_stats.py (scipy.stats distributions), when scipy is installed.
+"""Spec rows for templates/scipy_stats*.py (scipy.stats distributions), when scipy is installed.
 
 Each method of each location-scale family gets three rows, every argument differentiable unless
 its derivative does not exist (the count of a pmf) or has no closed form (the shape parameter of
