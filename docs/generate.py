@@ -22,6 +22,7 @@ import numpy as np
 
 import srcad
 from srcad.frontend.fence import unsupported_table
+from srcad.frontend.resolve import LIBRARY_MODULES
 from srcad.rules.registry import REGISTRY
 from srcad.runtime import HELPERS
 
@@ -772,8 +773,11 @@ def constructs_page():
 def coverage_page():
     rows = srcad.coverage()
     groups = {}
-    for row in rows:
+    for row in rows:  # grouped by library module: scipy.stats lists norm.logpdf, t.cdf, ...
         module, _, name = row["name"].rpartition(".")
+        library, _, owner = module.rpartition(".")
+        if module not in LIBRARY_MODULES and library in LIBRARY_MODULES:
+            module, name = library, f"{owner}.{name}"
         groups.setdefault(module, []).append((name, row))
     both = sum(1 for r in rows if r["forward"] and r["reverse"])
     helpers = {id(f) for f in HELPERS.values()}

@@ -188,6 +188,8 @@ def imports_needed(text):
         lines.append("import math")
     if re.search(r"\bscipy\.special\.", text):
         lines.append("import scipy.special")
+    if re.search(r"\bscipy\.stats\.", text):
+        lines.append("import scipy.stats")
     if re.search(r"\boperator\.", text):
         lines.append("import operator")
     return lines

@@ -29,6 +29,7 @@ LIBRARY_MODULES = {
     "math": "math",
     "operator": "operator",
     "scipy.special": "scipy.special",
+    "scipy.stats": "scipy.stats",
 }
 IMPORT_LINES = {"np": "import numpy as np", "math": "import math", "operator": "import operator",
                 "scipy": "import scipy.special"}
@@ -57,7 +58,16 @@ def _library_index():
 
 
 def canonical_name(obj):
-    """'numpy.sin' for np.sin (and for `from numpy import sin`), None for non-library objects."""
+    """'numpy.sin' for np.sin (and for `from numpy import sin`), None for non-library objects.
+    A method of a library object is named after it: 'scipy.stats.norm.logpdf' for norm.logpdf
+    (a bound method of the instance scipy.stats.norm, a new object at each access)."""
+    if isinstance(obj, types.MethodType):
+        owner = canonical_name(obj.__self__)
+        name = getattr(obj, "__name__", None)
+        if owner is not None and isinstance(name, str) and getattr(
+                getattr(obj.__self__, name, None), "__func__", None) is obj.__func__:
+            return f"{owner}.{name}"
+        return None
     entry = _library_index().get(id(obj))
     if entry is not None and entry[0] is obj:
         return entry[1]
@@ -71,10 +81,12 @@ def library_module_name(obj):
 
 
 def spelled(dotted):
-    """gast expression for a canonical dotted name: 'numpy.linalg.inv' -> np.linalg.inv."""
-    modname, _, attr = dotted.rpartition(".")
-    alias = LIBRARY_MODULES[modname]
-    return attribute_chain(alias.split(".") + [attr])
+    """gast expression for a canonical dotted name: 'numpy.linalg.inv' -> np.linalg.inv,
+    'scipy.stats.norm.logpdf' -> scipy.stats.norm.logpdf (after the longest library module)."""
+    parts = dotted.split(".")
+    depth = max(i for i in range(1, len(parts)) if ".".join(parts[:i]) in LIBRARY_MODULES)
+    alias = LIBRARY_MODULES[".".join(parts[:depth])]
+    return attribute_chain(alias.split(".") + parts[depth:])
 
 
 class Scope:
@@ -176,6 +188,10 @@ class _Resolver(gast.NodeTransformer):
                 module = getattr(module, attr)
             alias = LIBRARY_MODULES[module.__name__].split(".")
             return gast.copy_location(attribute_chain(alias + parts[module_depth:]), node)
+        name = canonical_name(root) if not isinstance(root, (int, float, complex)) else None
+        if name is not None:  # an attribute of a library object: norm.logpdf (from scipy.stats)
+            return gast.copy_location(attribute_chain(dotted_parts(spelled(name)) + parts[1:]),
+                                      node)
         self._note_user(parts[0])
         return node
 

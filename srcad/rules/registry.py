@@ -23,6 +23,7 @@ import operator
 import sys
 import textwrap
 import threading
+import types
 
 import gast
 
@@ -270,6 +271,11 @@ class Registry:
                     self._helpers_seen += 1
 
     def _key(self, op):
+        # a bound method is a new object at each access (scipy.stats.norm.logpdf): keyed by its
+        # object and function, so each distribution's method has its own templates (the
+        # registered op keeps its __self__ alive, so the id stays that object's)
+        if isinstance(op, types.MethodType):
+            return id(op.__self__), id(op.__func__)
         return id(op)
 
     def _remember(self, op, name):
