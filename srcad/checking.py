@@ -29,13 +29,7 @@ def _random_like(value, rng):
     def draw(leaf):
         out = rng.standard_normal(np.shape(leaf))
         return float(out) if np.shape(leaf) == () and not isinstance(leaf, np.ndarray) else out
-    return trees.tree_map(draw, _floats(value))
-
-
-def _floats(value):
-    """value, a number at the top level counted as a float (an int argument in wrt)."""
-    return float(value) if isinstance(value, (int, np.integer)) and not isinstance(
-        value, bool) else value
+    return trees.tree_map(draw, trees.top_level_float(value))
 
 
 def _shift(args, positions, direction, h):
@@ -44,7 +38,7 @@ def _shift(args, positions, direction, h):
         moved[position] = trees.tree_map(
             lambda a, d: np.asarray(a, dtype=float) + h * np.asarray(d)
             if isinstance(a, np.ndarray) else float(a) + h * float(d),
-            _floats(args[position]), v)
+            trees.top_level_float(args[position]), v)
     return moved
 
 
@@ -52,7 +46,7 @@ def _central(func, args, kwargs, positions, direction, h):
     plus = func(*_shift(args, positions, direction, h), **kwargs)
     minus = func(*_shift(args, positions, direction, -h), **kwargs)
     return trees.tree_map(lambda p, m: (np.asarray(p, float) - np.asarray(m, float)) / (2 * h),
-                          _floats(plus), _floats(minus))
+                          trees.top_level_float(plus), trees.top_level_float(minus))
 
 
 def _close(a, b, rtol, atol):
@@ -77,7 +71,7 @@ def check_grads(func, args, wrt=0, order=1, kwargs=None, rtol=1e-6, atol=1e-9, e
     if "forward" in modes:
         jv = api.jvp(func, wrt=positions)(*args, *v, **kwargs)
         report["forward_vs_fd"] = (_inner(jv, w), _inner(fd, w))
-        for k, (got, want) in enumerate(zip(trees.leaves(_floats(jv)), trees.leaves(fd))):
+        for k, (got, want) in enumerate(zip(trees.leaves(trees.top_level_float(jv)), trees.leaves(fd))):
             got, want = np.asarray(got, float), np.asarray(want, float)
             if np.shape(got) != np.shape(want):
                 problems.append(f"forward mode: output {k} tangent has shape {np.shape(got)}, "
@@ -91,7 +85,7 @@ def check_grads(func, args, wrt=0, order=1, kwargs=None, rtol=1e-6, atol=1e-9, e
     if "reverse" in modes:
         jtw = api.vjp(func, wrt=positions)(*args, w, **kwargs)
         for k, position in enumerate(positions):
-            x = _floats(args[position])
+            x = trees.top_level_float(args[position])
             got = [np.shape(g) for g in trees.leaves_like(x, jtw[k])]
             if got != trees.shapes(x):
                 problems.append(f"reverse mode: the gradient of argument {position} has shapes "

@@ -19,14 +19,7 @@ import inspect
 import gast
 
 from ..syntax.naming import clone
-
-
-def _name(ident):
-    return gast.Name(id=ident, ctx=gast.Load(), annotation=None, type_comment=None)
-
-
-def _call(func, arg):
-    return gast.Call(func=_name(func), args=[arg], keywords=[])
+from ..syntax.nodes import call
 
 
 class _Starred(gast.NodeTransformer):
@@ -47,12 +40,12 @@ class _Starred(gast.NodeTransformer):
                 parts.append(gast.Tuple(elts=run, ctx=gast.Load()))
                 run = []
             if elt is not None:
-                parts.append(_call("tuple", elt.value))
+                parts.append(call(["tuple"], elt.value))
         out = parts[0]
         for part in parts[1:]:
             out = gast.BinOp(left=out, op=gast.Add(), right=part)
         if kind is gast.List:  # (joined as tuples: a display's tangent is a tuple)
-            out = _call("list", out)
+            out = call(["list"], out)
         return gast.copy_location(out, node)
 
     def visit_List(self, node):

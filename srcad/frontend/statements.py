@@ -36,15 +36,12 @@ import numpy as np
 
 from .. import runtime
 from ..syntax.naming import clone, walk
+from ..syntax.nodes import name
 from .starred import write_starred
 
 _COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.DictComp)
 # expressions under which a sub-expression may run zero or many times
 _CONDITIONAL = (gast.Lambda, gast.IfExp, gast.BoolOp, gast.SetComp) + _COMPREHENSIONS
-
-
-def _name(ident, ctx=None):
-    return gast.Name(id=ident, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
 
 
 class _Fresh:
@@ -104,20 +101,20 @@ class _Hoist(gast.NodeTransformer):
         """map(f, xs, ys) -> [f(a, b) for a, b in zip(xs, ys)] (f a name or a lambda);
         d.values() -> [d[k] for k in keys_of(d)] (and .keys(), .items())."""
         if _dict_view(node) and isinstance(node.func.value, gast.Name):
-            mapping, key = node.func.value, _name(self.fresh("key"))
+            mapping, key = node.func.value, name(self.fresh("key"))
             item = gast.Subscript(value=clone(mapping), slice=clone(key), ctx=gast.Load())
             elt = {"keys": clone(key), "values": item, "items": gast.Tuple(
                 elts=[clone(key), item], ctx=gast.Load())}[node.func.attr]
             return self.lower(gast.copy_location(gast.ListComp(elt=elt, generators=[
-                gast.comprehension(target=_name(key.id, gast.Store()), iter=gast.Call(
-                    func=_name("keys_of"), args=[clone(mapping)], keywords=[]), ifs=[],
+                gast.comprehension(target=name(key.id, gast.Store()), iter=gast.Call(
+                    func=name("keys_of"), args=[clone(mapping)], keywords=[]), ifs=[],
                     is_async=0)]), node))
         if not (self.scope is not None and self.scope.lookup(node.func) is map
                 and len(node.args) >= 2 and not node.keywords and not any(
                     isinstance(a, gast.Starred) for a in node.args)):
             return self.generic_visit(node)
         func, iterables = node.args[0], node.args[1:]
-        items = [_name(self.fresh("item")) for _ in iterables]
+        items = [name(self.fresh("item")) for _ in iterables]
         if isinstance(func, gast.Lambda):
             params = func.args.args
             if func.args.vararg or func.args.kwonlyargs or len(params) != len(items):
@@ -125,10 +122,10 @@ class _Hoist(gast.NodeTransformer):
             elt = _Rename({p.id: i.id for p, i in zip(params, items)}).visit(clone(func.body))
         else:
             elt = gast.Call(func=func, args=items, keywords=[])
-        stores = [_name(i.id, gast.Store()) for i in items]
+        stores = [name(i.id, gast.Store()) for i in items]
         target = stores[0] if len(stores) == 1 else gast.Tuple(elts=stores, ctx=gast.Store())
         iterable = iterables[0] if len(iterables) == 1 else gast.Call(
-            func=_name("zip"), args=iterables, keywords=[])
+            func=name("zip"), args=iterables, keywords=[])
         comprehension = gast.ListComp(elt=elt, generators=[gast.comprehension(
             target=target, iter=iterable, ifs=[], is_async=0)])
         return self.lower(gast.copy_location(comprehension, node))
@@ -141,17 +138,17 @@ class _Hoist(gast.NodeTransformer):
                 mapping[ident] = self.fresh(ident)
         rename = _Rename(mapping)
         if isinstance(node, gast.DictComp):  # items = dict_with(items, key, value)
-            start = gast.Call(func=_name("dict_of"), args=[
+            start = gast.Call(func=name("dict_of"), args=[
                 gast.List(elts=[], ctx=gast.Load()), gast.Tuple(elts=[], ctx=gast.Load())],
                 keywords=[])
-            append = gast.Assign(targets=[_name(items, gast.Store())], value=gast.Call(
-                func=_name("dict_with"), args=[_name(items), rename.visit(node.key),
+            append = gast.Assign(targets=[name(items, gast.Store())], value=gast.Call(
+                func=name("dict_with"), args=[name(items), rename.visit(node.key),
                                                rename.visit(node.value)], keywords=[]),
                 type_comment=None)
         else:
             start = gast.List(elts=[], ctx=gast.Load())
             append = gast.Expr(value=gast.Call(
-                func=gast.Attribute(value=_name(items), attr="append", ctx=gast.Load()),
+                func=gast.Attribute(value=name(items), attr="append", ctx=gast.Load()),
                 args=[rename.visit(node.elt)], keywords=[]))
         body = lower_block([gast.copy_location(append, node)], self.fresh, self.scope)
         for generator in reversed(node.generators):
@@ -170,8 +167,8 @@ class _Hoist(gast.NodeTransformer):
         hoist = _Hoist(self.fresh, self.scope)
         loop.iter = hoist.visit(loop.iter)
         self.before += hoist.before + [gast.copy_location(gast.Assign(
-            targets=[_name(items, gast.Store())], value=start, type_comment=None), node), loop]
-        return _name(items)
+            targets=[name(items, gast.Store())], value=start, type_comment=None), node), loop]
+        return name(items)
 
 
 def _starred_target(stmt, fresh):
@@ -186,19 +183,19 @@ def _starred_target(stmt, fresh):
         return None
     k, after = stars[0], len(elts) - stars[0] - 1
     holder = fresh("t")
-    out = [gast.Assign(targets=[_name(holder, gast.Store())], value=stmt.value,
+    out = [gast.Assign(targets=[name(holder, gast.Store())], value=stmt.value,
                        type_comment=None)]
     for i, elt in enumerate(elts):
         if i == k:
             upper = gast.Constant(value=-after, kind=None) if after else None
-            value = gast.Call(func=_name("list"), args=[gast.Subscript(
-                value=_name(holder), slice=gast.Slice(lower=gast.Constant(value=k, kind=None)
+            value = gast.Call(func=name("list"), args=[gast.Subscript(
+                value=name(holder), slice=gast.Slice(lower=gast.Constant(value=k, kind=None)
                                                       if k else None, upper=upper, step=None),
                 ctx=gast.Load())], keywords=[])
             elt = elt.value
         else:
             index = i if i < k else i - len(elts)
-            value = gast.Subscript(value=_name(holder), slice=gast.Constant(
+            value = gast.Subscript(value=name(holder), slice=gast.Constant(
                 value=index, kind=None), ctx=gast.Load())
         out.append(gast.Assign(targets=[elt], value=value, type_comment=None))
     return [gast.copy_location(s, stmt) for s in out]
@@ -269,16 +266,16 @@ def _over_keys(loop, fresh, scope):
     else:
         key = fresh("key")
         head = [(target, view != "keys")]
-    loop.iter = gast.copy_location(gast.Call(func=_name("keys_of"), args=[mapping],
+    loop.iter = gast.copy_location(gast.Call(func=name("keys_of"), args=[mapping],
                                              keywords=[]), loop.iter)
-    loop.target = _name(key, gast.Store())
+    loop.target = name(key, gast.Store())
     assigns = []
     for item_target, is_value in head:
-        item = gast.Subscript(value=clone(mapping), slice=_name(key), ctx=gast.Load())
+        item = gast.Subscript(value=clone(mapping), slice=name(key), ctx=gast.Load())
         if view == "items" and item_target is target:
-            item = gast.Tuple(elts=[_name(key), item], ctx=gast.Load())
+            item = gast.Tuple(elts=[name(key), item], ctx=gast.Load())
         elif not is_value:
-            item = _name(key)
+            item = name(key)
         assigns.append(gast.copy_location(gast.Assign(targets=[item_target], value=item,
                                                       type_comment=None), loop))
     loop.body = assigns + loop.body
@@ -333,7 +330,7 @@ class _Methods(gast.NodeTransformer):
         ident = self.fresh(f"{type(owner).__name__}_{func.__name__.strip('_')}")
         self.scope.injected[ident] = func
         node.args = [obj] + node.args
-        node.func = _name(ident)
+        node.func = name(ident)
         return node
 
 
@@ -375,7 +372,7 @@ class _Dicts(gast.NodeTransformer):
 
     def dict_of(self, keys, values, node):
         return gast.copy_location(gast.Call(
-            func=_name("dict_of"), args=[gast.List(elts=list(values), ctx=gast.Load()),
+            func=name("dict_of"), args=[gast.List(elts=list(values), ctx=gast.Load()),
                                          gast.Tuple(elts=list(keys), ctx=gast.Load())],
             keywords=[]), node)
 
@@ -432,11 +429,11 @@ def _functional_store(stmt, dicts, uses, scope):
     mapping = target.value.id
     value = stmt.value
     if isinstance(stmt, gast.AugAssign):
-        value = gast.BinOp(left=gast.Subscript(value=_name(mapping), slice=clone(target.slice),
+        value = gast.BinOp(left=gast.Subscript(value=name(mapping), slice=clone(target.slice),
                                                ctx=gast.Load()), op=stmt.op, right=value)
     return gast.copy_location(gast.Assign(
-        targets=[_name(mapping, gast.Store())], value=gast.Call(
-            func=_name("dict_with"), args=[_name(mapping), target.slice, value], keywords=[]),
+        targets=[name(mapping, gast.Store())], value=gast.Call(
+            func=name("dict_with"), args=[name(mapping), target.slice, value], keywords=[]),
         type_comment=None), stmt)
 
 

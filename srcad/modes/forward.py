@@ -34,8 +34,8 @@ from ..rules.operations import unknown_call
 from ..rules.registry import require_template
 from ..runtime import CONTAINER_RESULTS, dict_of, dict_with, HELPERS
 from ..syntax.naming import clone, loaded_names
-from ..syntax.nodes import (assign, assigned_name, call, comment, flatten, list_op, name,
-                            origin_comment, parameter_ids)
+from ..syntax.nodes import (appended_names, assign, assigned_name, call, comment, flatten, list_op,
+                            name, origin_comment, parameter_ids)
 
 # operations whose result shares the operand's storage exactly as their tangents' do (y = x,
 # y = t[i], and a display [a, b], which holds its items as the display of tangents holds theirs)
@@ -63,8 +63,7 @@ class Forward:
         self.stored = {v for v in stored if activity(v)}
         self.stored_tangents = {namer.tangent(v) for v in self.stored}
         self.sequences = sequence_names(fdef.body, scope, self.kinds)
-        self.appended = {s.value.func.value.id for s in flatten(fdef.body)
-                         if list_op(s) and s.value.func.attr == "append"}
+        self.appended = appended_names(fdef.body)
         self.always = {v for v in assigned_in_blocks(fdef.body) | stored if activity(v)}
         self.has_tangent |= self.always
 

@@ -32,7 +32,7 @@ from ..rules.calls import Dependencies, is_user_function, returns_tuple
 from ..rules.instantiate import operand_id
 from ..rules.registry import REGISTRY
 from ..syntax.naming import clone, walk
-from ..syntax.nodes import (assign, assigned_name, call, comment, flatten, list_op, name,
+from ..syntax.nodes import (appended_names, assign, assigned_name, call, comment, flatten, name,
                             parameter_ids, SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES)
 
 
@@ -59,8 +59,7 @@ class Reverse(AdjointSweep, Accumulation):
         self.tuple_vars = self.find_tuple_vars(flatten(fdef.body))
         self.dependencies = Dependencies(namer)
         self.containers = self.find_containers(fdef)
-        self.appended = {s.value.func.value.id for s in flatten(fdef.body)
-                         if list_op(s) and s.value.func.attr == "append"}
+        self.appended = appended_names(fdef.body)
         self.counters = {s.target.id for s in flatten(fdef.body)  # (ints: control.py makes
                          if isinstance(s, gast.For) and isinstance(s.target, gast.Name)}
         # every for loop a loop over a range)

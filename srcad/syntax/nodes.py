@@ -103,3 +103,9 @@ def parameter_ids(fdef):
     args = fdef.args
     return [a.id for a in args.posonlyargs + args.args + [args.vararg] + args.kwonlyargs
             if a is not None]
+
+
+def appended_names(body):
+    """The names of the lists the statements grow with lst.append(v)."""
+    return {s.value.func.value.id for s in flatten(body)
+            if list_op(s) and s.value.func.attr == "append"}
