@@ -235,6 +235,8 @@ class MutationFence:
                 return self.bind(facts, target.value.id, held | stored)
             if check and getattr(stmt, "augmented", None) is not None:
                 self.check_in_place(stmt, facts)
+            if check and isinstance(stmt.value, gast.Call):
+                self.check_helper_writes(stmt.value)
             self.values[target.id] = stmt.value
             return self.bind(facts, target.id, self.points(stmt.value, facts))
         if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
@@ -324,13 +326,20 @@ class MutationFence:
             raise self.info.error(call, f"a call of the method .{func.attr}() whose result is not "
                                         f"used may change its object in place: srcad does not "
                                         f"differentiate such calls", hint=hint)
-        if op is not None and name is None and getattr(builtins, getattr(
+        self.check_helper_writes(call)
+        return facts
+
+    def check_helper_writes(self, call):
+        """A call of a function of the user's that changes an argument (b[0] = v, b += v):
+        refused, whether its result is used or not."""
+        op = self.scope.lookup(call.func)
+        if op is not None and canonical_name(op) is None and getattr(builtins, getattr(
                 op, "__name__", ""), None) is not op and _writes_parameters(op):
             raise self.info.error(call, f"{getattr(op, '__qualname__', op)} changes an argument "
                                         f"in place: srcad does not differentiate calls that "
                                         f"change their arguments",
-                                  hint="return the new value from the helper and assign it")
-        return facts
+                                  hint="return the new value from the helper and assign it "
+                                       "(b = b + v, not b += v)")
 
 
 _SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
@@ -339,8 +348,9 @@ _SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Po
 
 
 def _writes_parameters(func):
-    """Whether a user function stores into, or calls a writing method of, one of its parameters
-    (read from its source; False when there is none to read)."""
+    """Whether a user function stores into, or calls a writing method of, one of its parameters,
+    or updates one in place (b += e writes into the caller's array when b is one; read from its
+    source; False when there is none to read)."""
     try:
         fdef, _ = parse_function(func)
     except Exception:
@@ -348,6 +358,9 @@ def _writes_parameters(func):
     params = set(parameter_ids(fdef))
     for node in gast.walk(fdef):
         target = None
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and (
+                node.target.id in params):
+            return True
         if isinstance(node, (gast.Assign, gast.AugAssign)):
             for t in (node.targets if isinstance(node, gast.Assign) else [node.target]):
                 if isinstance(t, gast.Subscript):
