@@ -31,6 +31,7 @@ import numpy as np
 
 from .parse import parse_function
 from .resolve import canonical_name
+from ..runtime import HELPERS
 from ..syntax.naming import loaded_names
 from ..syntax.nodes import parameter_ids, SHAPE_ATTRIBUTES
 
@@ -333,8 +334,10 @@ class MutationFence:
         """A call of a function of the user's that changes an argument (b[0] = v, b += v):
         refused, whether its result is used or not."""
         op = self.scope.lookup(call.func)
-        if op is not None and canonical_name(op) is None and getattr(builtins, getattr(
-                op, "__name__", ""), None) is not op and _writes_parameters(op):
+        own = getattr(op, "__name__", "")
+        if op is not None and canonical_name(op) is None and getattr(builtins, own, None) is not (
+                op) and HELPERS.get(own) is not op and _writes_parameters(op):  # (a runtime
+            # helper, in generated code differentiated again, has templates)
             raise self.info.error(call, f"{getattr(op, '__qualname__', op)} changes an argument "
                                         f"in place: srcad does not differentiate calls that "
                                         f"change their arguments",
