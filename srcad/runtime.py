@@ -381,10 +381,17 @@ def zero_at(g, index):
 def tuple_adjoint(parts, y, indices):
     """The adjoint of a tuple y whose items at `indices` have the adjoints `parts` (the others
     were never used: zeros shaped like them)."""
-    out = [np.zeros_like(item, dtype=np.result_type(item, 0.0)) for item in y]
+    out = [zero_gradient(item) if isinstance(item, (list, tuple, dict)) else
+           np.zeros_like(item, dtype=np.result_type(item, 0.0)) for item in y]
     for i, part in zip(indices, parts):
         out[i] = part
     return out
+
+
+@helper(tangent="linear")
+def tuple_parts(g, indices):
+    """The items of g at indices (the transpose of tuple_adjoint)."""
+    return [g[i] for i in indices]
 
 
 @helper(tangent="linear")

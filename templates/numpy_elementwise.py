@@ -74,7 +74,7 @@ def safe_div(a, b):
     return out
 
 
-# helpers' tangents (generated gradients are differentiated again for hessians). The masks of
+# helpers' tangents (generated gradients are differentiated again: hessians, grad(grad(f))). The masks of
 # safe_mul/slope_mul/safe_div are piecewise constant, so these are the product and quotient
 # rules. (Named apart from the helpers: slope_mul calls safe_mul by this module's name.)
 @tangent(safe_mul)
@@ -90,6 +90,25 @@ def slope_mul_tangent(z, g, s):
 @tangent(safe_div)
 def safe_div_tangent(z, a, b):
     d[z] = safe_div(d[a] - safe_mul(d[b], z), b)
+
+
+# and their adjoints (generated gradients differentiated in reverse mode: grad(grad(f)))
+@adjoint(safe_mul, broadcasts=True)
+def safe_mul_adjoint(z, a, b):
+    d[a] = safe_mul(d[z], b)
+    d[b] = safe_mul(d[z], a)
+
+
+@adjoint(slope_mul, broadcasts=True)
+def slope_mul_adjoint(z, g, s):
+    d[g] = safe_mul(d[z], s)
+    d[s] = safe_mul(d[z], g)
+
+
+@adjoint(safe_div, broadcasts=True)
+def safe_div_adjoint(z, a, b):
+    d[a] = safe_div(d[z], b)
+    d[b] = -safe_mul(d[z], safe_div(z, b))
 
 
 # --- trigonometric -------------------------------------------------------------------------------

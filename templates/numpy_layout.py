@@ -119,6 +119,31 @@ def window_adjoint(g, x, window_shape, axis=None):
     return np.reshape(out, np.shape(x))
 
 
+@helper(tangent="linear")
+def insert_transpose(w, arr, obj, values, axis=None, which=0):
+    """The transpose of insert_piece: w (shaped like arr, which=0, or values, which=1) where
+    np.insert(arr, obj, values, axis) puts that operand's entries, zeros elsewhere."""
+    if which == 0:
+        return np.insert(w, obj, 0.0, axis=axis)
+    return np.insert(np.zeros(np.shape(arr), dtype=np.result_type(w, float)), obj, w, axis=axis)
+
+
+# the adjoints of the helpers above: each sums copies back, so its transpose makes them
+@adjoint(insert_piece)
+def insert_piece_adjoint(z, g, arr, obj, values, axis=None, which=0):
+    d[g] = insert_transpose(d[z], arr, obj, values, axis, which)
+
+
+@adjoint(resize_adjoint)
+def resize_adjoint_adjoint(z, g, a, new_shape):
+    d[g] = np.resize(d[z], new_shape)
+
+
+@adjoint(window_adjoint)
+def window_adjoint_adjoint(z, g, x, window_shape, axis=None):
+    d[g] = np.lib.stride_tricks.sliding_window_view(d[z], window_shape, axis)
+
+
 # ---------------------------------------------------------------------------------------------
 # layout: the adjoint sends each entry of d[y] back to the entry it copies
 

@@ -222,6 +222,11 @@ non_differentiable(tensordot_axes, dot_axes, inner_axes, einsum_canonical, einsu
                    einsum_tangent_plan, einsum_product_rule)
 
 
+@adjoint(einsum_refuse_sublists)  # (it raises: so does its adjoint, in a gradient of a gradient)
+def einsum_refuse_sublists_adjoint(z, g):
+    d[g] = einsum_refuse_sublists(d[z])
+
+
 # each adjoint helper is bilinear in (g, the other operand) and reads its own operand's shape only
 @tangent(tensordot_adjoint_a)
 def tensordot_adjoint_a_tangent(z, g, a, b, axes=2):

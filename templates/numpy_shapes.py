@@ -173,6 +173,33 @@ def untake_along_axis(g, arr, indices, axis=-1):
     return out
 
 
+# The adjoints of these helpers (generated gradients differentiated in reverse mode again):
+# each sums copies back, so its transpose makes the copies: the op it is the adjoint of.
+@adjoint(unrepeat)
+def unrepeat_adjoint(z, g, x, repeats, axis=None):
+    d[g] = np.repeat(d[z], repeats, axis=axis)
+
+
+@adjoint(unpad)
+def unpad_adjoint(z, g, x, pad_width, mode="constant"):
+    d[g] = repad(d[z], pad_width, mode)
+
+
+@adjoint(unpad_constant)
+def unpad_constant_adjoint(z, g, x, pad_width, constant_values):
+    d[g] = pad_constant(d[z], x, pad_width)
+
+
+@adjoint(untake)
+def untake_adjoint(z, g, a, indices, axis=None, mode="raise"):
+    d[g] = np.take(d[z], indices, axis=axis, mode=mode)
+
+
+@adjoint(untake_along_axis)
+def untake_along_axis_adjoint(z, g, arr, indices, axis=-1):
+    d[g] = np.take_along_axis(d[z], indices, axis=axis)
+
+
 @helper(tangent="linear")
 def undiag(g, v, k=0):
     """The adjoint of np.diag(v, k): the k-th diagonal of g if v is 1-D (diag built a matrix),

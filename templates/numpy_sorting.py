@@ -58,6 +58,22 @@ def sort_scatter(g, a, axis=-1):
     return out
 
 
+# their adjoints: sharing among ties is symmetric, and gather and scatter transpose each other
+@adjoint(tie_mean, broadcasts=True)
+def tie_mean_adjoint(z, v, s):
+    d[v] = tie_mean(d[z], s)
+
+
+@adjoint(sort_gather)
+def sort_gather_adjoint(z, da, a, axis=-1):
+    d[da] = sort_scatter(d[z], a, axis)
+
+
+@adjoint(sort_scatter)
+def sort_scatter_adjoint(z, g, a, axis=-1):
+    d[g] = sort_gather(d[z], a, axis)
+
+
 @helper(linear=False)
 def median_weights(a, axis=None, ignore_nan=False):
     """d median / d a: 1/2 on each of the two middle entries of each lane (1 on the middle one

@@ -1,5 +1,9 @@
-"""Tangent templates of srcad's own runtime helpers that need written ones, so generated
-derivatives can be differentiated again (hessian, hvp: forward mode over the generated code).
+"""Templates of srcad's own runtime helpers that need written ones, so generated derivatives
+can be differentiated again: forward mode over them (hessian, hvp) and reverse mode
+(grad(grad(f)), vjp(vjp(f))). A helper with no adjoint (or tangent) template here is
+differentiated from its source, as the user's functions are (rules/calls.is_user_function);
+the helpers below write into arrays they make, or read dtypes and structures, which srcad does
+not differentiate from source, or have a simpler rule than their source's derivative.
 
 Most helpers are linear in their first argument and depend on the others only through shapes or
 piecewise-constant masks: they are declared @helper(tangent="linear") and the registry writes
@@ -8,20 +12,38 @@ are linear in two arguments (the adjoint and the other factor); add_adjoint is a
 and dict_with (a dict built in the function, a store into it) have adjoint templates too: they
 are called from user code (frontend/statements.py).
 """
+import numpy as np
+
 from srcad.rules.registry import adjoint, d, non_differentiable, tangent
-from srcad.runtime import (add_adjoint, check_cotangent, dict_item_adjoint, dict_of, dict_with,
-                           dict_without, float_type, grad_seed, keys_of, matmul_adjoint_a,
-                           matmul_adjoint_b, no_adjoint, undict, zero_gradient, zero_tangent)
+from srcad.runtime import (add_adjoint, as_gradient, check_cotangent, dict_item_adjoint, dict_of,
+                           dict_with, dict_without, float_type, grad_seed, in_dtype_of, keys_of,
+                           matmul_adjoint_a, matmul_adjoint_b, no_adjoint, rebroadcast,
+                           selection_share, tuple_adjoint, tuple_parts, unbroadcast, undict,
+                           unindex, unreduce, zero_at, zero_gradient, zero_tangent)
 
 
 @tangent(matmul_adjoint_a)
-def matmul_adjoint_a(z, g, a, b):
+def matmul_adjoint_a_tangent(z, g, a, b):
     d[z] = matmul_adjoint_a(d[g], a, b) + matmul_adjoint_a(g, a, d[b])
 
 
 @tangent(matmul_adjoint_b)
-def matmul_adjoint_b(z, g, a, b):
+def matmul_adjoint_b_tangent(z, g, a, b):
     d[z] = matmul_adjoint_b(d[g], a, b) + matmul_adjoint_b(g, d[a], b)
+
+
+# a @ b's adjoint helpers are linear in the adjoint g and in the other factor: with w the
+# adjoint of their value, <w, g b^T> = <g, w b> = <b, w^T g> (and alike for b's)
+@adjoint(matmul_adjoint_a)
+def matmul_adjoint_a_adjoint(z, g, a, b):
+    d[g] = unbroadcast(np.matmul(d[z], b), g)
+    d[b] = matmul_adjoint_b(g, d[z], b)
+
+
+@adjoint(matmul_adjoint_b)
+def matmul_adjoint_b_adjoint(z, g, a, b):
+    d[g] = unbroadcast(np.matmul(a, d[z]), g)
+    d[a] = matmul_adjoint_a(g, a, d[z])
 
 
 @adjoint(dict_of)
@@ -43,6 +65,59 @@ def dict_with_tangent(y, mapping, key, value):
 @tangent(add_adjoint)
 def add_adjoint_tangent(z, a, b):
     d[z] = add_adjoint(d[a], d[b])
+
+
+# Adjoints of the helpers linear in their first argument g (the others enter through shapes,
+# masks or indices): the transposed map applied to the adjoint of their value.
+@adjoint(add_adjoint)
+def add_adjoint_adjoint(z, a, b):
+    d[a] = d[z]
+    d[b] = d[z]
+
+
+@adjoint(unbroadcast)
+def unbroadcast_adjoint(z, g, x):
+    d[g] = rebroadcast(d[z], g)
+
+
+@adjoint(rebroadcast)
+def rebroadcast_adjoint(z, dy, y):
+    d[dy] = unbroadcast(d[z], dy)
+
+
+@adjoint(unreduce)
+def unreduce_adjoint(z, g, x, axis=None, keepdims=False):
+    d[g] = unbroadcast(np.sum(d[z], axis=axis, keepdims=keepdims), g)
+
+
+@adjoint(in_dtype_of)
+def in_dtype_of_adjoint(z, g, x):
+    d[g] = in_dtype_of(d[z], g)
+
+
+@adjoint(as_gradient)
+def as_gradient_adjoint(z, g, x):
+    d[g] = in_dtype_of(d[z], g)
+
+
+@adjoint(unindex)
+def unindex_adjoint(z, g, x, index):
+    d[g] = d[z][index]
+
+
+@adjoint(selection_share, broadcasts=True)
+def selection_share_adjoint(z, g, wins, tied, loser=False):
+    d[g] = selection_share(d[z], wins, tied, loser)
+
+
+@adjoint(zero_at)
+def zero_at_adjoint(z, g, index):
+    d[g] = zero_at(d[z], index)
+
+
+@adjoint(tuple_adjoint)
+def tuple_adjoint_adjoint(z, parts, y, indices):
+    d[parts] = tuple_parts(d[z], indices)
 
 
 non_differentiable(grad_seed, float_type, zero_gradient, check_cotangent, zero_tangent,

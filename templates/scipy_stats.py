@@ -71,6 +71,11 @@ def no_shape_derivative(g, method, parameter):
                      f"@srcad.adjoint(scipy.stats.{method})")
 
 
+@adjoint(no_shape_derivative)  # (it raises: so does its adjoint, in a gradient of a gradient)
+def no_shape_derivative_adjoint(z, g, method, parameter):
+    d[g] = no_shape_derivative(d[z], method, parameter)
+
+
 # ---------------------------------------------------------------------------------------------
 # norm: l(z) = -z^2 / 2 - log(2 pi) / 2, l'(z) = -z
 

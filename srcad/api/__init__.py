@@ -1,8 +1,8 @@
 """Layer 9, api: derivatives as users call them. derivatives holds the public functions
 (grad, vjp, jvp, ...) and the Derivative objects, cache the compiled builds in memory, diskcache
 on disk, verify the comparison with the unoptimized build."""
-from .derivatives import grad, hessian, hvp, jacobian, jvp, value_and_grad, vjp
+from .derivatives import grad, hessian, hessp, hvp, jacobian, jvp, value_and_grad, vjp
 from .text import coverage, emit, source
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "hvp", "source", "emit",
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacobian", "hessian", "hvp", "hessp", "source", "emit",
            "coverage"]

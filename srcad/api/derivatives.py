@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from ..analysis.shapes import signature_of
-from . import cache, trees
+from . import cache, compose, trees
 from .dispatch import COTANGENT, FastPath, last_kwonly, signature_key, types_of, TYPES_OF_FEW
 from .verify import verify_call, verify_on
 from ..errors import SrcadError
@@ -64,7 +64,7 @@ class Derivative:
         self.verified = set()  # ids of the specialized functions verify_call has checked
         # the generic code (for arguments whose shapes are not specialized on) is built on
         # first use; the outline raises now what that build would raise
-        self.outline = cache.outline(func, mode, kind, wrt)
+        self.outline = cache.outline(self.target, mode, kind, wrt)
         self._instance = None
         self.many = isinstance(wrt, tuple)
         self.single_tuple = self.many and len(wrt) == 1
@@ -75,19 +75,38 @@ class Derivative:
         for attribute in functools.WRAPPER_ASSIGNMENTS:  # as functools.update_wrapper, but
             if hasattr(func, attribute):  # __wrapped__ is the generated function (a property)
                 setattr(self, attribute, getattr(func, attribute))
-        self.__dict__.update(func.__dict__)
+        if not isinstance(func, Derivative):
+            self.__dict__.update(func.__dict__)
         self.__name__ = self.outline.function_name
         self.__qualname__ = self.__name__
+
+    @property
+    def target(self):
+        """The Python function differentiated: func, or for a srcad derivative, its generated
+        code with the API's calling convention (compose.py), looked up anew after a rebuild."""
+        inner = getattr(self.func, "__srcad_function__", None)
+        return inner if inner is not None else self.func
+
+    @property
+    def __srcad_function__(self):
+        """What srcad differentiates for this derivative, as a callee or as the function of
+        another transform (srcad.grad(srcad.grad(f)))."""
+        extra = ()
+        if self.kind == "vjp":
+            extra = (last_kwonly(self.generated),)
+        elif self.kind == "jvp":
+            extra = tuple(self.outline.tangent_names)
+        return compose.composable(self, self.generated, extra, self.single_tuple)
 
     @property
     def instance(self):
         """The generic derivative, bound to func's globals and closure (built on first use)."""
         if self._instance is None:
-            comp = cache.compiled(self.func, self.mode, self.kind, self.wrt,
+            comp = cache.compiled(self.target, self.mode, self.kind, self.wrt,
                                   disabled=self.disabled)
             with _BINDING:  # one Instance: hessian and hvp sync the one they differentiate
                 if self._instance is None:
-                    self._instance = cache.Instance(comp, self.func, _callee)
+                    self._instance = cache.Instance(comp, self.target, _callee)
         return self._instance
 
     @property
@@ -118,12 +137,12 @@ class Derivative:
         signature = signature_of(args, kwargs) if "specialize" not in self.disabled else None
         entry = self.specialized.get(signature)
         if entry is None:
-            _check_arguments(self.func, args, kwargs, self.wrt)
+            _check_arguments(self.target, args, kwargs, self.wrt)
             if signature is None:
                 generic, comp = self.instance, None
             else:
                 mode, kind = runs(self.mode, self.kind, self.wrt, args, self.disabled)
-                comp = cache.compiled(self.func, mode, kind, self.wrt,
+                comp = cache.compiled(self.target, mode, kind, self.wrt,
                                       example=(args, kwargs), signature=signature,
                                       disabled=self.disabled)
             with _BINDING:  # one entry per signature, whichever thread asks first
@@ -132,7 +151,7 @@ class Derivative:
                     if comp is None:
                         entry = (generic.function, generic.sync, generic.compiled)
                     else:
-                        instance = cache.Instance(comp, self.func, _callee)
+                        instance = cache.Instance(comp, self.target, _callee)
                         entry = (instance.function, instance.sync, comp)
                     self.specialized[signature] = entry
         return entry
@@ -142,12 +161,12 @@ class Derivative:
         (not remembered: verify mode's reference and bisection builds)."""
         signature = signature_of(args, kwargs) if "specialize" not in disabled else None
         if signature is None:
-            comp = cache.compiled(self.func, self.mode, self.kind, self.wrt, disabled=disabled)
+            comp = cache.compiled(self.target, self.mode, self.kind, self.wrt, disabled=disabled)
         else:
             mode, kind = runs(self.mode, self.kind, self.wrt, args, disabled)
-            comp = cache.compiled(self.func, mode, kind, self.wrt, example=(args, kwargs),
+            comp = cache.compiled(self.target, mode, kind, self.wrt, example=(args, kwargs),
                                   signature=signature, disabled=disabled)
-        instance = cache.Instance(comp, self.func, _callee)
+        instance = cache.Instance(comp, self.target, _callee)
         return instance.function, instance.sync, comp
 
     def invoke(self, entry, args, kwargs, extra):
@@ -463,43 +482,77 @@ def jacobian(func, wrt=0, mode="reverse", *, disable=None, verify=None):
     return jac
 
 
-def hessian(func, wrt=0, *, disable=None, verify=None):
-    """hess(*args) -> the Hessian of a scalar f, by forward mode over the generated gradient."""
+HESSIAN_MODES = ("forward-over-reverse", "reverse-over-reverse", "reverse-over-forward",
+                 "forward-over-forward")
+
+
+def hessian(func, wrt=0, *, mode="forward-over-reverse", disable=None, verify=None):
+    """hess(*args) -> the Hessian of a scalar f with respect to argument wrt, shaped
+    x.shape + x.shape. mode: the outer and inner modes; forward over the generated gradient by
+    default (one forward sweep of the gradient per input entry); reverse-over-reverse, one reverse
+    sweep of it per entry; reverse-over-forward, the gradient of each directional derivative;
+    forward-over-forward, a second directional derivative per pair of entries (n^2 sweeps: small
+    n, or a check of the others)."""
     if isinstance(wrt, tuple):
         raise SrcadError("srcad.hessian takes one argument position (wrt=int)",
                          hint="build the blocks with srcad.jacobian(srcad.grad(f, wrt=i), "
                               "wrt=j, mode='forward')")
-    gradient = derivative(func, "reverse", "grad", wrt, disable, verify)
+    if mode not in HESSIAN_MODES:
+        raise SrcadError(f"hessian's mode must be one of {', '.join(HESSIAN_MODES)}, got {mode!r}")
+    outer, inner = mode.split("-over-")
+    if inner == "reverse":
+        gradient = derivative(func, "reverse", "grad", wrt, disable, verify)
+        hess = jacobian(gradient, wrt=wrt, mode=outer, disable=disable, verify=verify)
+    elif outer == "reverse":
+        directional = derivative(func, "forward", "jvp", wrt, disable, verify)
+        of_direction = derivative(directional, "reverse", "grad", wrt, disable, verify)
 
-    def hess(*args, **kwargs):
-        generated = _synced(gradient)
-        return jacobian(generated, wrt=wrt, mode="forward", disable=disable,
-                        verify=verify)(*args, **kwargs)
+        def hess(*args, **kwargs):
+            x = _as_float_array(args[wrt])
+            columns = [np.asarray(of_direction(*args, e, **kwargs), dtype=float)
+                       for e in _basis(x.shape, x.dtype)]
+            return _stacked(columns, x.shape)
+    else:
+        directional = derivative(func, "forward", "jvp", wrt, disable, verify)
+        second = derivative(directional, "forward", "jvp", wrt, disable, verify)
 
+        def hess(*args, **kwargs):
+            x = _as_float_array(args[wrt])
+            basis = list(_basis(x.shape, x.dtype))
+            columns = [np.array([second(*args, e, u, **kwargs) for u in basis], dtype=float)
+                       for e in basis]
+            return _stacked(columns, x.shape)
     hess.__name__ = f"{getattr(func, '__name__', 'f')}_hessian"
     return hess
 
 
+def _stacked(columns, shape):
+    """The Hessian from its columns (each the derivative of the gradient along one entry)."""
+    if not columns:
+        return np.zeros(shape + shape)
+    return np.stack([np.reshape(c, shape) for c in columns], axis=-1).reshape(shape + shape)
+
+
 def hvp(func, wrt=0, *, disable=None, verify=None):
-    """hvp(*args, v) -> H v without forming H (forward mode over the generated gradient)."""
+    """hvp(*args, v) -> H v without forming H: forward mode over the generated gradient (a
+    srcad derivative itself, so it composes further)."""
     gradient = derivative(func, "reverse", "grad", wrt, disable, verify)
-
-    def product(*args, **kwargs):
-        generated = _synced(gradient)
-        return derivative(generated, "forward", "jvp", wrt, disable, verify)(*args, **kwargs)
-
-    product.__name__ = f"{getattr(func, '__name__', 'f')}_hvp"
-    return product
+    return derivative(gradient, "forward", "jvp", wrt, disable, verify)
 
 
-def _synced(gradient):
-    """The generated gradient that hessian and hvp differentiate, its globals synced (built
-    again if a callee was redefined)."""
-    if gradient.sync is not None:
-        try:
-            gradient.sync()
-        except cache.Stale:
-            _renew_all()
-            if gradient.sync is not None:
-                gradient.sync()
-    return gradient.generated
+def hessp(func, wrt=0, *, disable=None, verify=None):
+    """SciPy's Hessian-vector product, hessp(x, p, *args) -> H p: the direction p comes right
+    after the argument at position wrt (scipy.optimize.minimize(..., hessp=srcad.hessp(f)))."""
+    if not isinstance(wrt, int) or isinstance(wrt, bool):
+        raise SrcadError("srcad.hessp takes one argument position (wrt=int), as SciPy's hessp",
+                         hint="for several arguments, pack them into one array")
+    product = hvp(func, wrt, disable=disable, verify=verify)
+
+    def hessp_(*args, **kwargs):
+        if len(args) < wrt + 2:
+            raise TypeError(f"hessp(*args, p, *more): the direction p comes after argument "
+                            f"{wrt}")
+        return product(*args[:wrt + 1], *args[wrt + 2:], args[wrt + 1], **kwargs)
+
+    hessp_.__name__ = f"{getattr(func, '__name__', 'f')}_hessp"
+    return hessp_

@@ -77,6 +77,7 @@ def source(func, mode="reverse", wrt=0, kind=None, stage=None, args=None, kwargs
     the gradient with respect to one float, that is forward mode: see Derivative.specialize).
     disable: optimization passes to leave out ("all": the unoptimized derivative)."""
     check_callable(func)
+    func = getattr(func, "__srcad_function__", None) or func  # (a srcad derivative: compose.py)
     check_wrt(wrt)
     disabled = disabled_passes(disable)
     if stage is not None and stage != "emit":

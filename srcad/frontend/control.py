@@ -42,6 +42,22 @@ def _call(func, *args):
     return gast.Call(func=func, args=list(args), keywords=[])
 
 
+def _total(node):
+    """Whether evaluating node does nothing and (in practice) cannot raise: names and constants,
+    compared, negated or joined by and/or (x.shape[0], len(x) or a / b may fail where the left
+    side of an `and` would have stopped them)."""
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    if isinstance(node, gast.Compare):  # (i < n: numbers in practice; arrays of shapes that
+        return all(isinstance(n, (gast.Name, gast.Constant))  # do not broadcast would raise)
+                   for n in [node.left] + node.comparators)
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+        return _total(node.operand)
+    if isinstance(node, gast.BoolOp):
+        return all(_total(v) for v in node.values)
+    return False
+
+
 def _is_range_call(node):
     return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
             and node.func.id == "range")
@@ -160,14 +176,41 @@ class LowerLoops(gast.NodeTransformer):
                 value=k, kind=None), ctx=gast.Load()), origin)
         return out
 
-    # a if c else b, as a statement-level if ------------------------------------------------
+    # a if c else b, a and b, a or b: as statement-level ifs ------------------------------------
+    # (each operand runs only where Python runs it: x is not None and len(x) == 2 never calls
+    # len(None), a random draw after `or` is not drawn when the left side is true)
     def visit_IfExp(self, node):
-        node = self.generic_visit(node)
+        node.test = self.visit(node.test)
         temp = self.fresh("t")
-        stmt = gast.If(test=node.test, body=[_assign(temp, node.body, node)],
-                       orelse=[_assign(temp, node.orelse, node)])
+        body, value = self._lazy(node.body)
+        orelse, other = self._lazy(node.orelse)
+        stmt = gast.If(test=node.test, body=body + [_assign(temp, value, node)],
+                       orelse=orelse + [_assign(temp, other, node)])
         self.pending.append(gast.copy_location(stmt, node))
         return _name(temp)
+
+    def visit_BoolOp(self, node):
+        first = self.visit(node.values[0])
+        rest = [self._lazy(value) for value in node.values[1:]]
+        if all(not stmts and _total(value) for stmts, value in rest):
+            node.values = [first] + [value for _, value in rest]
+            return node  # the later operands cannot fail and do nothing: evaluated as written
+        temp = self.fresh("t")
+        self.pending.append(_assign(temp, first, node))
+        for stmts, value in rest:  # t = a; if t: t = b  (or: if not t: t = b)
+            test = _name(temp) if isinstance(node.op, gast.And) else gast.UnaryOp(
+                op=gast.Not(), operand=_name(temp))
+            self.pending.append(gast.copy_location(gast.If(
+                test=test, body=stmts + [_assign(temp, value, node)], orelse=[]), node))
+        return _name(temp)
+
+    def _lazy(self, node):
+        """(statements, expression) for node where it runs only in a branch: what it needs
+        computed first (its own conditional expressions) goes into the branch too."""
+        saved, self.pending = self.pending, []
+        value = self.visit(node)
+        stmts, self.pending = self.pending, saved
+        return stmts, value
 
     def lower_block(self, stmts):
         out = []

@@ -138,7 +138,9 @@ class Scope:
                 value = getattr(value, attr)
             except AttributeError:
                 return None
-        return value
+        # a srcad derivative (grad(f) called in a function differentiated): the function it
+        # stands for, its generated code with the API's calling convention (api/compose.py)
+        return getattr(value, "__srcad_function__", None) or value
 
 
 def alias_root(alias):

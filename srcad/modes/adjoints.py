@@ -72,7 +72,7 @@ class AdjointSweep:
         result = name(target)
         if op is None:
             return out
-        if is_user_function(op):
+        if is_user_function(op, "reverse"):
             self.adjoint_of_user_call(op, args, keywords, value, target, out)
         else:
             template = require_template("adjoint", op, self.info, value)

@@ -102,7 +102,7 @@ class Forward:
             op, args, keywords = operations.operation(value, self.scope)
         except operations.UnknownCall as exc:
             raise unknown_call(self.info, exc.args[0], self.scope) from None
-        if op is not None and is_user_function(op):
+        if op is not None and is_user_function(op, "forward"):
             return self.tangent_of_user_call(op, args, keywords, value, target, stmt)
         if op is None:
             if target in self.always:

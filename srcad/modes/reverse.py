@@ -78,7 +78,7 @@ class Reverse(AdjointSweep, Accumulation):
         params = set(parameter_ids(fdef))
         calls = [stmt for stmt in flatten(fdef.body) if isinstance(
             getattr(stmt, "value", None), gast.Call) and is_user_function(
-            self.scope.lookup(stmt.value.func))]
+            self.scope.lookup(stmt.value.func), "reverse")]
         passed = {getattr(arg, "value", arg).id for stmt in calls for arg in stmt.value.args + [
             k.value for k in stmt.value.keywords] if isinstance(getattr(arg, "value", arg),
                                                                  gast.Name)}  # (h(*p): p)
@@ -168,7 +168,7 @@ class Reverse(AdjointSweep, Accumulation):
                     continue
                 template = REGISTRY.adjoint_of(op) if op is not None else None
                 if op is operations.pack or (template is not None and template.tuple_result) or (
-                        op is not None and is_user_function(op) and returns_tuple(op)):
+                        op is not None and is_user_function(op, "reverse") and returns_tuple(op)):
                     out.add(stmt.targets[0].id)
         return out
 
@@ -188,7 +188,7 @@ class Reverse(AdjointSweep, Accumulation):
                 op, args, keywords = operations.operation(stmt.value, self.scope)
             except operations.UnknownCall:
                 continue
-            if op is None or not is_user_function(op):
+            if op is None or not is_user_function(op, "reverse"):
                 continue
             active = self.active_parameters(op, args, keywords, stmt.value)
             if not active:
@@ -424,7 +424,7 @@ class Reverse(AdjointSweep, Accumulation):
         var = operand_id(value)
         if var is not None:
             return self.namer.adjoint(var)
-        return self.namer.adjoint("out")
+        return self.namer.fresh_name("bout")  # (a tuple's: not the adjoint of a name `out`)
 
 
 # ---------------------------------------------------------------------------------------------

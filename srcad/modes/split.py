@@ -6,7 +6,7 @@ tape (split_half cuts one reverse-mode build of the callee in two).
 import gast
 
 from ..syntax.naming import bound_counts, loaded_names
-from ..syntax.nodes import assign, name
+from ..syntax.nodes import assign, call, name
 
 
 class Record:
@@ -59,7 +59,12 @@ def split_half(fdef, kind, namer):
     unpack = [gast.Assign(targets=[gast.Tuple(elts=[name(t, gast.Store()) for t in tape],
                                               ctx=gast.Store())], value=name(holder),
                           type_comment=None)] if tape else []
-    fdef.body = unpack + backward + [gast.Return(value=gradients)]
+    made = {stmt.targets[0].id for stmt in forward if isinstance(stmt, gast.Assign) and isinstance(
+        stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.List) and not stmt.value.elts}
+    # the stack the record made (stack = []) is popped below: a copy, so the tape stays whole
+    # for a derivative of this derivative, which reads it again (grad(grad(f)))
+    copies = [assign(t, call(["list"], name(t))) for t in tape if t in made]
+    fdef.body = unpack + copies + backward + [gast.Return(value=gradients)]
     return fdef
 
 

@@ -43,11 +43,19 @@ LIBRARIES = {"numpy", "scipy", "sklearn", "pandas", "matplotlib", "jax", "torch"
              "autograd", "numba", "dask", "cupy", "statsmodels", "networkx", "sympy"}
 
 
-def is_user_function(op):
+def is_user_function(op, mode=None):
     """A Python function srcad differentiates from its source (no registered template, not a
-    library's: scipy.integrate.odeint is Python too, but not the user's)."""
-    return (isinstance(op, types.FunctionType) and not REGISTRY.knows(op)
-            and runtime.HELPERS.get(op.__name__) is not op
+    library's: scipy.integrate.odeint is Python too, but not the user's). In `mode`, so is a
+    runtime helper of srcad's that has no template for that mode: generated code differentiated
+    again (srcad.grad(srcad.grad(f))) differentiates the helpers it calls from their source,
+    as Tangent does, unless a template says better."""
+    if not isinstance(op, types.FunctionType):
+        return False
+    if runtime.HELPERS.get(op.__name__) is op:
+        if mode is None or REGISTRY.is_nondifferentiable(op):
+            return False
+        return (REGISTRY.adjoint_of(op) if mode == "reverse" else REGISTRY.tangent_of(op)) is None
+    return (not REGISTRY.knows(op)
             and (getattr(op, "__module__", None) or "").split(".")[0] not in LIBRARIES)
 
 
