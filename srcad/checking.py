@@ -7,12 +7,15 @@ Two independent checks, in float64, along random directions v (inputs) and w (ou
    has no step size: both sides are exact, so they agree to rounding (about 1e-12 relative) or
    one of the two modes is wrong.
 With order=2, the same for the Hessian: H v (forward over reverse) against central differences of
-the gradient, and the symmetry <H v, u> == <v, H u>.
+the gradient, and the symmetry <H v, u> == <v, H u>; with order=3, the third derivative along
+(v, u) (forward over the Hessian-vector product) against central differences of H v, and its
+symmetry <T[u] v, w> == <T[w] v, u>. With has_aux=True, func returns (value, aux) and its value
+is checked (and grad(func, has_aux=True) against the gradient of the value alone).
 """
 import numpy as np
 
 from . import api
-from .api import trees
+from .api import compose, trees
 from .errors import SrcadError
 
 
@@ -54,12 +57,15 @@ def _close(a, b, rtol, atol):
 
 
 def check_grads(func, args, wrt=0, order=1, kwargs=None, rtol=1e-6, atol=1e-9, exact_rtol=1e-10,
-                h=1e-6, seed=0, modes=("forward", "reverse")):
+                h=1e-6, seed=0, modes=("forward", "reverse"), has_aux=False):
     """Check srcad's derivatives of `func` at `args`; raise GradCheckError with a report if any
     disagree. Returns a dict of the measured agreements."""
     if not isinstance(args, (tuple, list)):
         raise SrcadError("check_grads takes the arguments as a tuple: check_grads(f, (x, y))")
     kwargs = kwargs or {}
+    if has_aux:
+        return _check_with_aux(func, args, wrt, order, kwargs, rtol, atol, exact_rtol, h, seed,
+                               modes)
     positions = wrt if isinstance(wrt, tuple) else (wrt,)
     rng = np.random.default_rng(seed)
     report = {}
@@ -105,6 +111,9 @@ def check_grads(func, args, wrt=0, order=1, kwargs=None, rtol=1e-6, atol=1e-9, e
     if order >= 2:
         problems += _check_second_order(func, args, kwargs, positions, rng, rtol, atol,
                                         exact_rtol, h, report)
+    if order >= 3:
+        problems += _check_third_order(func, args, kwargs, positions, rng, rtol, atol,
+                                       exact_rtol, h, report)
     if problems:
         raise GradCheckError(f"srcad's derivatives of {getattr(func, '__qualname__', func)} "
                              f"disagree:\n  " + "\n  ".join(problems))
@@ -134,3 +143,45 @@ def _check_second_order(func, args, kwargs, positions, rng, rtol, atol, exact_rt
         if not _close(lhs, rhs, exact_rtol * 10, 1e-12):
             problems.append(f"hessian symmetry: <H v, u> = {lhs!r} but <v, H u> = {rhs!r}")
     return problems
+
+
+def _check_third_order(func, args, kwargs, positions, rng, rtol, atol, exact_rtol, h, report):
+    """T[u] v, the derivative of H v along u (forward mode over the generated Hessian-vector
+    product), against central differences of H v, and <T[u] v, w> == <T[w] v, u>."""
+    problems = []
+    for position in positions:
+        v, u, w = (_random_like(args[position], rng) for _ in range(3))
+        hvp = api.hvp(func, wrt=position)
+        third = api.jvp(hvp, wrt=position)
+        tuv = third(*args, v, u, **kwargs)
+        fd = _central(lambda *a, **k: hvp(*a, v, **k), args, kwargs, (position,), (u,), h)
+        err = max((float(np.max(np.abs(np.asarray(a, float) - b), initial=0.0))
+                   for a, b in zip(trees.leaves(tuv), trees.leaves(fd))), default=0.0)
+        scale = max((float(np.max(np.abs(b), initial=0.0)) for b in trees.leaves(fd)),
+                    default=0.0)
+        report[f"third_vs_fd_{position}"] = (err, scale)
+        if err > atol + rtol * 1e2 * max(scale, 1.0):
+            problems.append(f"third derivative: T[u] v for argument {position} differs from "
+                            f"central differences of H v by {err:.3g} (scale {scale:.3g})")
+        lhs, rhs = _inner(tuv, w), _inner(third(*args, v, w, **kwargs), u)
+        report[f"third_symmetry_{position}"] = (lhs, rhs)
+        if not _close(lhs, rhs, exact_rtol * 10, 1e-12):
+            problems.append(f"third derivative symmetry: <T[u] v, w> = {lhs!r} but "
+                            f"<T[w] v, u> = {rhs!r}")
+    return problems
+
+
+def _check_with_aux(func, args, wrt, order, kwargs, rtol, atol, exact_rtol, h, seed, modes):
+    """check_grads of func's value (func returns (value, aux)), and grad(func, has_aux=True)
+    against that value's gradient, with aux as func returns it."""
+    value_only = compose.first_item(func)
+    report = check_grads(value_only, args, wrt, order, kwargs, rtol, atol, exact_rtol, h, seed,
+                         modes)
+    grads, aux = api.grad(func, wrt=wrt, has_aux=True)(*args, **kwargs)
+    expected = api.grad(value_only, wrt=wrt)(*args, **kwargs)
+    for got, want in zip(trees.leaves(grads), trees.leaves(expected)):
+        if not np.allclose(got, want, rtol=exact_rtol, atol=1e-300):
+            raise GradCheckError(f"grad(has_aux=True) of {getattr(func, '__qualname__', func)} "
+                                 f"differs from the gradient of its value alone")
+    report["aux"] = aux
+    return report

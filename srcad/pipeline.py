@@ -96,7 +96,8 @@ def disabled_passes(disable):
 IMPROVE_STAGES = stages()
 STAGES = ("parse", "resolve", "check", "desugar", "unroll", "anf", "invariance", "activity",
           "derivative", *IMPROVE_STAGES, "optimize", "emit")
-KINDS = {"reverse": ("grad", "value_and_grad", "vjp", "adjoint", "record", "backward"),
+KINDS = {"reverse": ("grad", "value_and_grad", "aux", "vjp", "vjp_aux", "adjoint", "record",
+                     "backward"),
          "forward": ("jvp", "tangent", "grad")}
 # adjoint / tangent: the derivatives of callees, called from other generated code (see calls.py)
 # forward grad: the gradient of a function of one float, its tangent seeded with 1.0 (forward.py)
@@ -311,6 +312,8 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
         return function_source(derivative)
     shortname = info.filename.replace("\\", "/").rsplit("/", 1)[-1]
     what = {"grad": "gradient", "value_and_grad": "value and gradient",
+            "aux": "value (with its auxiliary output) and gradient",
+            "vjp_aux": "value (with its auxiliary output) and vector-Jacobian product",
             "vjp": "vector-Jacobian product", "jvp": "Jacobian-vector product",
             "adjoint": "adjoint (seed first)", "tangent": "value and tangent (tangents first)",
             "record": "value and tape for the adjoint",

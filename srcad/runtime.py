@@ -446,6 +446,31 @@ def grad_seed(y):
     return 1.0
 
 
+def stop_gradient(x):
+    """x itself, as a constant: inside a differentiated function its derivative is zero in
+    every mode (srcad.stop_gradient; declared non-differentiable in templates/runtime.py)."""
+    return x
+
+
+@helper(linear=False)
+def aux_seed(y):
+    """The adjoint seed of f's (value, aux) pair (has_aux=True): value's seed, none for aux."""
+    if not isinstance(y, (tuple, list)) or len(y) != 2:
+        raise TypeError(f"srcad: with has_aux=True the function must return a pair (value, "
+                        f"aux), this one returned {type(y).__name__}")
+    return grad_seed(y[0]), None
+
+
+@helper(linear=False)
+def aux_cotangent(dy, y):
+    """The cotangent of f's (value, aux) pair (has_aux=True) from value's cotangent dy."""
+    if not isinstance(y, (tuple, list)) or len(y) != 2:
+        raise TypeError(f"srcad: with has_aux=True the function must return a pair (value, "
+                        f"aux), this one returned {type(y).__name__}")
+    check_cotangent(dy, y[0])
+    return dy, None
+
+
 @helper(linear=False)
 def float_type(x):
     """The float dtype of x's gradient: x's own if it is a float, float64 for integers."""

@@ -15,10 +15,10 @@ are called from user code (frontend/statements.py).
 import numpy as np
 
 from srcad.rules.registry import adjoint, d, non_differentiable, tangent
-from srcad.runtime import (add_adjoint, as_gradient, check_cotangent, dict_item_adjoint, dict_of,
+from srcad.runtime import (add_adjoint, as_gradient, aux_cotangent, aux_seed, check_cotangent, dict_item_adjoint, dict_of,
                            dict_with, dict_without, float_type, grad_seed, in_dtype_of, keys_of,
                            matmul_adjoint_a, matmul_adjoint_b, no_adjoint, rebroadcast,
-                           selection_share, tuple_adjoint, tuple_parts, unbroadcast, undict,
+                           selection_share, stop_gradient, tuple_adjoint, tuple_parts, unbroadcast, undict,
                            unindex, unreduce, zero_at, zero_gradient, zero_tangent)
 
 
@@ -120,5 +120,5 @@ def tuple_adjoint_adjoint(z, parts, y, indices):
     d[parts] = tuple_parts(d[z], indices)
 
 
-non_differentiable(grad_seed, float_type, zero_gradient, check_cotangent, zero_tangent,
+non_differentiable(stop_gradient, grad_seed, aux_seed, aux_cotangent, float_type, zero_gradient, check_cotangent, zero_tangent,
                    no_adjoint, keys_of)

@@ -76,6 +76,33 @@ def _wrapper(derivative, generated, extra_names, single_tuple):
     return function
 
 
+def first_item(func):
+    """A function srcad differentiates that returns func(...)[0], with func's parameters (the
+    value of a function returning (value, aux): check_grads(has_aux=True))."""
+    params = inspect.signature(func).parameters.values()
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        raise SrcadError(f"srcad checks has_aux functions with named parameters only; "
+                         f"{func.__qualname__} takes *args or **kwargs",
+                         hint="check a def that calls it with named parameters")
+    inner = f"{func.__name__}_with_aux"
+    heads, passed, keyword = [], [], False
+    for p in params:
+        if p.kind == p.KEYWORD_ONLY and not keyword:
+            heads.append("*")
+            keyword = True
+        heads.append(p.name if p.default is p.empty else f"{p.name}=__defaults__[{p.name!r}]")
+        passed.append(p.name if p.kind != p.KEYWORD_ONLY else f"{p.name}={p.name}")
+    name = f"{func.__name__}_value"
+    source = (f"def {name}({', '.join(heads)}):\n"
+              f'    """The value of {_plain(func.__qualname__)}, which returns (value, aux)."""\n'
+              f"    return {inner}({', '.join(passed)})[0]\n")
+    _, code = compile_module(source, f"srcad_composed.{name}")
+    namespace = {"__name__": f"srcad_generated.{name}", inner: func,
+                 "__defaults__": {p.name: p.default for p in params if p.default is not p.empty}}
+    exec(code, namespace)  # noqa: S102 - text written above from identifiers
+    return namespace[name]
+
+
 def _plain(text):
     """A qualified name as it may appear in a docstring (no quotes or backslashes)."""
     return "".join(c for c in text if c.isalnum() or c in "._<> ")

@@ -23,6 +23,9 @@ from ..pipeline import disabled_passes, target_function
 from ..rules.registry import REGISTRY
 
 _DERIVATIVES = weakref.WeakKeyDictionary()
+# has_aux=True: f returns (value, aux); the code generated for these kinds returns (f's value,
+# gradients) with aux's adjoint none
+AUX_KINDS = {"grad_aux": "aux", "value_and_grad_aux": "aux", "vjp_aux": "vjp_aux"}
 _REGISTERING = threading.Lock()  # held while a Derivative is put into _DERIVATIVES (nothing else)
 # held while generated code is bound into an Instance (Derivative.instance, specialize, keyed):
 # one Instance per derivative and signature. Reentrant: binding a callee binds its callees.
@@ -57,14 +60,15 @@ class Derivative:
     def __init__(self, func, mode, kind, wrt, disabled=frozenset(), verify=False):
         self.func = func
         self.mode = mode
-        self.kind = kind
+        self.kind = kind  # as the API calls it (grad_aux: grad(f, has_aux=True))
+        self.built_kind = AUX_KINDS.get(kind, kind)  # the generated code's (pipeline.KINDS)
         self.wrt = wrt
         self.disabled = disabled  # optimization passes switched off (pipeline.PASSES)
         self.verify = verify  # compare each new specialization with the unoptimized code
         self.verified = set()  # ids of the specialized functions verify_call has checked
         # the generic code (for arguments whose shapes are not specialized on) is built on
         # first use; the outline raises now what that build would raise
-        self.outline = cache.outline(self.target, mode, kind, wrt)
+        self.outline = cache.outline(self.target, mode, self.built_kind, wrt)
         self._instance = None
         self.many = isinstance(wrt, tuple)
         self.single_tuple = self.many and len(wrt) == 1
@@ -102,7 +106,7 @@ class Derivative:
     def instance(self):
         """The generic derivative, bound to func's globals and closure (built on first use)."""
         if self._instance is None:
-            comp = cache.compiled(self.target, self.mode, self.kind, self.wrt,
+            comp = cache.compiled(self.target, self.mode, self.built_kind, self.wrt,
                                   disabled=self.disabled)
             with _BINDING:  # one Instance: hessian and hvp sync the one they differentiate
                 if self._instance is None:
@@ -141,7 +145,7 @@ class Derivative:
             if signature is None:
                 generic, comp = self.instance, None
             else:
-                mode, kind = runs(self.mode, self.kind, self.wrt, args, self.disabled)
+                mode, kind = runs(self.mode, self.built_kind, self.wrt, args, self.disabled)
                 comp = cache.compiled(self.target, mode, kind, self.wrt,
                                       example=(args, kwargs), signature=signature,
                                       disabled=self.disabled)
@@ -161,9 +165,9 @@ class Derivative:
         (not remembered: verify mode's reference and bisection builds)."""
         signature = signature_of(args, kwargs) if "specialize" not in disabled else None
         if signature is None:
-            comp = cache.compiled(self.target, self.mode, self.kind, self.wrt, disabled=disabled)
+            comp = cache.compiled(self.target, self.mode, self.built_kind, self.wrt, disabled=disabled)
         else:
-            mode, kind = runs(self.mode, self.kind, self.wrt, args, disabled)
+            mode, kind = runs(self.mode, self.built_kind, self.wrt, args, disabled)
             comp = cache.compiled(self.target, mode, kind, self.wrt, example=(args, kwargs),
                                   signature=signature, disabled=disabled)
         instance = cache.Instance(comp, self.target, _callee)
@@ -252,6 +256,17 @@ class Derivative:
             if not args:
                 raise TypeError("vjp(*args, dy): the cotangent dy comes last")
             return self._pack(self.run(args[:-1], kwargs, {COTANGENT: args[-1]}))
+        if kind == "grad_aux":
+            value, grads = self.run(args, kwargs, {})
+            return self._pack(grads), value[1]
+        if kind == "value_and_grad_aux":
+            value, grads = self.run(args, kwargs, {})
+            return value, self._pack(grads)
+        if kind == "vjp_aux":
+            if not args:
+                raise TypeError("vjp(*args, dy): the cotangent dy comes last")
+            value, grads = self.run(args[:-1], kwargs, {COTANGENT: args[-1]})
+            return self._pack(grads), value[1]
         if kind == "jvp":
             names = self.outline.tangent_names
             if len(args) < len(names):
@@ -395,19 +410,27 @@ def _decorator_or_call(kind, mode, func, wrt, disable, verify):
 # pipeline.PASSES, "all", or None for SRCAD_DISABLE's) and verify= (check each new
 # specialization against the unoptimized derivative on its first call; None: SRCAD_VERIFY).
 
-def grad(func=None, wrt=0, *, disable=None, verify=None):
-    """Reverse-mode gradient of a scalar function: grad(f)(*args) -> df/dx (a tuple if wrt is)."""
-    return _decorator_or_call("grad", "reverse", func, wrt, disable, verify)
+def grad(func=None, wrt=0, *, has_aux=False, disable=None, verify=None):
+    """Reverse-mode gradient of a scalar function: grad(f)(*args) -> df/dx (a tuple if wrt is).
+    has_aux=True: f returns (value, aux); grad(f)(*args) -> (df/dx, aux), aux not
+    differentiated."""
+    return _decorator_or_call("grad_aux" if has_aux else "grad", "reverse", func, wrt, disable,
+                              verify)
 
 
-def value_and_grad(func=None, wrt=0, *, disable=None, verify=None):
-    """vg(*args) -> (f(*args), gradient), in one reverse sweep."""
-    return _decorator_or_call("value_and_grad", "reverse", func, wrt, disable, verify)
+def value_and_grad(func=None, wrt=0, *, has_aux=False, disable=None, verify=None):
+    """vg(*args) -> (f(*args), gradient), in one reverse sweep. has_aux=True: f returns
+    (value, aux), and vg(*args) -> ((value, aux), gradient of value)."""
+    return _decorator_or_call("value_and_grad_aux" if has_aux else "value_and_grad", "reverse",
+                              func, wrt, disable, verify)
 
 
-def vjp(func=None, wrt=0, *, disable=None, verify=None):
-    """vjp(*args, dy) -> dy^T J (any output shape; a tuple of cotangents for tuple outputs)."""
-    return _decorator_or_call("vjp", "reverse", func, wrt, disable, verify)
+def vjp(func=None, wrt=0, *, has_aux=False, disable=None, verify=None):
+    """vjp(*args, dy) -> dy^T J (any output shape; a tuple of cotangents for tuple outputs).
+    has_aux=True: f returns (out, aux), dy is out's cotangent, and vjp(*args, dy) ->
+    (dy^T J, aux)."""
+    return _decorator_or_call("vjp_aux" if has_aux else "vjp", "reverse", func, wrt, disable,
+                              verify)
 
 
 def jvp(func=None, wrt=0, *, disable=None, verify=None):
@@ -429,21 +452,33 @@ def _as_float_array(value):
                       else np.asarray(value).dtype)
 
 
-def jacobian(func, wrt=0, mode="reverse", *, disable=None, verify=None):
-    """jac(*args) -> J with shape out.shape + x.shape (a tuple of them if wrt is a tuple)."""
+def jacobian(func, wrt=0, mode="reverse", *, has_aux=False, disable=None, verify=None):
+    """jac(*args) -> J with shape out.shape + x.shape (a tuple of them if wrt is a tuple).
+    has_aux=True: func returns (out, aux), and jac(*args) -> (J of out, aux)."""
     if mode not in ("reverse", "forward"):
         raise SrcadError(f"mode must be 'reverse' or 'forward', got {mode!r}")
     positions = wrt if isinstance(wrt, tuple) else (wrt,)
-    inner = derivative(func, mode, "vjp" if mode == "reverse" else "jvp", tuple(positions),
-                       disable, verify)
+    if has_aux:
+        inner = derivative(func, "reverse", "vjp_aux", tuple(positions), disable, verify)
+        if mode == "forward":
+            raise SrcadError("jacobian(has_aux=True) is built in reverse mode only",
+                             hint="use mode='reverse' (the default)")
+    else:
+        inner = derivative(func, mode, "vjp" if mode == "reverse" else "jvp", tuple(positions),
+                           disable, verify)
 
     def jac(*args, **kwargs):
         """Blocks out_leaf.shape + in_leaf.shape; for trees of parameters (or outputs), trees
         of them: the output's structure, each leaf replaced by the input's structure."""
         blocks = []
         if mode == "reverse":
-            value = trees.top_level_float(func(*args, **kwargs))
+            value = func(*args, **kwargs)
+            if has_aux:
+                value, aux = value
+            value = trees.top_level_float(value)
             rows = [(j, inner(*args, e, **kwargs)) for j, e in trees.one_hot(value)]
+            if has_aux:
+                rows = [(j, row[0]) for j, row in rows]
             for k, position in enumerate(positions):
                 x = trees.top_level_float(args[position])
                 stacked = {}
@@ -476,7 +511,8 @@ def jacobian(func, wrt=0, mode="reverse", *, disable=None, verify=None):
                         stacked[j, l] = (np.stack(cols, axis=-1) if cols else
                                          np.zeros(shape)).reshape(shape)
                 blocks.append(trees.blocks(value, x, stacked))
-        return tuple(blocks) if isinstance(wrt, tuple) else blocks[0]
+        result = tuple(blocks) if isinstance(wrt, tuple) else blocks[0]
+        return (result, aux) if has_aux else result
 
     jac.__name__ = f"{getattr(func, '__name__', 'f')}_jacobian"
     return jac

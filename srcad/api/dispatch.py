@@ -129,16 +129,18 @@ class FastPath:
     def install(self, derivative):
         """Generate __call__ for what self holds and give it to derivative."""
         kind = derivative.kind
-        if kind == "vjp":  # the cotangent's keyword: the same in every specialized function
-            (_, (function, _, _)), *_ = next(iter(self.inline.values()))
+        if kind in ("vjp", "vjp_aux"):  # the cotangent's keyword: the same in every
+            (_, (function, _, _)), *_ = next(iter(self.inline.values()))  # specialized function
             extra = [last_kwonly(function)]
         elif kind == "jvp":
             extra = list(derivative.outline.tangent_names)
         else:
             extra = []
-        if kind == "value_and_grad":
-            packed = "value, (grads,)" if derivative.single_tuple else "value, grads"
-            finish = ["value, grads = CALL", f"return {packed}"]
+        grads = "(grads,)" if derivative.single_tuple else "grads"
+        if kind in ("value_and_grad", "value_and_grad_aux"):
+            finish = ["value, grads = CALL", f"return value, {grads}"]
+        elif kind in ("grad_aux", "vjp_aux"):  # f returned (value, aux)
+            finish = ["value, grads = CALL", f"return {grads}, value[1]"]
         elif derivative.single_tuple and kind != "jvp":
             finish = ["return (CALL,)"]
         else:

@@ -12,6 +12,7 @@ import gast
 from ..analysis.shapes import _broadcast, expression_shape, outside_factors
 from ..rules.instantiate import operand_id
 from ..syntax.nodes import assign, call, constant_node, name
+from ..syntax.naming import clone
 
 
 class Accumulation:
@@ -161,10 +162,11 @@ class Accumulation:
                 item = gast.Subscript(value=name(holder), slice=gast.Constant(value=i, kind=None),
                                       ctx=gast.Load())
                 self.accumulate(var, item, broadcasts, out)
-            for i, element in nested:  # [[a, b], [c, d]]: the rows' items in turn
+            for i, element in nested:  # [[a, b], [c, d]]: the rows' items in turn (a row's
                 item = gast.Subscript(value=name(holder), slice=gast.Constant(value=i, kind=None),
-                                      ctx=gast.Load())
-                self.accumulate_operand(element, item, broadcasts, out)
+                                      ctx=gast.Load())  # adjoint may be None: no adjoint
+                self.accumulate_operand(element, call(["item_adjoints"], item, clone(element)),
+                                        broadcasts, out)
             return
         var = operand_id(operand)
         if var is not None and self.active(var):

@@ -350,9 +350,9 @@ class Reverse(AdjointSweep, Accumulation):
             else:
                 results.append(call(["zero_gradient"], name(var)))
         value = results[0] if len(results) == 1 else gast.Tuple(elts=results, ctx=gast.Load())
-        if self.kind in ("value_and_grad", "record", "backward"):  # f's value as the primal
-            # sweep left it (the adjoint sweep restores overwritten names, and stores into
-            # arrays, its callees' too, to older values)
+        if self.kind in ("value_and_grad", "aux", "vjp_aux", "record", "backward"):  # f's value
+            # as the primal sweep left it (the adjoint sweep restores overwritten names, and
+            # stores into arrays, its callees' too, to older values)
             kept = self.namer.fresh_name("value")
             stores = self.records or any(isinstance(s, gast.Assign) and isinstance(
                 s.targets[0], gast.Subscript) for s in flatten(body))
@@ -380,6 +380,21 @@ class Reverse(AdjointSweep, Accumulation):
     def seed(self, ret):
         """Statements that give the returned value its adjoint (the seed)."""
         value = ret.value
+        if self.kind in ("aux", "vjp_aux"):  # f returns (value, aux): no adjoint for aux
+            seed_name = self.seed_name(ret)
+            if self.kind == "aux":  # value's seed
+                seed = call(["aux_seed"], clone(value))
+            else:  # value's cotangent, given: f_vjp(x, w, *, bvalue)
+                given = self.namer.fresh_name("bvalue")
+                self.fdef.args.kwonlyargs.append(name(given, gast.Param()))
+                self.fdef.args.kw_defaults.append(None)
+                seed = call(["aux_cotangent"], name(given), clone(value))
+            out = [assign(seed_name, seed)]
+            if isinstance(value, (gast.Tuple, gast.List)):
+                self.accumulate_operand(value, name(seed_name), False, out)
+            elif operand_id(value) is not None and self.active(operand_id(value)):
+                self.initialized.add(operand_id(value))
+            return out
         if self.kind in ("vjp", "adjoint", "record", "backward"):
             seed_name = self.seed_name(ret)
             arg = name(seed_name, gast.Param())

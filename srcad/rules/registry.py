@@ -380,10 +380,13 @@ class Registry:
 
     def non_differentiable(self, *ops, name=None):
         """Declare ops whose result does not depend differentiably on their inputs (floor, argmax,
-        comparisons, shape queries): they take part in code, their results are constants."""
+        comparisons, shape queries): they take part in code, their results are constants. Also
+        a decorator: @srcad.non_differentiable on a helper of the user's makes its results
+        constants (derivative zero in every mode; its code runs as written)."""
         for op in ops:
             self._remember(op, name)
             self.nondifferentiable[self._key(op)] = op
+        return ops[0] if len(ops) == 1 else None
 
     def user_templates_fingerprint(self):
         """A hash of the source of templates registered outside srcad (for the disk cache)."""
