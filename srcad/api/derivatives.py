@@ -16,6 +16,7 @@ import numpy as np
 
 from ..analysis.shapes import signature_of
 from . import cache, compose, trees
+from .jit import check_jit, numba_compiled
 from .dispatch import COTANGENT, FastPath, last_kwonly, signature_key, types_of, TYPES_OF_FEW
 from .verify import verify_call, verify_on
 from ..errors import SrcadError
@@ -57,8 +58,9 @@ def check_callable(func):
 class Derivative:
     """A generated derivative of `func`, callable with the API's conventions."""
 
-    def __init__(self, func, mode, kind, wrt, disabled=frozenset(), verify=False):
+    def __init__(self, func, mode, kind, wrt, disabled=frozenset(), verify=False, jit=None):
         self.func = func
+        self.jit = jit  # "numba": each specialized function compiled by numba (jit.py)
         self.mode = mode
         self.kind = kind  # as the API calls it (grad_aux: grad(f, has_aux=True))
         self.built_kind = AUX_KINDS.get(kind, kind)  # the generated code's (pipeline.KINDS)
@@ -157,6 +159,8 @@ class Derivative:
                     else:
                         instance = cache.Instance(comp, self.target, _callee)
                         entry = (instance.function, instance.sync, comp)
+                    if self.jit == "numba":
+                        entry = (numba_compiled(entry[0], self.__name__),) + entry[1:]
                     self.specialized[signature] = entry
         return entry
 
@@ -365,18 +369,19 @@ class BoundDerivative:
         return self.inner(self.method.__self__, *args, **kwargs)
 
 
-def derivative(func, mode, kind, wrt, disable=None, verify=None):
+def derivative(func, mode, kind, wrt, disable=None, verify=None, jit=None):
     """The (cached) Derivative of func for these options. disable: optimization passes to switch
     off (pipeline.disabled_passes); verify: compare each new specialization with the unoptimized
     derivative on its first call (verify.py). None: from SRCAD_DISABLE and SRCAD_VERIFY."""
     check_callable(func)
     check_wrt(wrt)
+    check_jit(jit)
     disabled, verify = disabled_passes(disable), verify_on(verify)
     if inspect.ismethod(func):
         shifted = tuple(w + 1 for w in wrt) if isinstance(wrt, tuple) else wrt + 1
         return BoundDerivative(func, derivative(func.__func__, mode, kind, shifted, disabled,
-                                                verify))
-    key = (mode, kind, wrt, REGISTRY.version, disabled, verify)  # (a new template makes old
+                                                verify, jit))
+    key = (mode, kind, wrt, REGISTRY.version, disabled, verify, jit)  # (a new template makes old
     # derivatives stale)
     try:
         per_func = _DERIVATIVES.get(func)
@@ -384,7 +389,7 @@ def derivative(func, mode, kind, wrt, disable=None, verify=None):
         per_func = None
     if per_func is not None and key in per_func:
         return per_func[key]
-    result = Derivative(func, mode, kind, wrt, disabled, verify)
+    result = Derivative(func, mode, kind, wrt, disabled, verify, jit)
     try:
         with _REGISTERING:  # two threads asking at once get the same Derivative
             result = _DERIVATIVES.setdefault(func, {}).setdefault(key, result)
@@ -398,44 +403,46 @@ def _callee(func, mode, kind, wrt, disabled):
     return derivative(func, mode, kind, wrt, disable=disabled)
 
 
-def _decorator_or_call(kind, mode, func, wrt, disable, verify):
+def _decorator_or_call(kind, mode, func, wrt, disable, verify, jit=None):
     if func is None:
-        return lambda f: derivative(f, mode, kind, wrt, disable, verify)
+        return lambda f: derivative(f, mode, kind, wrt, disable, verify, jit)
     if isinstance(func, (int, tuple)) and not callable(func):  # @srcad.grad((0, 1))
-        return lambda f: derivative(f, mode, kind, func, disable, verify)
-    return derivative(func, mode, kind, wrt, disable, verify)
+        return lambda f: derivative(f, mode, kind, func, disable, verify, jit)
+    return derivative(func, mode, kind, wrt, disable, verify, jit)
 
 
 # Every entry point takes disable= (optimization passes to switch off: names of
 # pipeline.PASSES, "all", or None for SRCAD_DISABLE's) and verify= (check each new
 # specialization against the unoptimized derivative on its first call; None: SRCAD_VERIFY).
+# The transforms that run one generated function take jit= too: "numba" compiles each
+# specialized function with numba (jit.py), None runs the NumPy code as it is.
 
-def grad(func=None, wrt=0, *, has_aux=False, disable=None, verify=None):
+def grad(func=None, wrt=0, *, has_aux=False, disable=None, verify=None, jit=None):
     """Reverse-mode gradient of a scalar function: grad(f)(*args) -> df/dx (a tuple if wrt is).
     has_aux=True: f returns (value, aux); grad(f)(*args) -> (df/dx, aux), aux not
     differentiated."""
     return _decorator_or_call("grad_aux" if has_aux else "grad", "reverse", func, wrt, disable,
-                              verify)
+                              verify, jit)
 
 
-def value_and_grad(func=None, wrt=0, *, has_aux=False, disable=None, verify=None):
+def value_and_grad(func=None, wrt=0, *, has_aux=False, disable=None, verify=None, jit=None):
     """vg(*args) -> (f(*args), gradient), in one reverse sweep. has_aux=True: f returns
     (value, aux), and vg(*args) -> ((value, aux), gradient of value)."""
     return _decorator_or_call("value_and_grad_aux" if has_aux else "value_and_grad", "reverse",
-                              func, wrt, disable, verify)
+                              func, wrt, disable, verify, jit)
 
 
-def vjp(func=None, wrt=0, *, has_aux=False, disable=None, verify=None):
+def vjp(func=None, wrt=0, *, has_aux=False, disable=None, verify=None, jit=None):
     """vjp(*args, dy) -> dy^T J (any output shape; a tuple of cotangents for tuple outputs).
     has_aux=True: f returns (out, aux), dy is out's cotangent, and vjp(*args, dy) ->
     (dy^T J, aux)."""
     return _decorator_or_call("vjp_aux" if has_aux else "vjp", "reverse", func, wrt, disable,
-                              verify)
+                              verify, jit)
 
 
-def jvp(func=None, wrt=0, *, disable=None, verify=None):
+def jvp(func=None, wrt=0, *, disable=None, verify=None, jit=None):
     """jvp(*args, dx0, dx1, ...) -> J dx, the output tangent (forward mode)."""
-    return _decorator_or_call("jvp", "forward", func, wrt, disable, verify)
+    return _decorator_or_call("jvp", "forward", func, wrt, disable, verify, jit)
 
 
 def _basis(shape, dtype=float):

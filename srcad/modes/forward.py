@@ -54,6 +54,7 @@ class Forward:
         self.kind = kind
         self.shapes = shapes or {}  # from the shape probe, when specialized (shapes.py)
         self.kinds = kinds or {}  # name -> "scalar", "array" or "other", from the same probe
+        self.floats = floats or {}  # name -> float dtype character, from the same probe
         self.has_tangent = set(wrt)
         self.dependencies = Dependencies(namer)
         # names assigned in blocks always carry a tangent (a zero one where it folds away), so
@@ -71,8 +72,11 @@ class Forward:
         return var in self.has_tangent
 
     def zeros(self, var):
-        """A zero tangent for var: np.zeros_like(var) where the shape probe saw an array or a
-        number, else zero_tangent(var), which also makes the zeros of a list, tuple or dict."""
+        """A zero tangent for var: 0.0 where the shape probe saw a float64 number (a Python
+        float stays one, and numba compiles it), np.zeros_like(var) where it saw another array
+        or number, else zero_tangent(var), which also makes the zeros of a list, tuple or dict."""
+        if self.kinds.get(var) == "scalar" and self.floats.get(var) == "d":
+            return gast.Constant(value=0.0, kind=None)
         if self.kinds.get(var) in ("array", "scalar"):
             return call(["np", "zeros_like"], name(var))
         return call(["zero_tangent"], name(var))
