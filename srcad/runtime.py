@@ -454,11 +454,12 @@ def stop_gradient(x):
 
 @helper(linear=False)
 def aux_seed(y):
-    """The adjoint seed of f's (value, aux) pair (has_aux=True): value's seed, none for aux."""
+    """The adjoint seed of f's (value, aux) pair (has_aux=True): value's seed, zeros for aux
+    (in its structure: the code that made aux may also make the value)."""
     if not isinstance(y, (tuple, list)) or len(y) != 2:
         raise TypeError(f"srcad: with has_aux=True the function must return a pair (value, "
                         f"aux), this one returned {type(y).__name__}")
-    return grad_seed(y[0]), None
+    return grad_seed(y[0]), zero_gradient(y[1])
 
 
 @helper(linear=False)
@@ -468,7 +469,7 @@ def aux_cotangent(dy, y):
         raise TypeError(f"srcad: with has_aux=True the function must return a pair (value, "
                         f"aux), this one returned {type(y).__name__}")
     check_cotangent(dy, y[0])
-    return dy, None
+    return dy, zero_gradient(y[1])
 
 
 @helper(linear=False)

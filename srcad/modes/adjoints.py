@@ -181,6 +181,10 @@ class AdjointSweep:
             out = []
             self.accumulate(item.id, pop, False, out)
             return out
+        if isinstance(item, (gast.Tuple, gast.List)) and self._any_active(item):
+            out = []  # lst.append((a, b)): the popped item's adjoint, item by item
+            self.accumulate_operand(item, call(["item_adjoints"], pop, clone(item)), False, out)
+            return out
         return [gast.Expr(value=pop)]
 
     # blocks ----------------------------------------------------------------------------------

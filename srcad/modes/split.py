@@ -61,10 +61,33 @@ def split_half(fdef, kind, namer):
                           type_comment=None)] if tape else []
     made = {stmt.targets[0].id for stmt in forward if isinstance(stmt, gast.Assign) and isinstance(
         stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.List) and not stmt.value.elts}
-    # the stack the record made (stack = []) is popped below: a copy, so the tape stays whole
-    # for a derivative of this derivative, which reads it again (grad(grad(f)))
-    copies = [assign(t, call(["list"], name(t))) for t in tape if t in made]
-    fdef.body = unpack + copies + backward + [gast.Return(value=gradients)]
+    tops = {t: namer.fresh_name(f"{t}_top") for t in tape if t in made}
+    heads = [assign(top, call(["len"], name(stack))) for stack, top in tops.items()]
+    fdef.body = unpack + heads + _read_down(backward, tops) + [gast.Return(value=gradients)]
     return fdef
+
+
+def _read_down(stmts, tops):
+    """The stacks the record made, read from the top down instead of popped:
+    `h = stack.pop()` becomes `stack_top = stack_top - 1; h = stack[stack_top]`. The tape stays
+    whole, and reads of a list's items are what a derivative of this derivative differentiates
+    (grad(grad(f)) through a helper's loop)."""
+    out = []
+    for stmt in stmts:
+        value = getattr(stmt, "value", None)
+        if (isinstance(stmt, gast.Assign) and isinstance(value, gast.Call)
+                and isinstance(value.func, gast.Attribute) and value.func.attr == "pop"
+                and isinstance(value.func.value, gast.Name) and value.func.value.id in tops
+                and not value.args):
+            stack = value.func.value.id
+            top = tops[stack]
+            out.append(assign(top, gast.BinOp(left=name(top), op=gast.Sub(),
+                                              right=gast.Constant(value=1, kind=None))))
+            stmt.value = gast.Subscript(value=name(stack), slice=name(top), ctx=gast.Load())
+        for field in ("body", "orelse"):
+            if isinstance(getattr(stmt, field, None), list):
+                setattr(stmt, field, _read_down(getattr(stmt, field), tops))
+        out.append(stmt)
+    return out
 
 

@@ -1,0 +1,78 @@
+"""Bugs that differentiating srcad's own generated code (grad(grad(f))) brought to light; each
+is a bug of first-order derivatives of user code too, and is checked on user code here.
+
+- `lst.append((a, b))`: the adjoint of an appended tuple display was popped and dropped (a
+  silent zero gradient; a callee's record appends such tuples to its tape's stack);
+- `a and b` / `a or b` ran every operand: `x is not None and len(x) == 2` called len(None), and
+  a draw after `or` ran when the left side was true (the random stream moved);
+- a conditional expression nested in another's branch ran whichever branch was taken;
+- the seed of a function returning a tuple was named like the adjoint of a variable `out`."""
+import numpy as np
+import pytest
+
+import srcad
+
+
+def pairs_appended(x):
+    pairs = []
+    for i in range(3):
+        a = x * i
+        b = x ** 2
+        pairs.append((a, b))
+    total = 0.0
+    for p in pairs:
+        total = total + p[0] * p[1]
+    return total
+
+
+@pytest.mark.parametrize("x", [0.7, np.array([0.7, 0.2])])
+def test_append_of_a_tuple_display_passes_its_items_adjoints(x):
+    srcad.check_grads(pairs_appended, (x,))
+
+
+def length_checked(x, axis=None):
+    if axis is not None and len(axis) == 2:
+        return np.sum(x)
+    return np.sum(x ** 2)
+
+
+def test_and_does_not_run_its_right_side_when_the_left_is_false():
+    x = np.array([1.0, -2.0])
+    np.testing.assert_allclose(srcad.grad(length_checked)(x), 2 * x)
+    np.testing.assert_allclose(srcad.jvp(length_checked)(x, np.ones(2)), np.sum(2 * x))
+
+
+def drawn_only_if_needed(x, rng, fixed):
+    noise = fixed or rng.standard_normal()
+    return np.sum(x * noise)
+
+
+def test_or_does_not_draw_when_its_left_side_is_true():
+    x = np.array([1.0, 2.0])
+    rng = np.random.default_rng(5)
+    before = rng.bit_generator.state
+    np.testing.assert_allclose(srcad.grad(drawn_only_if_needed)(x, rng, 3.0), [3.0, 3.0])
+    assert rng.bit_generator.state == before  # nothing drawn
+
+
+def nested_conditionals(x, i):
+    return x[i] if i < len(x) else (x[i - 1] if i - 1 < len(x) else 0.0 * x[0])
+
+
+def test_a_nested_conditional_expression_runs_only_its_branch():
+    x = np.array([1.0, 2.0, 3.0])
+    for i in (1, 3, 7):  # (x[6] would raise)
+        srcad.check_grads(nested_conditionals, (x, i))
+
+
+def pair_with_out(x):
+    out = x * 2.0
+    return np.sum(out), out
+
+
+def test_a_variable_named_out_in_a_function_returning_a_tuple():
+    dy = (1.0, np.array([1.0, -1.0]))
+    x = np.array([0.5, 0.25])
+    np.testing.assert_allclose(srcad.vjp(pair_with_out)(x, dy), 2.0 + 2.0 * dy[1])
+    value, aux_grad = srcad.value_and_grad(pair_with_out, has_aux=True)(x)
+    np.testing.assert_allclose(aux_grad, [2.0, 2.0])
