@@ -15,7 +15,8 @@ are called from user code (frontend/statements.py).
 import numpy as np
 
 from srcad.rules.registry import adjoint, d, non_differentiable, tangent
-from srcad.runtime import (add_adjoint, as_gradient, aux_cotangent, aux_seed, check_cotangent, dict_item_adjoint, dict_of,
+from srcad.runtime import (add_adjoint, as_gradient, aux_cotangent, aux_seed, item_adjoints,
+                           unconcatenate, unstack, check_cotangent, dict_item_adjoint, dict_of,
                            dict_with, dict_without, float_type, grad_seed, in_dtype_of, keys_of,
                            matmul_adjoint_a, matmul_adjoint_b, no_adjoint, rebroadcast,
                            selection_share, stop_gradient, tuple_adjoint, tuple_parts, unbroadcast, undict,
@@ -83,6 +84,16 @@ def unbroadcast_adjoint(z, g, x):
 @adjoint(rebroadcast)
 def rebroadcast_adjoint(z, dy, y):
     d[dy] = unbroadcast(d[z], dy)
+
+
+@adjoint(unstack)  # (items no adjoint reached: zeros)
+def unstack_adjoint(z, g, axis=0):
+    d[g] = np.stack(item_adjoints(d[z], z), axis=axis)
+
+
+@adjoint(unconcatenate)
+def unconcatenate_adjoint(z, g, arrays, axis=0):
+    d[g] = np.concatenate(item_adjoints(d[z], z), axis=axis)
 
 
 @adjoint(unreduce)

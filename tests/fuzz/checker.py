@@ -12,6 +12,8 @@ on the first call's again, which must give the same bits):
                                                     and |v| |J^T w|; 1e-12 |v| |w| absolute), no
                                                     step
     hvp             srcad.hvp(f, wrt=i)             H v against central differences of grad
+    hvp_reverse     srcad.vjp(srcad.grad(f))        the same, reverse over reverse: srcad
+                                                    differentiating its own generated gradient
     float32         grad (or vjp) of float32 arguments: float32 gradients (where f's output is
                     float32), close to the float64 gradient at the same point
     unoptimized     one of the above with disable="all" (every optimization pass off)
@@ -52,9 +54,15 @@ import srcad
 from .oracle import Differences, check_contraction, check_vector, flat, norm
 from .program import load
 
-MODES = ("grad", "grad_tuple", "value_and_grad", "vjp", "jvp", "hvp", "float32", "unoptimized")
-SCALAR_ONLY = {"grad", "grad_tuple", "value_and_grad", "hvp"}
+MODES = ("grad", "grad_tuple", "value_and_grad", "vjp", "jvp", "hvp", "hvp_reverse", "float32",
+         "unoptimized")
+SCALAR_ONLY = {"grad", "grad_tuple", "value_and_grad", "hvp", "hvp_reverse"}
 VerifyError = getattr(getattr(srcad, "errors", None), "VerifyError", None)
+
+
+def _hvp_reverse(f, wrt, **options):
+    """H v by reverse mode over the generated gradient (srcad.vjp of srcad.grad)."""
+    return srcad.vjp(srcad.grad(f, wrt=wrt, **options), wrt=wrt, **options)
 
 
 def _supports(name):
@@ -574,9 +582,12 @@ class Checker:
                 self.fail("dot", "vjp/jvp", call,
                           f"<J v, w> = {lhs!r} (jvp) but <v, J^T w> = {rhs!r} (vjp)")
 
-    def mode_hvp(self, unoptimized=False):
-        mode = self.label("hvp", unoptimized)
-        product = self.make(srcad.hvp, mode, unoptimized, wrt=self.single)
+    def mode_hvp_reverse(self, unoptimized=False):
+        self.mode_hvp(unoptimized, _hvp_reverse, "hvp_reverse")
+
+    def mode_hvp(self, unoptimized=False, maker=None, name="hvp"):
+        mode = self.label(name, unoptimized)
+        product = self.make(maker or srcad.hvp, mode, unoptimized, wrt=self.single)
         gradient = self.make(srcad.grad, mode, unoptimized, wrt=self.single)
         if product is None:
             return

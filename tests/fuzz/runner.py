@@ -25,7 +25,8 @@ from .shrink import modes_for, shrink
 
 PRIORITY = ["crash", "mutation", "wrong", "dot", "value", "verify", "side_effects",
             "structure", "float32", "cache", "hang"]
-ROTATION = ["grad", "value_and_grad", "grad_tuple", "hvp", "float32", "unoptimized"]
+ROTATION = ["grad", "value_and_grad", "grad_tuple", "hvp", "hvp_reverse", "float32",
+            "unoptimized"]
 
 
 class _Timeout(BaseException):
@@ -200,7 +201,7 @@ class Summary:
                       {"grad", "grad_tuple", "value_and_grad", "vjp"}, {"wrong"}),
                   "forward mode (jvp) wrong": ({"jvp"}, {"wrong"}),
                   "forward and reverse disagree (dot test)": ({"vjp/jvp"}, {"dot"}),
-                  "hvp wrong": ({"hvp"}, {"wrong"}),
+                  "hvp wrong": ({"hvp", "hvp_reverse"}, {"wrong"}),
                   "optimized != unoptimized (verify mode)": (set(MODES), {"verify"}),
                   "every optimization off, still wrong": (
                       {m + "[disable=all]" for m in MODES}, {"wrong"})}

@@ -105,7 +105,8 @@ def _smooth_program():
 
 
 def test_oracle_accepts_right_derivatives():
-    modes = ["grad", "grad_tuple", "value_and_grad", "vjp", "jvp", "hvp", "unoptimized"]
+    modes = ["grad", "grad_tuple", "value_and_grad", "vjp", "jvp", "hvp", "hvp_reverse",
+             "unoptimized"]
     outcome = Checker(_smooth_program(), modes=modes).run()
     assert outcome.failures == [] and outcome.refusals == []
     assert outcome.checked >= 10 and outcome.unsure == 0

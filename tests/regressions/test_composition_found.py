@@ -6,7 +6,8 @@ is a bug of first-order derivatives of user code too, and is checked on user cod
 - `a and b` / `a or b` ran every operand: `x is not None and len(x) == 2` called len(None), and
   a draw after `or` ran when the left side was true (the random stream moved);
 - a conditional expression nested in another's branch ran whichever branch was taken;
-- the seed of a function returning a tuple was named like the adjoint of a variable `out`."""
+- the seed of a function returning a tuple was named like the adjoint of a variable `out`;
+- the adjoints of np.stack and np.concatenate, differentiated again, met None items."""
 import numpy as np
 import pytest
 
@@ -76,3 +77,17 @@ def test_a_variable_named_out_in_a_function_returning_a_tuple():
     np.testing.assert_allclose(srcad.vjp(pair_with_out)(x, dy), 2.0 + 2.0 * dy[1])
     value, aux_grad = srcad.value_and_grad(pair_with_out, has_aux=True)(x)
     np.testing.assert_allclose(aux_grad, [2.0, 2.0])
+
+
+def stacked_pair(y, z):
+    return np.sum(np.stack([y, z ** 2], axis=1) ** 3) + np.sum(np.concatenate([y, z]) ** 2)
+
+
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_reverse_over_reverse_of_stack_and_concatenate_with_one_operand_varied(wrt):
+    """unstack/unconcatenate (the adjoints of np.stack/np.concatenate) give a list whose other
+    item no adjoint reaches (None): their own adjoints take zeros there (fuzz seed 20240672)."""
+    y, z = np.array([0.3, -0.2]), np.array([0.5, 0.1])
+    by_forward = srcad.hessian(stacked_pair, wrt=wrt)(y, z)
+    by_reverse = srcad.hessian(stacked_pair, wrt=wrt, mode="reverse-over-reverse")(y, z)
+    np.testing.assert_allclose(by_reverse, by_forward, rtol=1e-12, atol=1e-14)
