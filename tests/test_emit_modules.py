@@ -524,6 +524,10 @@ def test_two_globals_of_one_name_from_two_modules_are_refused(tmp_path):
     with pytest.raises(srcad.SrcadError) as info:
         srcad.emit(second["total"], str(tmp_path / "two.py"))
     assert "two values named W" in str(info.value)
+    assert not (tmp_path / "two.py").exists()
+    text = srcad.source(second["total"])  # (reading it still works, and says so)
+    assert "# two values named W" in text and "srcad.emit refuses" in text
+    assert np.allclose(srcad.grad(second["total"])(np.array([1.0, 2.0])), [1.0, 1.0])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from ..analysis.shapes import signature_of
-from . import cache, trees
+from . import cache, html, trees
 from .dispatch import COTANGENT, FastPath, last_kwonly, signature_key, types_of, TYPES_OF_FEW
 from .verify import verify_call, verify_on
 from ..errors import SrcadError
@@ -108,7 +108,11 @@ class Derivative:
 
     @property
     def source(self):
-        return self.compiled.built.source
+        """The whole generated module (srcad.source's text), for any shapes."""
+        return html.derivative_source(self)
+
+    def _repr_html_(self):  # (Jupyter) the source beside the user's lines it comes from
+        return html.derivative_html(self)
 
     def _pack(self, grads):
         return (grads,) if self.single_tuple else grads
@@ -327,6 +331,13 @@ class BoundDerivative:
     def source(self):
         return self.inner.source
 
+    def __repr__(self):
+        return f"<srcad {self.inner.kind} of {self.method.__qualname__} (bound) wrt " \
+               f"{self.inner.wrt}>"
+
+    def _repr_html_(self):
+        return self.inner._repr_html_()
+
     def __call__(self, *args, **kwargs):
         return self.inner(self.method.__self__, *args, **kwargs)
 
@@ -477,7 +488,8 @@ def hessian(func, wrt=0, *, disable=None, verify=None):
                         verify=verify)(*args, **kwargs)
 
     hess.__name__ = f"{getattr(func, '__name__', 'f')}_hessian"
-    return hess
+    return html.Shown(hess, "hessian", func, wrt, lambda: derivative(
+        _synced(gradient), "forward", "jvp", (wrt,), disable, verify))
 
 
 def hvp(func, wrt=0, *, disable=None, verify=None):
@@ -489,7 +501,8 @@ def hvp(func, wrt=0, *, disable=None, verify=None):
         return derivative(generated, "forward", "jvp", wrt, disable, verify)(*args, **kwargs)
 
     product.__name__ = f"{getattr(func, '__name__', 'f')}_hvp"
-    return product
+    return html.Shown(product, "hvp", func, wrt, lambda: derivative(
+        _synced(gradient), "forward", "jvp", wrt, disable, verify))
 
 
 def _synced(gradient):

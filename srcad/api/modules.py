@@ -186,6 +186,7 @@ class _Plan:
         self.functions = []    # sources of carried user functions
         self.notes = {}        # where -> names (srcad.source: what emit would write)
         self.after = []        # lines after the functions (defaults)
+        self.conflicts = []    # srcad.source: comments on names bound twice
         self.carried = set()   # ids of functions whose source is carried (each once)
         self.labels = {}       # id of a globals dict -> where (named after its first function)
 
@@ -204,6 +205,11 @@ class _Plan:
         module_name, module, importable = _module_of(func)
         for name in sorted(names):
             if name in self.reserved:
+                if _shadowed(name, func.__globals__):
+                    self.problem(b, name, f"{func.__qualname__} reads {name} from "
+                                          f"{self.where(func)}, and the generated module has "
+                                          f"a {name} of its own",
+                                 f"rename {name} in {self.where(func)}")
                 continue
             if name in lifted:
                 self.bind_value(name, lifted[name], func, reader=b)
@@ -233,6 +239,11 @@ class _Plan:
         to two values (W of two modules) is refused: one module binds one W."""
         if name in self.bound:
             if self.bound[name][0] is value:
+                return False
+            if not self.carry:  # (srcad.source: say so, and show the code)
+                self.conflicts.append("# " + comment_text(
+                    f"two values named {name}: {self.bound[name][1]} and {how}; srcad.emit "
+                    f"refuses this module"))
                 return False
             raise SrcadError(f"the generated module would need two values named {name}: "
                              f"{self.bound[name][1]} and {how}",
@@ -393,7 +404,7 @@ class _Plan:
         for where, names in sorted(self.notes.items()):
             out.append(f"# reads {', '.join(sorted(set(names)))} from {comment_text(where)}: "
                        f"srcad.emit writes their values here")
-        return out
+        return out + self.conflicts
 
 
 class _Reader:
@@ -403,6 +414,22 @@ class _Reader:
         self.func = function
         self.user_globals = ()
         self.lifted = {}
+
+
+_HEADER_MODULES = {"np": "numpy", "math": "math", "scipy": "scipy", "operator": "operator"}
+
+
+def _shadowed(name, user_globals):
+    """Whether the user's global `name` is something else than what the generated module
+    binds to that name (a runtime helper, numpy as np)."""
+    if name not in user_globals:
+        return False
+    value = user_globals[name]
+    if name in HELPERS:
+        return value is not HELPERS[name]
+    if name in _HEADER_MODULES:
+        return getattr(value, "__name__", None) != _HEADER_MODULES[name]
+    return False
 
 
 def _written_none(node):

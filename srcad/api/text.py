@@ -1,9 +1,10 @@
 """The generated text: srcad.source (the derivative's module, or the function after one pass),
-srcad.emit (that module written to a file that needs only numpy) and srcad.coverage."""
+srcad.emit (that module written to a file that needs only numpy), show_html (srcad show --html)
+and srcad.coverage."""
 import os
 
 from ..analysis.shapes import signature_of
-from . import cache
+from . import cache, html
 from .modules import module_text
 from .derivatives import check_callable, check_wrt, runs
 from ..errors import SrcadError
@@ -57,6 +58,22 @@ def source(func, mode="reverse", wrt=0, kind=None, stage=None, args=None, kwargs
             example = (tuple(args), kwargs or {})
         return build(func, mode, wrt, kind, stage=stage, example=example, disabled=disabled)
     return module_text(_built(func, mode, wrt, kind, args, kwargs, disabled), disabled)
+
+
+def show_html(func, mode="reverse", wrt=0, kind=None, args=None, kwargs=None, *,
+              disable=None):
+    """A self-contained HTML page: func and the derivative srcad.source writes side by side,
+    their lines linked both ways (srcad show --html)."""
+    check_callable(func)
+    check_wrt(wrt)
+    disabled = disabled_passes(disable)
+    kind = kind or _KIND_OF_MODE.get(mode, "grad")
+    built = _built(func, mode, wrt, kind, args, kwargs, disabled)
+    example = None
+    if args is not None and "specialize" not in disabled:
+        mode, kind = runs(mode, kind, wrt, tuple(args), disabled)
+        example = (tuple(args), kwargs or {})
+    return html.page(built, mode, kind, wrt, disabled, example)
 
 
 def emit(func, path, mode="reverse", wrt=0, kind=None, args=None, kwargs=None, *,
