@@ -561,3 +561,37 @@ def test_literals_refuse_what_is_not_plain_data(value, said):
     with pytest.raises(NotLiteral) as info:
         literal(value)
     assert said in str(info.value)
+
+
+def test_cli_emit_of_a_script_whose_name_is_not_a_module_name(tmp_path, monkeypatch):
+    """`srcad emit my-train.py:loss` loads the file as a module named `my-train`; emit wrote
+    `import_module('my-train')`, found only from the script's folder and running the script
+    again there. Its values are written in."""
+    from srcad import cli
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    script = tmp_path / "my-train.py"
+    script.write_text(textwrap.dedent('''
+        import numpy as np
+
+        W = np.array([1.0, -2.0, 3.0])
+
+
+        def loss(x):
+            return np.sum(np.cos(x * W))
+
+
+        if __name__ == "__main__":
+            raise SystemExit("training")
+    '''))
+    out = tmp_path / "emitted" / "cli_loss_grad.py"
+    try:
+        assert cli.main(["emit", f"{script}:loss", "-o", str(out)]) == 0
+        want = srcad.grad(sys.modules["my-train"].loss)(np.array([0.1, 0.2, 0.3]))
+    finally:
+        sys.modules.pop("my-train", None)
+    text = out.read_text()
+    assert imported_modules(text) == {"numpy"} and "import_module" not in text
+    assert not [line for line in text.splitlines() if "my-train" in line and "import" in line]
+    (got,) = run_isolated(out, "loss_grad", (np.array([0.1, 0.2, 0.3]),))
+    assert_same(got, want)
