@@ -595,3 +595,21 @@ def test_cli_emit_of_a_script_whose_name_is_not_a_module_name(tmp_path, monkeypa
     assert not [line for line in text.splitlines() if "my-train" in line and "import" in line]
     (got,) = run_isolated(out, "loss_grad", (np.array([0.1, 0.2, 0.3]),))
     assert_same(got, want)
+
+
+def test_a_global_named_like_a_runtime_helper_is_refused(tmp_path):
+    """The generated module defines srcad's runtime helpers by their names (unbroadcast, ...);
+    a user global of that name read by the code would be one name for two functions."""
+    cell = notebook_cell('''
+        import numpy as np
+
+        def unbroadcast(n, m):
+            return np.ones(n) * m
+
+        def loss(x):
+            return np.sum(x * unbroadcast(3, 2.0))
+    ''')
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.emit(cell["loss"], str(tmp_path / "shadowed.py"))
+    assert "rename unbroadcast" in str(info.value)
+    assert not (tmp_path / "shadowed.py").exists()

@@ -28,8 +28,6 @@ them from code), values are written by repr, file names only inside comments (co
 """
 import ast
 import builtins
-import importlib.machinery
-import inspect
 import keyword
 import os
 import symtable
@@ -39,14 +37,14 @@ import types
 
 from . import cache
 from ..backend.emit import comment_text, module_text as module_text_of
-from ..backend.literals import describe, literal, NotLiteral
+from ..backend.literals import literal, NotLiteral
 from ..errors import SrcadError
 from ..frontend.parse import function_source, parse_function
 from ..rules.calls import mode_of_kind
 from ..runtime import HELPERS
 
-# names the generated module binds itself (its imports; the helpers and functions are added)
-_HEADER_NAMES = {"np", "math", "scipy", "operator"}
+# names the generated module's imports bind (the helpers and functions are added), and to what
+_HEADER_MODULES = {"np": "numpy", "math": "math", "scipy": "scipy", "operator": "operator"}
 
 
 def builts_of(built, disabled=frozenset()):
@@ -70,7 +68,7 @@ def module_text(built, disabled=frozenset(), carry=False):
     srcad.emit, which raises SrcadError where the module could not run as srcad.grad does)."""
     builts = builts_of(built, disabled)
     texts = [b.function_text for b in builts]
-    reserved = _HEADER_NAMES | set(HELPERS) | {b.function_name for b in builts}
+    reserved = set(_HEADER_MODULES) | set(HELPERS) | {b.function_name for b in builts}
     plan = _Plan(reserved, carry)
     for b in builts:
         if carry and b.user_cells:
@@ -414,9 +412,6 @@ class _Reader:
         self.func = function
         self.user_globals = ()
         self.lifted = {}
-
-
-_HEADER_MODULES = {"np": "numpy", "math": "math", "scipy": "scipy", "operator": "operator"}
 
 
 def _shadowed(name, user_globals):
