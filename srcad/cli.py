@@ -3,6 +3,8 @@
     srcad show examples/quickstart.py:f --wrt 0,1        # the generated gradient source
     srcad show mypkg.model:loss --mode forward --wrt 0   # a forward-mode (JVP) module
     srcad show mypkg.model:loss --stage anf              # the function after one compiler pass
+    srcad show --html model.py:loss --wrt 0,1 -o loss.html   # f and its derivative side by side
+    srcad show model.py:loss --args "np.ones((5, 4)), 3"   # specialized to example arguments
     srcad emit mypkg.model:loss -o loss_grad.py          # write a module that needs only numpy
     srcad coverage                                       # which callables have templates
 
@@ -18,7 +20,10 @@ import os
 import sys
 import traceback
 
+import numpy as np
+
 from . import api
+from .api.text import show_html
 from .errors import SrcadError
 from .pipeline import KINDS, STAGES
 from .version import __version__
@@ -75,6 +80,7 @@ def make_parser():
         epilog="Examples:\n"
                "  srcad show examples/quickstart.py:f --wrt 0,1\n"
                "  srcad show examples/quickstart.py:f --mode forward\n"
+               "  srcad show --html examples/quickstart.py:f --wrt 0,1 -o f.html\n"
                "  srcad emit examples/quickstart.py:f --wrt 0,1 -o f_grad.py\n"
                "  srcad coverage",
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -84,8 +90,19 @@ def make_parser():
 
     show = commands.add_parser("show", help="print the generated derivative source",
                                description="Print the generated source of a derivative of "
-                                           "the target function.")
+                                           "the target function, or (--html) write a page "
+                                           "with the function and its derivative side by "
+                                           "side, their lines linked.")
     _add_build_options(show, stages=True)
+    show.add_argument("--args", metavar="EXPR",
+                      help="example arguments, a Python expression evaluated with numpy as np "
+                           "(e.g. \"np.ones((5, 4)), 0.5, 10\"): the code specialized to "
+                           "their shapes, as calls run it")
+    show.add_argument("--html", action="store_true",
+                      help="write a self-contained HTML page: the function and its "
+                           "derivative side by side, lines linked both ways")
+    show.add_argument("-o", "--output", metavar="FILE",
+                      help="where to write (default: standard output)")
 
     emit = commands.add_parser("emit", help="write the generated derivative as a .py module",
                                description="Write the generated derivative of the target "
@@ -201,13 +218,37 @@ def load_target(target):
 # ---------------------------------------------------------------------------------------------
 # commands
 
+def example_arguments(text):
+    """The tuple of example arguments an --args expression gives (numpy as np)."""
+    try:
+        value = eval(compile(text, "<--args>", "eval"), {"np": np, "numpy": np})  # noqa: S307
+    except Exception as exc:  # (the user's own expression, like the module it imports)
+        raise TargetError(f"--args {text!r} is not a Python expression srcad can evaluate "
+                          f"with numpy as np: {type(exc).__name__}: {exc}") from None
+    return value if isinstance(value, tuple) else (value,)
+
+
 def _show(args, out):
     func = load_target(args.target)
-    if args.stage is not None and args.stage != "emit":
-        text = api.source(func, mode=args.mode, wrt=args.wrt, kind=args.kind, stage=args.stage)
+    example = example_arguments(args.args) if args.args is not None else None
+    if args.html:
+        if args.stage is not None and args.stage != "emit":
+            raise TargetError("--html shows the generated module: leave --stage out")
+        text = show_html(func, mode=args.mode, wrt=args.wrt, kind=args.kind, args=example)
+    elif args.stage is not None and args.stage != "emit":
+        text = api.source(func, mode=args.mode, wrt=args.wrt, kind=args.kind, stage=args.stage,
+                          args=example)
     else:  # the last stage is the emitted module itself
-        text = api.source(func, mode=args.mode, wrt=args.wrt, kind=args.kind)
-    out.write(text if text.endswith("\n") else text + "\n")
+        text = api.source(func, mode=args.mode, wrt=args.wrt, kind=args.kind, args=example)
+    text = text if text.endswith("\n") else text + "\n"
+    if args.output is None:
+        out.write(text)
+        return EXIT_OK
+    directory = os.path.dirname(os.path.abspath(args.output))
+    os.makedirs(directory, exist_ok=True)
+    with open(args.output, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    out.write(f"wrote {args.output}\n")
     return EXIT_OK
 
 

@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from ..analysis.shapes import signature_of
-from . import cache, compose, trees
+from . import cache, compose, html, trees
 from .jit import check_jit, numba_compiled
 from .dispatch import COTANGENT, FastPath, last_kwonly, signature_key, types_of, TYPES_OF_FEW
 from .verify import verify_call, verify_on
@@ -133,7 +133,11 @@ class Derivative:
 
     @property
     def source(self):
-        return self.compiled.built.source
+        """The whole generated module (srcad.source's text), for any shapes."""
+        return html.derivative_source(self)
+
+    def _repr_html_(self):  # (Jupyter) the source beside the user's lines it comes from
+        return html.derivative_html(self)
 
     def _pack(self, grads):
         return (grads,) if self.single_tuple else grads
@@ -365,6 +369,13 @@ class BoundDerivative:
     def source(self):
         return self.inner.source
 
+    def __repr__(self):
+        return f"<srcad {self.inner.kind} of {self.method.__qualname__} (bound) wrt " \
+               f"{self.inner.wrt}>"
+
+    def _repr_html_(self):
+        return self.inner._repr_html_()
+
     def __call__(self, *args, **kwargs):
         return self.inner(self.method.__self__, *args, **kwargs)
 
@@ -546,9 +557,11 @@ def hessian(func, wrt=0, *, mode="forward-over-reverse", disable=None, verify=No
     if inner == "reverse":
         gradient = derivative(func, "reverse", "grad", wrt, disable, verify)
         hess = jacobian(gradient, wrt=wrt, mode=outer, disable=disable, verify=verify)
+        runs = derivative(gradient, outer, "vjp" if outer == "reverse" else "jvp", (wrt,),
+                          disable, verify)  # (the code each sweep runs, for .source)
     elif outer == "reverse":
         directional = derivative(func, "forward", "jvp", wrt, disable, verify)
-        of_direction = derivative(directional, "reverse", "grad", wrt, disable, verify)
+        of_direction = runs = derivative(directional, "reverse", "grad", wrt, disable, verify)
 
         def hess(*args, **kwargs):
             x = _as_float_array(args[wrt])
@@ -557,7 +570,7 @@ def hessian(func, wrt=0, *, mode="forward-over-reverse", disable=None, verify=No
             return _stacked(columns, x.shape)
     else:
         directional = derivative(func, "forward", "jvp", wrt, disable, verify)
-        second = derivative(directional, "forward", "jvp", wrt, disable, verify)
+        second = runs = derivative(directional, "forward", "jvp", wrt, disable, verify)
 
         def hess(*args, **kwargs):
             x = _as_float_array(args[wrt])
@@ -566,7 +579,7 @@ def hessian(func, wrt=0, *, mode="forward-over-reverse", disable=None, verify=No
                        for e in basis]
             return _stacked(columns, x.shape)
     hess.__name__ = f"{getattr(func, '__name__', 'f')}_hessian"
-    return hess
+    return html.Shown(hess, "hessian", func, wrt, lambda: runs)
 
 
 def _stacked(columns, shape):

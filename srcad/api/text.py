@@ -1,15 +1,14 @@
 """The generated text: srcad.source (the derivative's module, or the function after one pass),
-srcad.emit (that module written to a file that needs only numpy) and srcad.coverage."""
+srcad.emit (that module written to a file that needs only numpy), show_html (srcad show --html)
+and srcad.coverage."""
 import os
 
 from ..analysis.shapes import signature_of
-from . import cache
+from . import cache, html
+from .modules import module_text
 from .derivatives import check_callable, check_wrt, runs
-from ..backend.emit import import_lines, module_text as module_text_of
 from ..errors import SrcadError
-from ..frontend.parse import parse_function
 from ..pipeline import build, disabled_passes
-from ..rules.calls import mode_of_kind
 from ..rules.registry import REGISTRY
 
 
@@ -40,36 +39,6 @@ def _needs_args(mode, kind):
                          hint="srcad.source(f, args=(0.5, ...)) shows the code srcad.grad runs")
 
 
-def _user_module(built):
-    module = built.func.__module__
-    if module == "__main__":  # a script: its globals come from its file, imported by name
-        module = os.path.splitext(os.path.basename(built.filename))[0]
-    return module
-
-
-def module_text(built, disabled=frozenset()):
-    """The whole module for reading and shipping: the derivative, the derivatives of the user
-    functions it calls (each once), the runtime helpers they use, and imports of the user
-    globals they read. (The decorator path compiles the derivative alone and binds the callees'
-    derivatives, compiled once each, by name.)"""
-    builts, seen, queue = [], set(), [built]
-    while queue:
-        current = queue.pop(0)
-        if current.function_name in seen:
-            continue
-        seen.add(current.function_name)
-        builts.append(current)
-        for func, kind, wrt in current.dependencies.values():
-            mode = mode_of_kind(kind)
-            queue.append(cache.compiled(func, mode, kind, wrt, disabled=disabled).built)
-    imports = {}
-    for b in builts:
-        if b.user_globals:
-            imports.setdefault(_user_module(b), set()).update(b.user_globals)
-    lines = import_lines(imports)  # (a module's name is not always an identifier: escaped)
-    return module_text_of([b.function_text for b in builts], built.header, lines)
-
-
 def source(func, mode="reverse", wrt=0, kind=None, stage=None, args=None, kwargs=None, *,
            disable=None):
     """The generated Python source (or, with stage=..., the function after that pass).
@@ -92,6 +61,22 @@ def source(func, mode="reverse", wrt=0, kind=None, stage=None, args=None, kwargs
     return module_text(_built(func, mode, wrt, kind, args, kwargs, disabled), disabled)
 
 
+def show_html(func, mode="reverse", wrt=0, kind=None, args=None, kwargs=None, *,
+              disable=None):
+    """A self-contained HTML page: func and the derivative srcad.source writes side by side,
+    their lines linked both ways (srcad show --html)."""
+    check_callable(func)
+    check_wrt(wrt)
+    disabled = disabled_passes(disable)
+    kind = kind or _KIND_OF_MODE.get(mode, "grad")
+    built = _built(func, mode, wrt, kind, args, kwargs, disabled)
+    example = None
+    if args is not None and "specialize" not in disabled:
+        mode, kind = runs(mode, kind, wrt, tuple(args), disabled)
+        example = (tuple(args), kwargs or {})
+    return html.page(built, mode, kind, wrt, disabled, example)
+
+
 def emit(func, path, mode="reverse", wrt=0, kind=None, args=None, kwargs=None, *,
          disable=None):
     """Write the generated module to `path`: a file that needs only numpy. Returns the path.
@@ -100,13 +85,7 @@ def emit(func, path, mode="reverse", wrt=0, kind=None, args=None, kwargs=None, *
     check_wrt(wrt)
     disabled = disabled_passes(disable)
     built = _built(func, mode, wrt, kind, args, kwargs, disabled)
-    if built.user_cells:
-        fdef, info = parse_function(func)
-        raise info.error(fdef, f"{func.__qualname__} reads the closure variables "
-                               f"{', '.join(built.user_cells)}, which an emitted module cannot "
-                               f"see", hint="define the function at module level, or pass those "
-                                            "values in as arguments")
-    text = module_text(built, disabled)
+    text = module_text(built, disabled, carry=True)  # (or a SrcadError: what it cannot carry)
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:

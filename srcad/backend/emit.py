@@ -7,11 +7,9 @@ Comment markers placed by the passes (`__srcad_comment__("...")`) become real `#
 Text from the user (file names, function names, statements, docstrings) goes into the module
 escaped: in comments, every character that could end the line (or is not printable) is written
 as its escape (`\\n`, `\\x0c`, `\\u2028`); the header is a string literal whose backslashes and
-quotes are escaped; module names go into imports only as dotted identifiers (else as a string).
-Docstrings of generated functions are string constants, which astor writes as literals.
+quotes are escaped (what a module reads of the user's modules: api/modules.py). Docstrings of generated functions are string constants, which astor writes as literals.
 """
 import ast
-import keyword
 import math
 import re
 
@@ -133,24 +131,6 @@ def docstring_literal(text):
     return '"""' + "".join(out) + '\n"""'
 
 
-def import_lines(imports):
-    """Lines that bind the user globals a module reads: {module name: names}. A module whose name
-    is a dotted identifier is imported by it (`from model import W`); another (a script
-    `train-model.py` run as __main__, a name given to importlib) by a string literal of it."""
-    lines = []
-    for module, names in sorted(imports.items()):
-        names = sorted(name for name in names if name.isidentifier() and not keyword.iskeyword(
-            name))
-        if not names:
-            continue
-        if all(part.isidentifier() and not keyword.iskeyword(part) for part in module.split(".")):
-            lines.append(f"from {module} import {', '.join(names)}")
-        else:
-            lines += [f"{name} = __import__('importlib').import_module({module!r}).{name}"
-                      for name in names]
-    return lines
-
-
 def _one_line_per_statement(pieces):
     return "".join(pieces)
 
@@ -200,9 +180,11 @@ def module_source(fdef, header, user_imports=()):
     return module_text([function_source(fdef)], header, user_imports)
 
 
-def module_text(function_texts, header, user_imports=()):
+def module_text(function_texts, header, user_imports=(), after=()):
     """A module of generated functions (the first is the main one; the others are the
-    derivatives of the callees it calls), with the imports and runtime helpers they need."""
+    derivatives of the callees it calls), with the imports and runtime helpers they need.
+    user_imports: the lines that bind what they read of the user's modules; after: lines
+    after the functions (defaults set on them)."""
     body = "\n\n".join(text.rstrip() + "\n" for text in function_texts)
     helpers = helpers_needed(body)
     helper_text = "\n\n\n".join(runtime.helper_source(name).rstrip() for name in helpers)
@@ -212,4 +194,6 @@ def module_text(function_texts, header, user_imports=()):
     if helper_text:
         parts.append(helper_text)
     parts.append(body.rstrip())
+    if after:
+        parts.append("\n".join(after))
     return "\n\n\n".join(parts) + "\n"

@@ -204,7 +204,7 @@ class _Resolver(gast.NodeTransformer):
         if not found:  # a global defined later (after a decorator ran): read when called
             self.scope.user_globals.add(node.id)
             return node
-        if runtime.HELPERS.get(node.id) is value:
+        if node.id in runtime.HELPERS and runtime.HELPERS[node.id] is value:
             return node  # a runtime helper (in generated code being differentiated again)
         name = canonical_name(value) if not isinstance(value, (int, float, complex)) else None
         if name is not None:

@@ -7,9 +7,6 @@ Source: golden_functions.py:73. Regenerate it rather than edit it.
 import numpy as np
 
 
-from golden_functions import scaled_tanh
-
-
 def unbroadcast(g, x):
     """Sum g over the axes numpy broadcast x along, so the result has x's shape."""
     shape = np.shape(x)
