@@ -389,9 +389,20 @@ def tuple_adjoint(parts, y, indices):
 
 
 @helper(tangent="linear")
-def tuple_parts(g, indices):
-    """The items of g at indices (the transpose of tuple_adjoint)."""
-    return [g[i] for i in indices]
+def tuple_parts(g, indices, parts):
+    """The items of g at indices (the transpose of tuple_adjoint), zeros shaped like the parts
+    where no adjoint reached them (None)."""
+    return [item_of(g, i, part) for i, part in zip(indices, parts)]
+
+
+@helper(tangent="linear")
+def item_of(g, index, like):
+    """g[index] (the transpose of unindex), zeros shaped like `like` where g or its item holds
+    no adjoint (None: the item of a list or dict of adjoints that nothing reached)."""
+    if no_adjoint(g):
+        return zero_gradient(like)
+    part = g.get(index) if isinstance(g, dict) else g[index]
+    return zero_gradient(like) if no_adjoint(part) else part
 
 
 @helper(tangent="linear")

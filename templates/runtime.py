@@ -15,12 +15,13 @@ are called from user code (frontend/statements.py).
 import numpy as np
 
 from srcad.rules.registry import adjoint, d, non_differentiable, tangent
-from srcad.runtime import (add_adjoint, as_gradient, aux_cotangent, aux_seed, item_adjoints,
-                           unconcatenate, unstack, check_cotangent, dict_item_adjoint, dict_of,
-                           dict_with, dict_without, float_type, grad_seed, in_dtype_of, keys_of,
+from srcad.runtime import (add_adjoint, as_gradient, aux_cotangent, aux_seed, check_cotangent,
+                           dict_item_adjoint, dict_of, dict_with, dict_without, float_type,
+                           grad_seed, in_dtype_of, item_adjoints, item_of, keys_of,
                            matmul_adjoint_a, matmul_adjoint_b, no_adjoint, rebroadcast,
-                           selection_share, stop_gradient, tuple_adjoint, tuple_parts, unbroadcast, undict,
-                           unindex, unreduce, zero_at, zero_gradient, zero_tangent)
+                           selection_share, stop_gradient, tuple_adjoint, tuple_parts,
+                           unbroadcast, unconcatenate, undict, unindex, unreduce, unstack,
+                           zero_at, zero_gradient, zero_tangent)
 
 
 @tangent(matmul_adjoint_a)
@@ -113,7 +114,7 @@ def as_gradient_adjoint(z, g, x):
 
 @adjoint(unindex)
 def unindex_adjoint(z, g, x, index):
-    d[g] = d[z][index]
+    d[g] = item_of(d[z], index, g)
 
 
 @adjoint(selection_share, broadcasts=True)
@@ -128,7 +129,7 @@ def zero_at_adjoint(z, g, index):
 
 @adjoint(tuple_adjoint)
 def tuple_adjoint_adjoint(z, parts, y, indices):
-    d[parts] = tuple_parts(d[z], indices)
+    d[parts] = tuple_parts(d[z], indices, parts)
 
 
 non_differentiable(stop_gradient, grad_seed, aux_seed, aux_cotangent, float_type, zero_gradient, check_cotangent, zero_tangent,

@@ -112,9 +112,25 @@ def layout(x):
     return np.sum(np.insert(x, 2, x[0]) ** 3) + np.sum(np.resize(x, 8) ** 3 * np.arange(8))
 
 
+def loop_carried(x):
+    s = x
+    for i in range(len(x)):
+        s = np.sin(s) * x + s[i]
+    return np.sum(s ** 2)
+
+
+def while_loop(x):
+    t = 0.0
+    k = 0
+    while k < 3:
+        t = t + np.cos(x * t + k)
+        k += 1
+    return np.sum(t * x)
+
+
 CORPUS = {f.__name__: f for f in (elementwise, broadcast, matmul, matvec, reductions,
                                   axis_reductions, selections, indexing, shapes, take_and_sort,
-                                  division, norm, helper, layout)}
+                                  division, norm, helper, layout, loop_carried, while_loop)}
 
 
 def central_jacobian(g, x, eps=1e-5):

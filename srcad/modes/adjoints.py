@@ -187,6 +187,21 @@ class AdjointSweep:
             return out
         return [gast.Expr(value=pop)]
 
+    def adjoint_of_pop(self, stmt):
+        """v = lst.pop() (generated code differentiated again pops its stacks): v's adjoint goes
+        back onto lst's adjoint as its last item, where the adjoint of the append that put v
+        there takes it off (a zero where v has none)."""
+        holder, target = stmt.value.func.value.id, stmt.targets[0].id
+        if not self.active(holder) or holder not in self.initialized:
+            return []
+        item = name(self.namer.adjoint(target)) if (
+            self.active(target) and target in self.initialized) else call(["zero_gradient"],
+                                                                          name(target))
+        self.initialized.discard(target)
+        return [gast.Expr(value=gast.Call(func=gast.Attribute(
+            value=name(self.namer.adjoint(holder)), attr="append", ctx=gast.Load()),
+            args=[item], keywords=[]))]
+
     # blocks ----------------------------------------------------------------------------------
     def adjoint_block(self, stmts):
         out = []
@@ -199,7 +214,8 @@ class AdjointSweep:
                     block = self.adjoint_of_store(stmt)
                     restore = Restore(stmt.targets[0], id(stmt), slice_=True)
                 else:
-                    block = self.adjoint_of_assign(stmt)
+                    block = self.adjoint_of_pop(stmt) if list_op(stmt) else \
+                        self.adjoint_of_assign(stmt)
                     restore = Restore(stmt.targets[0].id, id(stmt)) if (
                         stmt.targets[0].id in self.overwritten
                         and not getattr(stmt, "first_definition", False)

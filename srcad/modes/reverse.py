@@ -21,7 +21,7 @@ through unbroadcast, the one place that sums over broadcast axes.
 import gast
 
 from ..analysis.activity import flow
-from ..runtime import dict_of
+from ..runtime import CONTAINER_RESULTS, dict_of, dict_with, HELPERS
 from .accumulate import Accumulation
 from .adjoints import AdjointSweep
 from .split import Record, SPLIT
@@ -116,7 +116,8 @@ class Reverse(AdjointSweep, Accumulation):
                 ) or (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add) and all(
                     isinstance(side, gast.Name) and side.id in found
                     for side in (value.left, value.right))) or (isinstance(value, gast.Call)
-                        and self.scope.lookup(value.func) in (list, tuple, dict_of)):
+                        and _makes_containers(self.scope.lookup(value.func))
+                        and self.kinds.get(target, "other") == "other"):
                     found.add(target)
                     changed = True
         return found
@@ -440,6 +441,16 @@ class Reverse(AdjointSweep, Accumulation):
         if var is not None:
             return self.namer.adjoint(var)
         return self.namer.fresh_name("bout")  # (a tuple's: not the adjoint of a name `out`)
+
+
+def _makes_containers(op):
+    """Whether op's result may be a list, tuple or dict: list(...), tuple(...), the dicts built in
+    a function (dict_of, dict_with), and the runtime helpers that return an adjoint in its
+    value's structure (generated code differentiated again: runtime.CONTAINER_RESULTS)."""
+    if op in (list, tuple, dict_of, dict_with):
+        return True
+    name_ = getattr(op, "__name__", None)
+    return name_ in CONTAINER_RESULTS and HELPERS.get(name_) is op
 
 
 # ---------------------------------------------------------------------------------------------

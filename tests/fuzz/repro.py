@@ -58,7 +58,7 @@ def wrt_of(checker, mode):
     """The wrt the checker used for this mode: an int or a tuple."""
     if mode == "value_and_grad":
         return checker.wrt if (checker.program.seed or 0) % 2 else checker.single
-    if mode in ("grad", "hvp"):
+    if mode in ("grad", "hvp", "hvp_reverse"):
         return checker.single
     return checker.wrt
 
@@ -101,14 +101,18 @@ def script(program, failure, calls=(0, 1)):
         lines += [line.replace(" = ", f"{suffix} = ", 1) for line in arg_lines]
         arg_names.append("(" + ", ".join(n + suffix for n in names) +
                          ("," if len(names) == 1 else "") + ")")
-    lines += ["", f"d = srcad.{maker}(f, wrt={wrt!r}{options})"]
+    if mode == "hvp_reverse":  # reverse over reverse: vjp of the generated gradient
+        lines += ["", f"d = srcad.vjp(srcad.grad(f, wrt={wrt!r}{options}), wrt={wrt!r}"
+                      f"{options})"]
+    else:
+        lines += ["", f"d = srcad.{maker}(f, wrt={wrt!r}{options})"]
 
     def extra(call):
         if mode in ("vjp", "dot") or (mode == "float32" and maker == "vjp"):
             return ", " + literal_tree(checker.cotangent[call])
         if mode == "jvp":
             return ", " + ", ".join(literal_tree(checker.direction[call][p]) for p in wrt)
-        if mode == "hvp":
+        if mode in ("hvp", "hvp_reverse"):
             return ", " + literal_tree(checker.direction[call][wrt])
         return ""
 
@@ -146,7 +150,7 @@ def _show(failure, mode, program, checker, wrt, args, call, extra, names, option
         return [f"tangents = ({extra[2:]},)",
                 f'print("srcad jvp:", flat(d(*{args}, *tangents)))',
                 f'print("right jvp:", numeric_jvp(f, {args}, {positions}, tangents))']
-    if kind == "wrong" and mode == "hvp":
+    if kind == "wrong" and mode in ("hvp", "hvp_reverse"):
         p = wrt
         return [f"v = {extra[2:]}", f'print("srcad hvp:", d(*{args}, v))',
                 f"g = srcad.grad(f, wrt={p})",

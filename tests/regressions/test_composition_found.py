@@ -91,3 +91,51 @@ def test_reverse_over_reverse_of_stack_and_concatenate_with_one_operand_varied(w
     by_forward = srcad.hessian(stacked_pair, wrt=wrt)(y, z)
     by_reverse = srcad.hessian(stacked_pair, wrt=wrt, mode="reverse-over-reverse")(y, z)
     np.testing.assert_allclose(by_reverse, by_forward, rtol=1e-12, atol=1e-14)
+
+
+def second_of_a_list(xs):
+    return np.cos(xs[1])
+
+
+def list_to_helper(y):
+    w1 = 1.0
+    return second_of_a_list([y, w1]) + np.sum(second_of_a_list([w1, y]))
+
+
+def test_reverse_over_reverse_where_an_item_of_a_list_gets_no_adjoint():
+    """The adjoint of an item of a list (unindex) differentiated again read None where the
+    outer adjoint of that item was never reached (fuzz seed 49059): zeros there now."""
+    y = np.array([-0.9, 0.4])
+    np.testing.assert_allclose(srcad.hessian(list_to_helper, mode="reverse-over-reverse")(y),
+                               srcad.hessian(list_to_helper)(y), rtol=1e-12, atol=1e-15)
+
+
+def rebinds_in_a_loop(A):
+    for i, row in enumerate(A):
+        A = 0.5
+    return 1.0
+
+
+def test_reverse_over_reverse_of_a_gradient_that_pops_its_stack():
+    """A generated gradient pops the values its loops saved; reverse mode of `v = lst.pop()`
+    had no adjoint (the appends' adjoints then popped an empty list: fuzz seed 49143). Its
+    adjoint pushes v's adjoint back."""
+    A = np.array([[0.7]])
+    np.testing.assert_array_equal(srcad.vjp(srcad.grad(rebinds_in_a_loop))(A, np.ones((1, 1))),
+                                  np.zeros((1, 1)))
+
+
+def dict_entries(x, y):
+    d1 = {"a": y[0] * x, "b": x}
+    d1["c"] = d1["a"] * d1["b"]
+    return np.sum(d1["c"]) + 1.0
+
+
+@pytest.mark.parametrize("disable", [None, "all"])
+def test_reverse_over_reverse_of_dict_adjoints_in_a_build_for_any_shapes(disable):
+    """The first-order code's dict adjoints (dict_without, dict_item_adjoint, ...) are values of
+    the second-order code: their adjoints are dicts, added with add_adjoint where a build for
+    any shapes cannot know (`dict + dict` raised: fuzz seed 49204, unoptimized)."""
+    x, y = np.array([1.3, 0.2]), np.array([1.9])
+    H = srcad.hessian(dict_entries, mode="reverse-over-reverse", disable=disable)(x, y)
+    np.testing.assert_allclose(H, srcad.hessian(dict_entries)(x, y), rtol=1e-12, atol=1e-15)
