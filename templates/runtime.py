@@ -87,14 +87,22 @@ def rebroadcast_adjoint(z, dy, y):
     d[dy] = unbroadcast(d[z], dy)
 
 
-@adjoint(unstack)  # (items no adjoint reached: zeros)
+# The adjoints of helpers that return lists: items no adjoint reached are zeros, shaped like
+# what the helper would return (not read from z: first-order code pops its list adjoints, so
+# the list z names may be empty by the time a derivative of that code reads it)
+@adjoint(item_adjoints)  # (its own transpose)
+def item_adjoints_adjoint(z, g, items):
+    d[g] = item_adjoints(d[z], items)
+
+
+@adjoint(unstack)
 def unstack_adjoint(z, g, axis=0):
-    d[g] = np.stack(item_adjoints(d[z], z), axis=axis)
+    d[g] = np.stack(item_adjoints(d[z], unstack(g, axis)), axis=axis)
 
 
 @adjoint(unconcatenate)
 def unconcatenate_adjoint(z, g, arrays, axis=0):
-    d[g] = np.concatenate(item_adjoints(d[z], z), axis=axis)
+    d[g] = np.concatenate(item_adjoints(d[z], arrays), axis=axis)
 
 
 @adjoint(unreduce)

@@ -139,3 +139,20 @@ def test_reverse_over_reverse_of_dict_adjoints_in_a_build_for_any_shapes(disable
     x, y = np.array([1.3, 0.2]), np.array([1.9])
     H = srcad.hessian(dict_entries, mode="reverse-over-reverse", disable=disable)(x, y)
     np.testing.assert_allclose(H, srcad.hessian(dict_entries)(x, y), rtol=1e-12, atol=1e-15)
+
+
+def rows_appended(x):
+    rows = []
+    for i in range(3):
+        rows.append(x * i)
+    t = rows
+    return 1.0 + np.sum(np.stack(t) ** 2)
+
+
+def test_reverse_over_reverse_where_first_order_code_pops_a_list_adjoint():
+    """First-order code pops the adjoint of an appended list (bx = brows.pop()), so that list is
+    empty when the second-order adjoint runs: the adjoints of item_adjoints and unstack no
+    longer read their (popped) result (fuzz seed 50008)."""
+    x, v = np.array([1.4, 0.3]), np.array([-0.5, 1.0])
+    np.testing.assert_allclose(srcad.vjp(srcad.grad(rows_appended))(x, v),
+                               srcad.hvp(rows_appended)(x, v), rtol=1e-12)
