@@ -130,11 +130,7 @@ def _check_second_order(func, args, kwargs, positions, rng, rtol, atol, exact_rt
         hu = hvp(*args, u, **kwargs)
         gradient = api.grad(func, wrt=position)
         fd = _central(gradient, args, kwargs, (position,), (v,), h)
-        err = max((float(np.max(np.abs(np.asarray(a, float) - b), initial=0.0))
-                   for a, b in zip(trees.leaves(hv), trees.leaves(fd))), default=0.0)
-        scale = max((float(np.max(np.abs(b), initial=0.0)) for b in trees.leaves(fd)),
-                    default=0.0)
-        report[f"hvp_vs_fd_{position}"] = (err, scale)
+        err, scale = report[f"hvp_vs_fd_{position}"] = _gap(hv, fd)
         if err > atol + rtol * 1e2 * max(scale, 1.0):
             problems.append(f"hessian: H v for argument {position} differs from central "
                             f"differences of the gradient by {err:.3g} (scale {scale:.3g})")
@@ -143,6 +139,15 @@ def _check_second_order(func, args, kwargs, positions, rng, rtol, atol, exact_rt
         if not _close(lhs, rhs, exact_rtol * 10, 1e-12):
             problems.append(f"hessian symmetry: <H v, u> = {lhs!r} but <v, H u> = {rhs!r}")
     return problems
+
+
+def _gap(got, differences):
+    """(largest entry of |got - differences|, largest entry of |differences|) over the leaves."""
+    err = max((float(np.max(np.abs(np.asarray(a, float) - b), initial=0.0))
+               for a, b in zip(trees.leaves(got), trees.leaves(differences))), default=0.0)
+    scale = max((float(np.max(np.abs(b), initial=0.0)) for b in trees.leaves(differences)),
+                default=0.0)
+    return err, scale
 
 
 def _check_third_order(func, args, kwargs, positions, rng, rtol, atol, exact_rtol, h, report):
@@ -155,11 +160,7 @@ def _check_third_order(func, args, kwargs, positions, rng, rtol, atol, exact_rto
         third = api.jvp(hvp, wrt=position)
         tuv = third(*args, v, u, **kwargs)
         fd = _central(lambda *a, **k: hvp(*a, v, **k), args, kwargs, (position,), (u,), h)
-        err = max((float(np.max(np.abs(np.asarray(a, float) - b), initial=0.0))
-                   for a, b in zip(trees.leaves(tuv), trees.leaves(fd))), default=0.0)
-        scale = max((float(np.max(np.abs(b), initial=0.0)) for b in trees.leaves(fd)),
-                    default=0.0)
-        report[f"third_vs_fd_{position}"] = (err, scale)
+        err, scale = report[f"third_vs_fd_{position}"] = _gap(tuv, fd)
         if err > atol + rtol * 1e2 * max(scale, 1.0):
             problems.append(f"third derivative: T[u] v for argument {position} differs from "
                             f"central differences of H v by {err:.3g} (scale {scale:.3g})")
