@@ -17,7 +17,8 @@ LINEAR_HELPERS = set()  # f(g, ...) with f(0, ...) == 0: zero tangents fold thro
 # a list is a list): forward mode over generated code gives them zero tangents of that shape
 CONTAINER_RESULTS = {"unindex", "item_adjoints", "unlist", "unsum", "tuple_adjoint",
                      "concat_adjoint", "undict", "dict_without", "add_adjoint", "as_gradient",
-                     "zero_gradient", "zero_tangent", "unattr"}
+                     "zero_gradient", "zero_tangent", "unattr", "unconcatenate", "unstack",
+                     "tuple_parts"}
 LINEAR_TANGENTS = []  # helpers whose tangent is themselves applied to their first tangent
 # (the registry writes those templates when it next looks one up: runtime imports no srcad)
 

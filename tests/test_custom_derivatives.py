@@ -12,6 +12,8 @@ import pytest
 
 import srcad
 from srcad import d
+from srcad.rules.registry import REGISTRY
+from srcad.runtime import HELPERS
 
 
 def log1pexp(x):
@@ -102,3 +104,12 @@ def test_the_rule_is_what_the_generated_code_runs():
     text = srcad.grad(energy).source
     assert "fixed_point_forward" not in text and "fixed_point_backward" not in text
     assert "np.sin(a * x)" in text or "np.sin(t" in text  # the implicit rule's expression
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _rules_dropped_afterwards():
+    """The rules registered above are this module's: dropped when it is done (the coverage
+    tests count srcad's own)."""
+    yield
+    REGISTRY.forget(log1pexp, fixed_point, stable_sigmoid)
+    HELPERS.pop("stable_sigmoid", None)

@@ -192,13 +192,18 @@ class AdjointSweep:
         back onto lst's adjoint as its last item, where the adjoint of the append that put v
         there takes it off (a zero where v has none)."""
         holder, target = stmt.value.func.value.id, stmt.targets[0].id
-        if not self.active(holder) or holder not in self.initialized:
+        if not self.active(holder):
             return []
+        out = []
+        if holder not in self.initialized:  # zeros for what the list holds here (the items
+            out.append(assign(self.namer.adjoint(holder),  # left after the primal's pops)
+                              call(["zero_gradient"], name(holder))))
+            self.initialized.add(holder)
         item = name(self.namer.adjoint(target)) if (
             self.active(target) and target in self.initialized) else call(["zero_gradient"],
                                                                           name(target))
         self.initialized.discard(target)
-        return [gast.Expr(value=gast.Call(func=gast.Attribute(
+        return out + [gast.Expr(value=gast.Call(func=gast.Attribute(
             value=name(self.namer.adjoint(holder)), attr="append", ctx=gast.Load()),
             args=[item], keywords=[]))]
 

@@ -32,8 +32,8 @@ from ..rules.calls import Dependencies, is_user_function, returns_tuple
 from ..rules.instantiate import operand_id
 from ..rules.registry import REGISTRY
 from ..syntax.naming import clone, walk
-from ..syntax.nodes import (appended_names, assign, assigned_name, call, comment, flatten, name,
-                            parameter_ids, SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES)
+from ..syntax.nodes import (appended_names, assign, assigned_name, call, comment, flatten, list_op,
+                            name, parameter_ids, SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES)
 
 
 class Reverse(AdjointSweep, Accumulation):
@@ -115,8 +115,8 @@ class Reverse(AdjointSweep, Accumulation):
                                                          self.kinds.get(target, "other") == "other")
                 ) or (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add) and all(
                     isinstance(side, gast.Name) and side.id in found
-                    for side in (value.left, value.right))) or (isinstance(value, gast.Call)
-                        and _makes_containers(self.scope.lookup(value.func))
+                    for side in (value.left, value.right))) or (isinstance(value, gast.Call) and (
+                        _makes_containers(self.scope.lookup(value.func)) or list_op(stmt))
                         and self.kinds.get(target, "other") == "other"):
                     found.add(target)
                     changed = True

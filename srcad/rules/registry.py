@@ -278,6 +278,16 @@ class Registry:
             return id(op.__self__), id(op.__func__)
         return id(op)
 
+    def forget(self, *ops):
+        """Drop every template and declaration of ops (a notebook redefining its rules, a test
+        cleaning up); derivatives built before are stale, as after a registration."""
+        with self._lock:
+            for op in ops:
+                key = self._key(op)
+                for table in (self.adjoints, self.tangents, self.nondifferentiable, self.names):
+                    table.pop(key, None)
+            self._version += 1
+
     def _remember(self, op, name):
         self._version += 1
         self.names.setdefault(self._key(op), (op, name or public_name(op)))

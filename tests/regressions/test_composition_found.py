@@ -156,3 +156,28 @@ def test_reverse_over_reverse_where_first_order_code_pops_a_list_adjoint():
     x, v = np.array([1.4, 0.3]), np.array([-0.5, 1.0])
     np.testing.assert_allclose(srcad.vjp(srcad.grad(rows_appended))(x, v),
                                srcad.hvp(rows_appended)(x, v), rtol=1e-12)
+
+
+def cos_of_a_dot_in_a_loop(x):
+    s1 = 0.0
+    for j in range(2):
+        s1 += np.cos(np.tanh(x) @ x)
+    return s1
+
+
+def mean_of_a_concatenation(y):
+    t = np.concatenate([y, y])
+    return np.mean(t ** 2)
+
+
+@pytest.mark.parametrize("disable", [None, "all", "specialize"])
+@pytest.mark.parametrize("func, x", [(cos_of_a_dot_in_a_loop, np.array([-1.3])),
+                                     (mean_of_a_concatenation, np.array([-0.9, 0.4]))])
+def test_reverse_over_reverse_adds_list_adjoints_in_every_build(func, x, disable):
+    """Lists in first-order code (a tuple popped off the stack, unconcatenate's pieces) have
+    list adjoints in the second-order code; in a build for any shapes they were added with +
+    (joined: 2x too small, silently; fuzz seeds 50019, 50051) or met None (50176)."""
+    v = np.linspace(0.5, 1.0, x.size)
+    expected = srcad.hvp(func)(x, v)
+    got = srcad.vjp(srcad.grad(func), disable=disable, verify=False)(x, v)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
