@@ -140,5 +140,6 @@ def tuple_adjoint_adjoint(z, parts, y, indices):
     d[parts] = tuple_parts(d[z], indices, parts)
 
 
-non_differentiable(stop_gradient, grad_seed, aux_seed, aux_cotangent, float_type, zero_gradient, check_cotangent, zero_tangent,
-                   no_adjoint, keys_of)
+non_differentiable(stop_gradient, name="srcad.stop_gradient")
+non_differentiable(grad_seed, aux_seed, aux_cotangent, float_type, zero_gradient,
+                   check_cotangent, zero_tangent, no_adjoint, keys_of)
