@@ -458,6 +458,14 @@ def grad_seed(y):
     return 1.0
 
 
+def grad_hook(x, fn):
+    """x itself; in reverse mode, x's adjoint is fn(the adjoint of this value): a hook that
+    observes or replaces a gradient as it flows (clipping, logging a norm, scaling), like
+    PyTorch's tensor.register_hook. Forward mode passes tangents through unchanged (srcad.grad_hook;
+    its templates are in templates/runtime.py)."""
+    return x
+
+
 def stop_gradient(x):
     """x itself, as a constant: inside a differentiated function its derivative is zero in
     every mode (srcad.stop_gradient; declared non-differentiable in templates/runtime.py)."""

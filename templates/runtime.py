@@ -17,7 +17,7 @@ import numpy as np
 from srcad.rules.registry import adjoint, d, non_differentiable, tangent
 from srcad.runtime import (add_adjoint, as_gradient, aux_cotangent, aux_seed, check_cotangent,
                            dict_item_adjoint, dict_of, dict_with, dict_without, float_type,
-                           grad_seed, in_dtype_of, item_adjoints, item_of, keys_of,
+                           grad_hook, grad_seed, in_dtype_of, item_adjoints, item_of, keys_of,
                            matmul_adjoint_a, matmul_adjoint_b, no_adjoint, rebroadcast,
                            selection_share, stop_gradient, tuple_adjoint, tuple_parts,
                            unbroadcast, unconcatenate, undict, unindex, unreduce, unstack,
@@ -138,6 +138,17 @@ def zero_at_adjoint(z, g, index):
 @adjoint(tuple_adjoint)
 def tuple_adjoint_adjoint(z, parts, y, indices):
     d[parts] = tuple_parts(d[z], indices, parts)
+
+
+# a gradient hook: the adjoint goes through the user's function, the tangent through unchanged
+@adjoint(grad_hook, name="srcad.grad_hook")
+def grad_hook_adjoint(y, x, fn):
+    d[x] = fn(d[y])
+
+
+@tangent(grad_hook, name="srcad.grad_hook")
+def grad_hook_tangent(y, x, fn):
+    d[y] = d[x]
 
 
 non_differentiable(stop_gradient, name="srcad.stop_gradient")
