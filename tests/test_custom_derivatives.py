@@ -20,7 +20,6 @@ def log1pexp(x):
     return np.log1p(np.exp(x))
 
 
-@srcad.runtime.helper(linear=False)
 def stable_sigmoid(x):
     """1 / (1 + e^-x) without overflow."""
     e = np.exp(-np.abs(x))
@@ -29,22 +28,18 @@ def stable_sigmoid(x):
 
 # the helper's own rules (a derivative of the generated gradient calls it): written as math, not
 # taken from its source, whose |x| has a kink at 0 that the smooth sigmoid does not
-@srcad.tangent(stable_sigmoid)
 def stable_sigmoid_tangent(s, x):
     d[s] = d[x] * s * (1.0 - s)
 
 
-@srcad.adjoint(stable_sigmoid)
 def stable_sigmoid_adjoint(s, x):
     d[x] = d[s] * s * (1.0 - s)
 
 
-@srcad.adjoint(log1pexp)
 def log1pexp_adjoint(y, x):
     d[x] = d[y] * stable_sigmoid(x)
 
 
-@srcad.tangent(log1pexp)
 def log1pexp_tangent(y, x):
     d[y] = d[x] * stable_sigmoid(x)
 
@@ -77,12 +72,10 @@ def fixed_point(a):
 
 # implicit function theorem: F(x, a) = cos(a x) - x = 0, so
 # dx/da = -F_a / F_x = -x sin(a x) / (1 + a sin(a x))
-@srcad.adjoint(fixed_point)
 def fixed_point_adjoint(x, a):
     d[a] = d[x] * (-x * np.sin(a * x)) / (1.0 + a * np.sin(a * x))
 
 
-@srcad.tangent(fixed_point)
 def fixed_point_tangent(x, a):
     d[x] = d[a] * (-x * np.sin(a * x)) / (1.0 + a * np.sin(a * x))
 
@@ -107,9 +100,17 @@ def test_the_rule_is_what_the_generated_code_runs():
 
 
 @pytest.fixture(autouse=True, scope="module")
-def _rules_dropped_afterwards():
-    """The rules registered above are this module's: dropped when it is done (the coverage
-    tests count srcad's own)."""
+def _rules():
+    """The rules above, registered as a user registers them (@srcad.runtime.helper,
+    @srcad.adjoint, @srcad.tangent) while this module's tests run, and dropped afterwards: the
+    coverage tests count srcad's own (registering at import would show them to every test)."""
+    srcad.runtime.helper(linear=False)(stable_sigmoid)
+    srcad.tangent(stable_sigmoid)(stable_sigmoid_tangent)
+    srcad.adjoint(stable_sigmoid)(stable_sigmoid_adjoint)
+    srcad.adjoint(log1pexp)(log1pexp_adjoint)
+    srcad.tangent(log1pexp)(log1pexp_tangent)
+    srcad.adjoint(fixed_point)(fixed_point_adjoint)
+    srcad.tangent(fixed_point)(fixed_point_tangent)
     yield
     REGISTRY.forget(log1pexp, fixed_point, stable_sigmoid)
     HELPERS.pop("stable_sigmoid", None)
