@@ -287,6 +287,12 @@ class Derivative:
     def __repr__(self):
         return f"<srcad {self.kind} of {self.func.__qualname__} wrt {self.wrt}>"
 
+    def __reduce__(self):
+        """Pickled by reference to the function and the options (the code is built again where
+        it is loaded): multiprocessing and concurrent.futures can ship a derivative."""
+        return derivative, (self.func, self.mode, self.kind, self.wrt, self.disabled,
+                            self.verify, self.jit)
+
 
 def _renewed(derivative, *args):
     """derivative(*args) after every derivative was dropped (a callee was redefined)."""
@@ -356,6 +362,9 @@ class BoundDerivative:
         self.method = method
         self.inner = inner
         self.__name__ = inner.__name__
+
+    def __reduce__(self):  # (the bound object pickled with it, the derivative by reference)
+        return BoundDerivative, (self.method, self.inner)
 
     @property
     def generated(self):
@@ -533,7 +542,9 @@ def jacobian(func, wrt=0, mode="reverse", *, has_aux=False, disable=None, verify
         return (result, aux) if has_aux else result
 
     jac.__name__ = f"{getattr(func, '__name__', 'f')}_jacobian"
-    return jac
+    return html.Shown(jac, "jacobian", func, wrt, lambda: inner, recipe=(
+        _remade, (jacobian, (func, wrt, mode), dict(has_aux=has_aux, disable=disable,
+                                                    verify=verify))))
 
 
 HESSIAN_MODES = ("forward-over-reverse", "reverse-over-reverse", "reverse-over-forward",
@@ -579,7 +590,8 @@ def hessian(func, wrt=0, *, mode="forward-over-reverse", disable=None, verify=No
                        for e in basis]
             return _stacked(columns, x.shape)
     hess.__name__ = f"{getattr(func, '__name__', 'f')}_hessian"
-    return html.Shown(hess, "hessian", func, wrt, lambda: runs)
+    return html.Shown(hess, "hessian", func, wrt, lambda: runs, recipe=(
+        _remade, (hessian, (func, wrt), dict(mode=mode, disable=disable, verify=verify))))
 
 
 def _stacked(columns, shape):
@@ -611,4 +623,10 @@ def hessp(func, wrt=0, *, disable=None, verify=None):
         return product(*args[:wrt + 1], *args[wrt + 2:], args[wrt + 1], **kwargs)
 
     hessp_.__name__ = f"{getattr(func, '__name__', 'f')}_hessp"
-    return hessp_
+    return html.Shown(hessp_, "hessp", func, wrt, lambda: product, recipe=(
+        _remade, (hessp, (func, wrt), dict(disable=disable, verify=verify))))
+
+
+def _remade(maker, args, kwargs):
+    """maker(*args, **kwargs): how pickle makes a hessian, hessp or jacobian again."""
+    return maker(*args, **kwargs)

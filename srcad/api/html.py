@@ -114,18 +114,24 @@ class Shown:
     """A function the API returns that is built on another derivative (hessian, hvp): called as
     the function, with the source and the notebook view of the code it runs."""
 
-    def __init__(self, function, what, func, wrt, inner):
+    def __init__(self, function, what, func, wrt, inner, recipe=None):
         self.function = function
         self.what = what
         self.func = func
         self.wrt = wrt
         self.inner = inner  # () -> the Derivative whose code it runs
+        self.recipe = recipe  # (maker, args): what pickle calls to make it again
         self.__name__ = function.__name__
         self.__qualname__ = function.__qualname__
         self.__doc__ = function.__doc__
 
     def __call__(self, *args, **kwargs):
         return self.function(*args, **kwargs)
+
+    def __reduce__(self):  # (by reference to the function and the options, as Derivative)
+        if self.recipe is None:
+            raise TypeError(f"cannot pickle {self!r}")
+        return self.recipe
 
     @property
     def source(self):
