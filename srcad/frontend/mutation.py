@@ -245,7 +245,9 @@ class MutationFence:
         return facts
 
     def bind(self, facts, name, objects):
-        facts = facts.copy()
+        """facts with name bound to objects, updated in place: a block's facts are its own (a
+        branch or a loop body runs on a copy), and a copy per binding made the fence quadratic
+        in the length of the function."""
         facts.table[name] = frozenset(objects)
         self.seen[name] = self.seen.get(name, frozenset()) | objects
         return facts
@@ -388,8 +390,11 @@ def check_mutations(fdef, scope, info, params):
     not checked, only summarized.)"""
     generated = hasattr(scope.func, "__srcad_sync__")
     fence = MutationFence(fdef, scope, info).run(params, check=not generated)
+    holders = {}  # object -> the names that may hold it (one pass, not one per pair of names)
+    for name, objects in fence.seen.items():
+        for o in objects:
+            holders.setdefault(o, []).append(name)
     shares = {}
     for name, objects in fence.seen.items():
-        shares[name] = {other for other, theirs in fence.seen.items()
-                        if other != name and theirs & objects}
+        shares[name] = {other for o in objects for other in holders[o] if other != name}
     return shares
