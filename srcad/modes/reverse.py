@@ -18,6 +18,8 @@ an adjoint that no contribution reaches is never created. Contributions of broad
 through unbroadcast, the one place that sums over broadcast axes.
 """
 
+from collections import Counter
+
 import gast
 
 from ..analysis.activity import flow
@@ -34,6 +36,18 @@ from ..rules.registry import REGISTRY
 from ..syntax.naming import clone, walk
 from ..syntax.nodes import (appended_names, assign, assigned_name, call, comment, flatten, name,
                             parameter_ids, SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES)
+
+
+class _BoundBefore:
+    """The names surely bound before the top-level statement at position k: `var in` it is
+    whether var is a parameter or surely bound by a statement before (first: name -> the
+    position of the first such statement, -1 for parameters)."""
+
+    def __init__(self, first, k):
+        self.first, self.k = first, k
+
+    def __contains__(self, var):
+        return self.first.get(var, self.k) < self.k
 
 
 class Reverse(AdjointSweep, Accumulation):
@@ -327,12 +341,15 @@ class Reverse(AdjointSweep, Accumulation):
         targets = [s.target.id for s in flatten(body) if isinstance(s, gast.For)]
         bound = {assigned_name(s) for s in flatten(body)} | self.params
         self.rebound_params = self.params & {assigned_name(s) for s in flatten(body)}
-        self.rebound_targets = {t for t in targets if t in bound or targets.count(t) > 1}
-        self.bound_at = {}  # id(top-level statement) -> names surely bound before it runs
-        bound = set(params)
-        for stmt in body:
-            self.bound_at[id(stmt)] = set(bound)
-            bound |= surely_bound([stmt])
+        counts = Counter(targets)
+        self.rebound_targets = {t for t in targets if t in bound or counts[t] > 1}
+        self.bound_at = {}  # id(top-level block) -> names surely bound before it runs
+        first = dict.fromkeys(params, -1)  # name -> the top-level statement that surely binds
+        for k, stmt in enumerate(body):  # it first (a set per statement was quadratic)
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):  # (adjoint_block's question)
+                self.bound_at[id(stmt)] = _BoundBefore(first, k)
+            for var in surely_bound([stmt]):
+                first.setdefault(var, k)
         self.bound_here = self.safe  # (the names zero() may read: see adjoint_block)
         self.find_records(body)
         self.prepare_loops(body, 0)
