@@ -213,6 +213,18 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
     """Generate the derivative module. example=(args, kwargs): specialize it to the shapes these
     arguments give every value (see shapes.py); None: code for any shapes. disabled: the names
     of PASSES not to run."""
+    try:
+        return _build(func, mode, wrt, kind, stage, example, disabled)
+    except RecursionError:  # (frontend/deep.py cuts deep expressions and refuses deep blocks:
+        # this is the backstop; the shape probe's own errors never reach here)
+        name = getattr(func, "__qualname__", repr(func))
+        raise SrcadError(f"srcad ran out of Python's recursion limit compiling {name}: "
+                         f"something in it is nested too deeply for srcad's compiler",
+                         hint="assign parts of deeply nested expressions to variables, or "
+                              "split the function") from None
+
+
+def _build(func, mode, wrt, kind, stage, example, disabled):
     if mode not in KINDS:
         raise SrcadError(f"mode must be 'reverse' or 'forward', got {mode!r}")
     kind = kind or KINDS[mode][0]
