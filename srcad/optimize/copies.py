@@ -117,9 +117,21 @@ class _Index:
                 del keys[bisect.bisect_left(keys, key)]
 
     def refresh(self, key):
-        """The statement of key changed: its facts again."""
-        self._remove(key)
-        self._add(key, self.node[key])
+        """The statement of key changed: its facts again. Only the names it gained or lost move
+        in the tables (a name most statements read, np, keeps its long list as it is)."""
+        old = self.facts[key]
+        new = self.facts[key] = _facts(self.node[key])
+        for (table, before), (_, after) in zip(self._tables(old), self._tables(new)):
+            for name in before:
+                if name not in after:
+                    keys = table[name]
+                    del keys[bisect.bisect_left(keys, key)]
+            for name in after:
+                if name not in before:
+                    if name in table:
+                        bisect.insort(table[name], key)
+                    else:
+                        table[name] = [key]
 
     def delete(self, i):
         """Delete stmts[i]."""
@@ -159,7 +171,8 @@ class _Index:
 def _facts(stmt):
     """(reads, bound, stores, mentions, target) of a statement: see _Index."""
     reads, bound, stores, mentions = {}, {}, set(), set()
-    name, subscript, load, store, param = gast.Name, gast.Subscript, gast.Load, gast.Store, gast.Param
+    name, subscript, load, store, param = (gast.Name, gast.Subscript, gast.Load, gast.Store,
+                                           gast.Param)
     for n in walk(stmt):
         kind = type(n)
         if kind is name:
