@@ -129,7 +129,8 @@ class MutationFence:
         self.seen = {}  # name -> every object it may hold somewhere
         self.sites = {}
         self.values = {}  # name -> the value it was last bound to (ANF temporaries: once)
-        self.arrays = frozenset()  # objects made by numpy calls: arrays, which copy stores
+        self.arrays = set()  # objects made by numpy calls: arrays, which copy stores (a set,
+        # added to in place: a new frozenset per numpy call was quadratic)
 
     # liveness -----------------------------------------------------------------------------
     def liveness(self, stmts, live):
