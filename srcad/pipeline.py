@@ -14,8 +14,11 @@
 and what the runtime needs to know about it); `build(..., stage="anf")` stops after that stage
 and returns the function's source at that point, for people reading what srcad does.
 """
+import contextlib
+import gc
 import inspect
 import os
+import threading
 
 import gast
 
@@ -214,6 +217,52 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
     """Generate the derivative module. example=(args, kwargs): specialize it to the shapes these
     arguments give every value (see shapes.py); None: code for any shapes. disabled: the names
     of PASSES not to run."""
+    try:
+        with _fewer_collections():
+            return _build(func, mode, wrt, kind, stage, example, disabled)
+    except RecursionError:  # (frontend/deep.py cuts deep expressions and refuses deep blocks:
+        # this is the backstop; the shape probe's own errors never reach here)
+        name = getattr(func, "__qualname__", repr(func))
+        raise SrcadError(f"srcad ran out of Python's recursion limit compiling {name}: "
+                         f"something in it is nested too deeply for srcad's compiler",
+                         hint="assign parts of deeply nested expressions to variables, or "
+                              "split the function") from None
+
+
+# A build makes a few hundred thousand AST nodes (for a 1,000-line function) that live until it
+# ends. Python's cyclic collector runs a young collection every 700 new containers and, as they
+# pile up into the old generation, full collections over everything the process holds: a
+# quarter to a third of a large build's time, finding nothing (the trees have no cycles that
+# reference counting would not free). While any build runs, the young generation's threshold
+# is raised to _YOUNG (young collections, and so full ones, ~30 times rarer); the first build
+# to start raises it, the last to end puts back what was there (unless someone changed it
+# meanwhile). Nothing is collected less in the end: only later.
+_YOUNG = 20000
+_COLLECTIONS = threading.Lock()
+_BUILDING = [0, None]  # builds running, (the threshold before, the one set)
+
+
+@contextlib.contextmanager
+def _fewer_collections():
+    with _COLLECTIONS:
+        if _BUILDING[0] == 0:
+            before = gc.get_threshold()
+            raised = (max(before[0], _YOUNG),) + before[1:]
+            gc.set_threshold(*raised)
+            _BUILDING[1] = (before, raised)
+        _BUILDING[0] += 1
+    try:
+        yield
+    finally:
+        with _COLLECTIONS:
+            _BUILDING[0] -= 1
+            if _BUILDING[0] == 0:
+                before, raised = _BUILDING[1]
+                if gc.get_threshold() == raised:
+                    gc.set_threshold(*before)
+
+
+def _build(func, mode, wrt, kind, stage, example, disabled):
     if mode not in KINDS:
         raise SrcadError(f"mode must be 'reverse' or 'forward', got {mode!r}")
     kind = kind or KINDS[mode][0]

@@ -90,14 +90,20 @@ def analyze(body, wrt_names, scope, stores_useful=False):
     adjoint reads (the fence refuses such writes in users' code, the reverse sweep relies on
     them), so the restore's tangent must be written for the view's tangent to be right."""
     flows = [f for f in (flow(s, scope) for s in flatten(body)) if f is not None]
+    # the fixed points by worklists (sweeping every flow until nothing changes took one sweep
+    # per step of a chain of values: quadratic in the length of the function)
+    readers, writers = {}, {}  # name -> the flows reading it, the flows assigning it
+    for f in flows:
+        writers.setdefault(f[0], []).append(f)
+        for source in f[1]:
+            readers.setdefault(source, []).append(f)
     varied = set(wrt_names)
-    changed = True
-    while changed:
-        changed = False
-        for target, sources in flows:
-            if target not in varied and sources & varied:
+    work = list(varied)
+    while work:
+        for target, _ in readers.get(work.pop(), ()):
+            if target not in varied:
                 varied.add(target)
-                changed = True
+                work.append(target)
     useful = set()
     for stmt in flatten(body):
         if isinstance(stmt, gast.Return):
@@ -105,11 +111,10 @@ def analyze(body, wrt_names, scope, stores_useful=False):
         elif stores_useful and isinstance(stmt, gast.Assign) and isinstance(
                 stmt.targets[0], gast.Subscript):
             useful.add(assigned_name(stmt))
-    changed = True
-    while changed:
-        changed = False
-        for target, sources in flows:
-            if target in useful and not sources <= useful:
-                useful |= sources
-                changed = True
+    work = list(useful)
+    while work:
+        for _, sources in writers.get(work.pop(), ()):
+            for source in sources - useful:
+                useful.add(source)
+                work.append(source)
     return Activity(varied, useful)

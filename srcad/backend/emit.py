@@ -12,6 +12,7 @@ quotes are escaped (what a module reads of the user's modules: api/modules.py). 
 import ast
 import math
 import re
+import threading
 
 import astor
 import gast
@@ -52,7 +53,9 @@ def function_source(fdef):
             lines.append(f"{match.group(1)}# {comment_text(numbering.texts[int(match.group(2))])}")
         else:
             lines.append(line)
-    return "\n".join(lines) + "\n"
+    out = "\n".join(lines) + "\n"
+    _remember_helpers(out, _name_ids(module) & set(runtime.HELPERS))
+    return out
 
 
 def _fill_empty_blocks(fdef):
@@ -137,7 +140,46 @@ def _one_line_per_statement(pieces):
 
 def _names_in_source(text):
     """The names the code in text reads (not words of its comments and docstrings)."""
-    return {node.id for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Name)}
+    return _name_ids(ast.parse(text))
+
+
+def _name_ids(tree):
+    """The ids of the Name nodes of an ast (ast.walk's, without its generators: a large
+    function's module is walked in a tenth of the time)."""
+    names = set()
+    stack = [tree]
+    pop, extend, append, name, node_type = stack.pop, stack.extend, stack.append, ast.Name, ast.AST
+    while stack:
+        node = pop()
+        if type(node) is name:
+            names.add(node.id)
+            continue
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                extend(v for v in value if isinstance(v, node_type))
+            elif isinstance(value, node_type):
+                append(value)
+    return names
+
+
+# function text -> the runtime helpers it names, for the texts function_source wrote last (so
+# module_text does not parse a function's text again to find them)
+_TEXT_HELPERS = {}
+_TEXT_HELPERS_LOCK = threading.Lock()
+
+
+def _remember_helpers(text, helpers):
+    with _TEXT_HELPERS_LOCK:
+        _TEXT_HELPERS[text] = frozenset(helpers)
+        while len(_TEXT_HELPERS) > 16:
+            _TEXT_HELPERS.pop(next(iter(_TEXT_HELPERS)))
+
+
+def _helpers_named(text):
+    with _TEXT_HELPERS_LOCK:
+        found = _TEXT_HELPERS.get(text)
+    return found if found is not None else _names_in_source(text) & set(runtime.HELPERS)
 
 
 _HELPER_CALLS = {}  # helper name -> (its source, the helpers it reads): parsed once, not per build
@@ -153,8 +195,13 @@ def _helper_calls(name):
 
 def helpers_needed(text):
     """Runtime helpers the text calls, with the helpers they call in turn, in file order."""
+    return _with_callees(_names_in_source(text) & set(runtime.HELPERS))
+
+
+def _with_callees(frontier):
+    """The helpers in frontier and those they call in turn, in file order."""
     needed = set()
-    frontier = _names_in_source(text) & set(runtime.HELPERS)
+    frontier = set(frontier)
     while frontier:
         name = frontier.pop()
         needed.add(name)
@@ -186,7 +233,8 @@ def module_text(function_texts, header, user_imports=(), after=()):
     user_imports: the lines that bind what they read of the user's modules; after: lines
     after the functions (defaults set on them)."""
     body = "\n\n".join(text.rstrip() + "\n" for text in function_texts)
-    helpers = helpers_needed(body)
+    helpers = _with_callees(set().union(*map(_helpers_named, function_texts)))  # (helpers_needed
+    # of the body: each text is a whole function, read once by function_source)
     helper_text = "\n\n\n".join(runtime.helper_source(name).rstrip() for name in helpers)
     parts = [docstring_literal(header), "\n".join(imports_needed(body + helper_text))]
     if user_imports:

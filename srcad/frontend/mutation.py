@@ -87,21 +87,34 @@ def _external(objects):
 
 class _Facts:
     """The points-to state: name -> frozenset of abstract objects, ("new", site) for storage
-    made at a statement, ("param", name) for an argument's, OUTSIDE for the rest."""
+    made at a statement, ("param", name) for an argument's, OUTSIDE for the rest. A block
+    updates its state in place (a branch and a loop body run on a copy); bound: the names set
+    since the state was made, so that joining a branch or a loop body back costs the names it
+    bound, not the whole table (which made a function of many loops quadratic)."""
 
     def __init__(self, table=None):
         self.table = dict(table or {})
+        self.bound = set()
 
     def copy(self):
         return _Facts(self.table)
 
-    def join(self, other):
-        names = self.table.keys() | other.table.keys()
-        return _Facts({n: self.table.get(n, frozenset()) | other.table.get(n, frozenset())
-                       for n in names})
+    def set(self, name, objects):
+        self.table[name] = objects
+        self.bound.add(name)
 
-    def __eq__(self, other):
-        return self.table == other.table
+    def join_into(self, *states):
+        """This state becomes the join of the states, copies of it that went on (each name
+        holds what it holds in any of them: a name none of them bound keeps its value here);
+        returns whether a name's objects changed."""
+        changed = False
+        empty = frozenset()
+        for name in set().union(*(state.bound for state in states)):
+            objects = empty.union(*(state.table.get(name, empty) for state in states))
+            if self.table.get(name) != objects or name not in self.table:
+                changed = True
+            self.set(name, objects)
+        return changed
 
 
 class MutationFence:
@@ -116,7 +129,8 @@ class MutationFence:
         self.seen = {}  # name -> every object it may hold somewhere
         self.sites = {}
         self.values = {}  # name -> the value it was last bound to (ANF temporaries: once)
-        self.arrays = frozenset()  # objects made by numpy calls: arrays, which copy stores
+        self.arrays = set()  # objects made by numpy calls: arrays, which copy stores (a set,
+        # added to in place: a new frozenset per numpy call was quadratic)
 
     # liveness -----------------------------------------------------------------------------
     def liveness(self, stmts, live):
@@ -208,22 +222,21 @@ class MutationFence:
         return facts
 
     def statement(self, stmt, facts, check):
+        """The state after stmt: facts, updated in place."""
         if isinstance(stmt, gast.If):
-            return self.block(stmt.body, facts.copy(), check).join(
-                self.block(stmt.orelse, facts.copy(), check))
+            facts.join_into(self.block(stmt.body, facts.copy(), check),
+                            self.block(stmt.orelse, facts.copy(), check))
+            return facts
         if isinstance(stmt, (gast.For, gast.While)):
-            entry = facts
+            entry = facts.copy()
             if isinstance(stmt, gast.For) and isinstance(stmt.target, gast.Name):
-                entry = entry.copy()
-                entry.table[stmt.target.id] = _new(self.site(stmt))  # a range loop's int
+                entry.set(stmt.target.id, _new(self.site(stmt)))  # a range loop's int
             while True:  # the state at the head of the loop, to a fixed point
-                after = self.block(stmt.body, entry.copy(), check=False)
-                joined = entry.join(after)
-                if joined == entry:
+                if not entry.join_into(entry, self.block(stmt.body, entry.copy(), check=False)):
                     break
-                entry = joined
-            after = self.block(stmt.body, entry.copy(), check)
-            return entry.join(after)
+            entry.join_into(entry, self.block(stmt.body, entry.copy(), check))
+            facts.join_into(entry)  # (what the loop bound, as the loop leaves it)
+            return facts
         if isinstance(stmt, gast.Assign):
             target = stmt.targets[0]
             if isinstance(target, gast.Subscript):
@@ -245,8 +258,10 @@ class MutationFence:
         return facts
 
     def bind(self, facts, name, objects):
-        facts = facts.copy()
-        facts.table[name] = frozenset(objects)
+        """facts with name bound to objects, updated in place: a block's facts are its own (a
+        branch or a loop body runs on a copy), and a copy per binding made the fence quadratic
+        in the length of the function."""
+        facts.set(name, frozenset(objects))
         self.seen[name] = self.seen.get(name, frozenset()) | objects
         return facts
 
@@ -388,8 +403,11 @@ def check_mutations(fdef, scope, info, params):
     not checked, only summarized.)"""
     generated = hasattr(scope.func, "__srcad_sync__")
     fence = MutationFence(fdef, scope, info).run(params, check=not generated)
+    holders = {}  # object -> the names that may hold it (one pass, not one per pair of names)
+    for name, objects in fence.seen.items():
+        for o in objects:
+            holders.setdefault(o, []).append(name)
     shares = {}
     for name, objects in fence.seen.items():
-        shares[name] = {other for other, theirs in fence.seen.items()
-                        if other != name and theirs & objects}
+        shares[name] = {other for o in objects for other in holders[o] if other != name}
     return shares

@@ -5,6 +5,7 @@
                               (file:line:col, the line, a caret) for any node.
 """
 import __future__
+import ast
 import dis
 import inspect
 import linecache
@@ -13,6 +14,7 @@ import textwrap
 import gast
 
 from ..errors import SrcadError
+from .deep import split_deep
 
 
 class SourceInfo:
@@ -82,13 +84,14 @@ def parse_function(func):
     """gast FunctionDef of `func` (decorators removed) and its SourceInfo."""
     text, info = function_source(func)
     try:
-        module = gast.parse(text)
+        tree = ast.parse(text)
     except SyntaxError as exc:
         raise SrcadError(f"srcad could not parse the source of {func.__qualname__}: {exc.msg}",
                          filename=info.filename, lineno=info.first_line, col=0,
                          line=info.line(info.first_line),
                          hint="srcad differentiates functions written with def") from None
     _check_current(func, text, info)
+    module = gast.ast_to_gast(split_deep(tree, info))  # (expressions too deep to walk: cut)
     node = module.body[0]
     if not isinstance(node, gast.FunctionDef):
         lambdas = [n for n in gast.walk(module) if isinstance(n, gast.Lambda)]

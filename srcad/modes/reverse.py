@@ -18,6 +18,8 @@ an adjoint that no contribution reaches is never created. Contributions of broad
 through unbroadcast, the one place that sums over broadcast axes.
 """
 
+from collections import Counter
+
 import gast
 
 from ..analysis.activity import flow
@@ -34,6 +36,18 @@ from ..rules.registry import REGISTRY
 from ..syntax.naming import clone, walk
 from ..syntax.nodes import (appended_names, assign, assigned_name, call, comment, flatten, list_op,
                             name, parameter_ids, SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES)
+
+
+class _BoundBefore:
+    """The names surely bound before the top-level statement at position k: `var in` it is
+    whether var is a parameter or surely bound by a statement before (first: name -> the
+    position of the first such statement, -1 for parameters)."""
+
+    def __init__(self, first, k):
+        self.first, self.k = first, k
+
+    def __contains__(self, var):
+        return self.first.get(var, self.k) < self.k
 
 
 class Reverse(AdjointSweep, Accumulation):
@@ -270,21 +284,25 @@ class Reverse(AdjointSweep, Accumulation):
                 and isinstance(loop, gast.For) and isinstance(loop.target, gast.Name)):
             return False
         names = {n.id for n in walk(value.slice) if isinstance(n, gast.Name)}
+        if self.stored_into is None:  # (the arrays some statement stores into: found once)
+            self.stored_into = {s.targets[0].value.id for s in flatten(self.fdef.body)
+                                if isinstance(s, gast.Assign)
+                                and isinstance(s.targets[0], gast.Subscript)}
         return (value.value.id not in self.overwritten and names <= {loop.target.id}
-                and not any(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)
-                            and s.targets[0].value.id == value.value.id
-                            for s in flatten(self.fdef.body)))
+                and value.value.id not in self.stored_into)
 
     def prepare_loops(self, stmts, depth):
         """Name the iteration counters (while loops and loops left by break) and note depths."""
+        if self.assigned is None:  # name -> the assignments to it in the function
+            self.assigned = Counter(assigned_name(s) for s in flatten(self.fdef.body))
         for stmt in stmts:
             if isinstance(stmt, (gast.For, gast.While)):
                 stmt.depth = depth
-                inside = {id(s) for s in flatten(stmt.body)}  # a name the function also binds
-                outside = self.params | {assigned_name(s) for s in flatten(self.fdef.body)
-                                         if id(s) not in inside}  # elsewhere has a value
-                local = local_names(stmt.body) - outside  # before the loop that the adjoint of
-                stmt.batch = []  # its first turn needs (its shape, for a zero): not batched
+                inside = Counter(assigned_name(s) for s in flatten(stmt.body))
+                local = {var for var in local_names(stmt.body) if var not in self.params  # a
+                         and self.assigned[var] == inside[var]}  # name the function also binds
+                # elsewhere has a value before the loop that the adjoint of its first turn needs
+                stmt.batch = []  # (its shape, for a zero): not batched
                 stmt.recompute = []
                 exit_at = closing_break(stmt.body)  # (what follows it is not run on the last
                 for inner in stmt.body[:exit_at]:  # turn) assigned unconditionally, once, before
@@ -292,7 +310,7 @@ class Reverse(AdjointSweep, Accumulation):
                     var = assigned_name(inner)
                     if (var in local and isinstance(inner.targets[0], gast.Name)
                             and var in self.overwritten and var not in stmt.batch
-                            and sum(assigned_name(s) == var for s in flatten(stmt.body)) == 1):
+                            and inside[var] == 1):
                         inner.batched = True
                         if self.cheap_to_recompute(inner, stmt):
                             stmt.recompute.append(inner)  # x[t] again, not a saved view
@@ -328,14 +346,18 @@ class Reverse(AdjointSweep, Accumulation):
         targets = [s.target.id for s in flatten(body) if isinstance(s, gast.For)]
         bound = {assigned_name(s) for s in flatten(body)} | self.params
         self.rebound_params = self.params & {assigned_name(s) for s in flatten(body)}
-        self.rebound_targets = {t for t in targets if t in bound or targets.count(t) > 1}
-        self.bound_at = {}  # id(top-level statement) -> names surely bound before it runs
-        bound = set(params)
-        for stmt in body:
-            self.bound_at[id(stmt)] = set(bound)
-            bound |= surely_bound([stmt])
+        counts = Counter(targets)
+        self.rebound_targets = {t for t in targets if t in bound or counts[t] > 1}
+        self.bound_at = {}  # id(top-level block) -> names surely bound before it runs
+        first = dict.fromkeys(params, -1)  # name -> the top-level statement that surely binds
+        for k, stmt in enumerate(body):  # it first (a set per statement was quadratic)
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):  # (adjoint_block's question)
+                self.bound_at[id(stmt)] = _BoundBefore(first, k)
+            for var in surely_bound([stmt]):
+                first.setdefault(var, k)
         self.bound_here = self.safe  # (the names zero() may read: see adjoint_block)
         self.find_records(body)
+        self.assigned = self.stored_into = None  # (counted by prepare_loops when it first asks)
         self.prepare_loops(body, 0)
         seed_stmts = self.seed(ret)
         adjoint = self.adjoint_block(body)

@@ -62,6 +62,7 @@ class SinkBroadcasts:
     def __init__(self, shape_of_name, fresh_name=None, loads=None, new_shapes=None):
         self.shape_of_name = shape_of_name
         self.defs = {}  # name -> (shape, the value it broadcasts), valid at this point
+        self.reads = {}  # name -> the defs whose value reads it (binding it makes them stale)
         self.fresh_name = fresh_name  # for a spread value read several times (see block)
         self.loads = loads or {}  # name -> how many times the function reads it
         self.new_shapes = new_shapes  # the shapes of the names made here are written to it
@@ -203,10 +204,10 @@ class SinkBroadcasts:
         for stmt in stmts:
             out.append(stmt)
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
-                saved, self.defs = self.defs, {}
+                saved, self.defs, self.reads = (self.defs, self.reads), {}, {}
                 self.block(stmt.body, False)
                 self.block(stmt.orelse, False)
-                self.defs = saved
+                self.defs, self.reads = saved
                 bound = set(bound_counts(stmt))
             else:
                 self.sink(stmt)
@@ -215,8 +216,7 @@ class SinkBroadcasts:
             if top and isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
                 spread = self.broadcast(stmt.value)
             # a name bound here, or a broadcast whose value reads one, stands for another value
-            self.defs = {v: d for v, d in self.defs.items()
-                         if v not in bound and not bound & names_in(d[1])}
+            self.forget(bound)
             if spread and self.shape_of_name(stmt.targets[0].id) == spread[0] and not (
                     bound & names_in(spread[1])):
                 shape = self.shape(spread[1])
@@ -232,9 +232,28 @@ class SinkBroadcasts:
                                            type_comment=None)], value=clone(spread[1])))
                     spread = (spread[0], gast.Name(id=name, ctx=gast.Load(), annotation=None,
                                                    type_comment=None))
-                self.defs[stmt.targets[0].id] = spread
+                self.define(stmt.targets[0].id, spread)
         stmts[:] = out
         return stmts
+
+    def define(self, var, spread):
+        self.defs[var] = spread
+        for name in names_in(spread[1]):
+            self.reads.setdefault(name, set()).add(var)
+
+    def forget(self, bound):
+        """Drop the definitions a statement binding the names `bound` leaves stale: those of
+        the names, and those whose value reads one (found through self.reads, not by reading
+        every definition's value again at every statement, which was quadratic)."""
+        stale = {v for v in bound if v in self.defs}
+        for name in bound:
+            stale |= self.reads.get(name, set())
+        for var in stale:
+            for name in names_in(self.defs.pop(var)[1]):
+                readers = self.reads.get(name, set())
+                readers.discard(var)
+                if not readers:
+                    self.reads.pop(name, None)
 
 
 def sink_broadcasts(fdef, facts):

@@ -34,6 +34,7 @@ broadcast back with np.full / np.broadcast_to (which the next pass, sink broadca
 where elementwise arithmetic broadcasts anyway), and under a sum it becomes a count:
 (t1 / (t1 * c)).sum(axis=(0,), keepdims=True) over 3 rows is 3.0 / c.
 """
+import itertools
 import math
 
 import gast
@@ -77,6 +78,7 @@ class Cancel:
         self.full = {}  # stable name bound to a monomial -> that monomial, fully expanded
         self.known = {}  # stable name -> its value, for names that are numbers at build time
         self.defined = []  # stable names bound to monomials so far (cover candidates)
+        self.by_names = {}  # the names a defined monomial multiplies -> those defined names
         self.loads = dict(facts.loads)  # (kept up to date by swap)
 
     # the monomials ---------------------------------------------------------------------------
@@ -111,6 +113,7 @@ class Cancel:
             return  # made of a name that changes later: var must stay var
         self.full[var] = full
         self.defined.append(var)
+        self.by_names.setdefault(frozenset(full.powers), []).append(var)
         value_of = [self.known.get(v) for v in full.powers]
         if all(v is not None for v in value_of):
             number = full.coef
@@ -154,7 +157,7 @@ class Cancel:
         residual = dict(full.powers)
         coef = full.coef
         factors = []
-        candidates = sorted((v for v in self.defined if self.full[v].mass >= 2),
+        candidates = sorted((v for v in self.fitting(residual) if self.full[v].mass >= 2),
                             key=lambda v: (-self.full[v].mass, self.order.get(v, 0)))
         for var in candidates:
             powers = self.full[var].powers
@@ -174,6 +177,20 @@ class Cancel:
         leaves = sorted(residual.items(), key=lambda item: (self.order.get(item[0], -1),
                                                              item[0]))
         return factors + leaves, coef
+
+    def fitting(self, residual):
+        """The defined names that may fit in a monomial of these names: those whose monomial
+        multiplies only names among them (a name outside never fits, and what cover takes out
+        only shrinks the residual). Found by the sets of names, for a monomial of a few names,
+        not by reading every name defined so far (quadratic in the function)."""
+        names = list(residual)
+        if len(names) > 10:
+            return [v for v in self.defined if set(self.full[v].powers) <= set(names)]
+        out = []
+        for size in range(1, len(names) + 1):
+            for subset in itertools.combinations(names, size):
+                out.extend(self.by_names.get(frozenset(subset), ()))
+        return out
 
     def write(self, coef, factors, guarded):
         """(expression, operation count) of coef * prod(name ** power): algebra.write's

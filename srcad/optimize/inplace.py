@@ -63,7 +63,10 @@ def _meet(a, b):
 
 
 def _drop(owned, names):
-    return {v: k for v, k in owned.items() if v not in names}
+    """owned without names (updated in place: a copy per statement made the pass quadratic)."""
+    for v in names:
+        owned.pop(v, None)
+    return owned
 
 
 def _shared(node):
@@ -104,7 +107,9 @@ class InPlace:
 
     # the dataflow: owned names after a block -------------------------------------------
     # owned: name -> "array" (an array it allocated: items may be updated in place) or "any"
-    # (a new number or array: it may be rebound with +=)
+    # (a new number or array: it may be rebound with +=). transfer_one updates the dict it is
+    # given and returns the owned names after the statement: callers hand it a dict of their
+    # own (transfer and block copy theirs once, not once per statement)
     def transfer(self, stmts, owned):
         owned = dict(owned)
         for stmt in stmts:
@@ -144,6 +149,7 @@ class InPlace:
 
     # the rewrite --------------------------------------------------------------------------
     def block(self, stmts, owned):
+        owned = dict(owned)
         out = []
         for stmt in stmts:
             if isinstance(stmt, gast.If):
@@ -268,9 +274,9 @@ def in_place(fdef, facts):
     all floats (facts.seeded: a gradient), the probe's shapes (facts.shape_of) allocate the
     first adjoint of a subscript without a helper."""
     loop_targets = range_loop_names(fdef.body)
-    reassigned = {n for n in loop_targets if sum(
-        1 for s in walk(fdef) if isinstance(s, gast.Assign) for t in s.targets
-        for m in walk(t) if isinstance(m, gast.Name) and m.id == n) > 0}
+    assigned = {m.id for s in walk(fdef) if isinstance(s, gast.Assign) for t in s.targets
+                for m in walk(t) if isinstance(m, gast.Name)}  # (one walk, not one per loop)
+    reassigned = loop_targets & assigned
     indices = loop_targets - set(facts.params) - reassigned
     fdef.body = InPlace(indices, facts.shape_of if facts.seeded else None).block(fdef.body, {})
     return fdef

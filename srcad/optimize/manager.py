@@ -21,7 +21,7 @@ import gast
 
 from ..analysis.defuse import bound_once_at_top, parameters, reads_and_writes
 from ..analysis.shapes import float_chars
-from ..syntax.naming import bound_counts, load_counts
+from ..syntax.naming import name_counts
 
 
 class Build:
@@ -70,8 +70,9 @@ class Group:
 
 # facts about the code, each computed from it (and the facts before it in this table)
 CODE_FACTS = {
-    "binds": lambda code, facts: bound_counts(code),  # name -> times bound (naming.bound_counts)
-    "loads": lambda code, facts: load_counts(code),  # name -> times read
+    "counts": lambda code, facts: name_counts(code),  # (binds, loads): one walk for both
+    "binds": lambda code, facts: facts.counts[0],  # name -> times bound (naming.bound_counts)
+    "loads": lambda code, facts: facts.counts[1],  # name -> times read
     "params": lambda code, facts: parameters(code),  # the parameters' names
     # name bound only by one top-level `name = value` -> that statement, in order
     "top_once": lambda code, facts: bound_once_at_top(code, facts.binds),

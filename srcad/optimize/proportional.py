@@ -70,6 +70,11 @@ def _scale(coef, term, left=False):
 
 
 FREE = "free"  # _linear's answer for an expression without tangents
+# a tangent whose statement has more operations than this is not folded further: a chain of
+# proportional tangents (np.sin(np.sin(...)) 400 deep) would otherwise fold into one product of
+# 400 factors, an expression too deep for the recursive walkers after this pass (emit's) and
+# rebuilt at every step of the chain (quadratic). A chain is cut every MAX_OPERATIONS factors.
+MAX_OPERATIONS = 32
 
 
 def _linear(node, tangents, subst, used):
@@ -220,7 +225,8 @@ def _fold_block(stmts, tangents, loads, stores):
             written = _written(stmt)
             for t in [t for t, (_, _, names) in pending.items() if names & written]:
                 del pending[t]
-        if is_tangent and loads.get(target) == 1 and stores.get(target) == 1:
+        if is_tangent and loads.get(target) == 1 and stores.get(target) == 1 and (
+                _operations(stmt.value) <= MAX_OPERATIONS):
             form = _linear(stmt.value, tangents, {}, set())
             if isinstance(form, dict) and len(form) == 1 and target not in form:
                 pending[target] = (j, form, loaded_names(stmt.value))

@@ -111,13 +111,29 @@ def bound_counts(node):
     """How many times an AST node binds each name (assignment and loop targets, parameters;
     an augmented assignment's target is a stored name too). A store into an array (y[i] = v)
     counts as binding y: passes that read a name bound once as its value must not read y so."""
-    counts = {}
-    for n in names(node):
-        if type(n.ctx) in (gast.Store, gast.Param):
-            counts[n.id] = counts.get(n.id, 0) + 1
-    for n in stored_roots(node):
-        counts[n.id] = counts.get(n.id, 0) + 1
-    return counts
+    return name_counts(node)[0]
+
+
+def name_counts(node):
+    """(bound_counts(node), load_counts(node)) in one walk (the optimizer's facts binds and
+    loads: counted after every pass that changes the code), each in the order of the
+    functions' own walks (names bound, then the roots of stores; names read)."""
+    bound, loads, roots = {}, {}, []
+    name, subscript, load, store, param = (gast.Name, gast.Subscript, gast.Load, gast.Store,
+                                           gast.Param)
+    for n in walk(node):
+        kind = type(n)
+        if kind is name:
+            ctx = type(n.ctx)
+            if ctx is load:
+                loads[n.id] = loads.get(n.id, 0) + 1
+            elif ctx is store or ctx is param:
+                bound[n.id] = bound.get(n.id, 0) + 1
+        elif kind is subscript and type(n.ctx) is store and type(n.value) is name:
+            roots.append(n.value.id)
+    for var in roots:
+        bound[var] = bound.get(var, 0) + 1
+    return bound, loads
 
 
 def binds(node, var):
