@@ -287,13 +287,6 @@ def dict_with(mapping, key, value):
 
 
 @helper(tangent="linear")
-def dict_item_adjoint(g, key, value):
-    """The adjoint of the value stored at key by dict_with (zeros if none reached it)."""
-    item = None if no_adjoint(g) else g.get(key)
-    return zero_gradient(value) if no_adjoint(item) else item
-
-
-@helper(tangent="linear")
 def dict_without(g, key):
     """The adjoint of the dict dict_with copied: g without the entry the store replaced."""
     if no_adjoint(g):

@@ -16,8 +16,8 @@ import numpy as np
 
 from srcad.rules.registry import adjoint, d, non_differentiable, tangent
 from srcad.runtime import (add_adjoint, as_gradient, aux_cotangent, aux_seed, check_cotangent,
-                           dict_item_adjoint, dict_of, dict_with, dict_without, float_type,
-                           grad_hook, grad_seed, in_dtype_of, item_adjoints, item_of, keys_of,
+                           dict_of, dict_with, dict_without, float_type, grad_hook, grad_seed,
+                           in_dtype_of, item_adjoints, item_of, keys_of,
                            matmul_adjoint_a, matmul_adjoint_b, no_adjoint, rebroadcast,
                            selection_share, stop_gradient, tuple_adjoint, tuple_parts,
                            unbroadcast, unconcatenate, undict, unindex, unreduce, unstack,
@@ -56,7 +56,7 @@ def dict_of_adjoint(y, values, keys):
 @adjoint(dict_with)
 def dict_with_adjoint(y, mapping, key, value):
     d[mapping] = dict_without(d[y], key)
-    d[value] = dict_item_adjoint(d[y], key, value)
+    d[value] = item_of(d[y], key, value)
 
 
 @tangent(dict_with)

@@ -64,10 +64,7 @@ def _wrapper(derivative, generated, extra_names, single_tuple):
                         f'    """srcad.{derivative.kind} of {_plain(derivative.__qualname__)} '
                         f'as the API calls it (the generated function is {inner})."""'] +
                        ["    " + line for line in body]) + "\n"
-    path, code = compile_module(source, f"srcad_composed.{name}")
-    namespace = {"__name__": f"srcad_generated.{name}", inner: generated}
-    exec(code, namespace)  # noqa: S102 - text written above from identifiers
-    function = namespace[name]
+    function = _compiled(source, name, {inner: generated})
     function.__kwdefaults__ = {p.name: p.default for p in keyword
                                if p.default is not p.empty} or None
     sync = getattr(generated, "__srcad_sync__", None)
@@ -96,10 +93,16 @@ def first_item(func):
     source = (f"def {name}({', '.join(heads)}):\n"
               f'    """The value of {_plain(func.__qualname__)}, which returns (value, aux)."""\n'
               f"    return {inner}({', '.join(passed)})[0]\n")
+    return _compiled(source, name, {inner: func, "__defaults__": {
+        p.name: p.default for p in params if p.default is not p.empty}})
+
+
+def _compiled(source, name, namespace):
+    """The function `name` of a wrapper's text, compiled as generated code is (written to the
+    cache and linecache, so srcad reads its source) with the names it calls."""
     _, code = compile_module(source, f"srcad_composed.{name}")
-    namespace = {"__name__": f"srcad_generated.{name}", inner: func,
-                 "__defaults__": {p.name: p.default for p in params if p.default is not p.empty}}
-    exec(code, namespace)  # noqa: S102 - text written above from identifiers
+    namespace = dict(namespace, __name__=f"srcad_generated.{name}")
+    exec(code, namespace)  # noqa: S102 - text written from identifiers by this module
     return namespace[name]
 
 

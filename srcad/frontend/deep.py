@@ -32,17 +32,6 @@ BLOCKS = 90  # blocks a statement may be nested in (an elif chain nests one per 
 _FIRST = object()  # (a pseudo-field: the positional arguments and keywords of a call, in order)
 
 
-def _children(node):
-    out = []
-    for field in node._fields:
-        value = getattr(node, field, None)
-        if type(value) is list:
-            out.extend(v for v in value if isinstance(v, ast.AST))
-        elif isinstance(value, ast.AST):
-            out.append(value)
-    return out
-
-
 def too_deep(tree, depth=0):
     """Whether an expression in tree nests more than LIMIT levels (counted from its statement;
     depth: tree's own level, 1 for an expression counted by itself)."""
@@ -71,7 +60,7 @@ def _heights(root):
     stack = [(root, False)]
     while stack:
         node, done = stack.pop()
-        children = _children(node)
+        children = list(ast.iter_child_nodes(node))
         if done:
             heights[id(node)] = 1 + max((heights[id(c)] for c in children), default=0)
         else:
@@ -191,7 +180,8 @@ def _cut(root_place, fresh):
         _put(inner, replacement)
         heights[id(replacement)] = 1
         for node in reversed(path):  # (the path's nodes are shorter now)
-            heights[id(node)] = 1 + max((heights[id(c)] for c in _children(node)), default=0)
+            heights[id(node)] = 1 + max((heights[id(c)] for c in ast.iter_child_nodes(node)),
+                                          default=0)
     return pieces
 
 

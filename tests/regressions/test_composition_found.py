@@ -133,7 +133,7 @@ def dict_entries(x, y):
 
 @pytest.mark.parametrize("disable", [None, "all"])
 def test_reverse_over_reverse_of_dict_adjoints_in_a_build_for_any_shapes(disable):
-    """The first-order code's dict adjoints (dict_without, dict_item_adjoint, ...) are values of
+    """The first-order code's dict adjoints (dict_without, item_of, ...) are values of
     the second-order code: their adjoints are dicts, added with add_adjoint where a build for
     any shapes cannot know (`dict + dict` raised: fuzz seed 49204, unoptimized)."""
     x, y = np.array([1.3, 0.2]), np.array([1.9])
