@@ -197,11 +197,12 @@ class LowerLoops(gast.NodeTransformer):
             return node  # the later operands cannot fail and do nothing: evaluated as written
         temp = self.fresh("t")
         self.pending.append(_assign(temp, first, node))
-        for stmts, value in rest:  # t = a; if t: t = b  (or: if not t: t = b)
-            test = _name(temp) if isinstance(node.op, gast.And) else gast.UnaryOp(
-                op=gast.Not(), operand=_name(temp))
-            self.pending.append(gast.copy_location(gast.If(
-                test=test, body=stmts + [_assign(temp, value, node)], orelse=[]), node))
+        for stmts, value in rest:  # t = a; t_1 = t; if t_1: t = b  (or: t_1 = not t)
+            test = self.fresh("t")  # (a test of its own: the branch assigns t, and the
+            self.pending.append(_assign(test, _name(temp) if isinstance(  # adjoint sweep
+                node.op, gast.And) else gast.UnaryOp(op=gast.Not(), operand=_name(temp)), node))
+            self.pending.append(gast.copy_location(gast.If(  # decides by the test's value)
+                test=_name(test), body=stmts + [_assign(temp, value, node)], orelse=[]), node))
         return _name(temp)
 
     def _lazy(self, node):
@@ -227,6 +228,15 @@ class LowerLoops(gast.NodeTransformer):
                                                      "expression in a while condition",
                                           hint="compute the condition into a name first")
                 out.extend(test_pending)
+                if isinstance(stmt, gast.If) and isinstance(stmt.test, gast.Name) and any(
+                        isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
+                        and n.id == stmt.test.id for s in stmt.body + stmt.orelse
+                        for n in gast.walk(s)):
+                    # `if c: c = ...`: the adjoint sweep decides which branch ran by the test's
+                    # name, so the test must keep the value it had when the primal decided
+                    test = self.fresh("t")
+                    out.append(_assign(test, stmt.test, stmt))
+                    stmt.test = _name(test)
                 out.append(stmt)
                 continue
             if isinstance(stmt, gast.For):
