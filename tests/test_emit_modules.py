@@ -296,7 +296,7 @@ json.dump(shell.user_ns["result"], sys.stdout)
 def test_ipython_cells_emit_a_module_that_runs(tmp_path):
     """The same through IPython itself (cells compiled as <ipython-input-N-hash>), in a Python
     of its own."""
-    pytest.importorskip("IPython")
+    pytest.importorskip("IPython", reason="IPython is an optional extra (a real notebook cell)")
     out = tmp_path / "ipython_loss_grad.py"
     script = tmp_path / "session.py"
     script.write_text(IPYTHON_SESSION.format(repo=REPO, out=str(out)))

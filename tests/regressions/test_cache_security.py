@@ -669,7 +669,7 @@ def test_disk_entries_are_written_atomically_and_privately(disk, load, tmp_path,
 @pytest.mark.parametrize("how", ["writes fail", "read-only"])
 def test_a_cache_dir_that_cannot_be_written_falls_back_to_memory(disk, load, monkeypatch, how):
     if how == "read-only":
-        if os.getuid() == 0:
+        if os.getuid() == 0:  # (the "writes fail" case checks the same fallback as root)
             pytest.skip("root writes to read-only directories")
         (disk / "builds").mkdir(parents=True, mode=0o700)
         os.chmod(disk / "builds", 0o500)
