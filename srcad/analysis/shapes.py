@@ -335,7 +335,40 @@ def float_chars(fdef, float_of):
 
 
 def common_char(node, char_of):
-    """The one float dtype character of the names an expression reads, or None."""
+    """The one float dtype character of the names an expression reads, or None; None too where
+    a part of it is not a float however its operands are (a comparison, np.isnan, .argmax(),
+    x.shape: 1.0 * (a + b) of two masks is an `or`, not a count)."""
+    if any(_not_float(n) for n in walk(node)):
+        return None
     found = {char_of(n.id) for n in walk(node) if isinstance(n, gast.Name)
              and isinstance(n.ctx, gast.Load) and n.id not in ("np", "safe_mul", "safe_div")}
     return found.pop() if len(found) == 1 else None
+
+
+# functions and methods whose value is a bool, an int or a shape whatever their operands' dtype
+_NOT_FLOAT_CALLS = frozenset((
+    "shape", "size", "ndim", "len", "int", "bool", "range", "astype", "argmax", "argmin",
+    "argsort", "nonzero", "flatnonzero", "argwhere", "count_nonzero", "searchsorted", "digitize",
+    "isnan", "isinf", "isfinite", "isclose", "allclose", "signbit", "array_equal", "all", "any",
+    "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and",
+    "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "invert"))
+
+
+def _not_float(node):
+    if isinstance(node, (gast.Compare, gast.BoolOp)):
+        return True
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.Not, gast.Invert)):
+        return True
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.BitAnd, gast.BitOr,
+                                                             gast.BitXor)):
+        return True
+    if isinstance(node, gast.Constant) and isinstance(node.value, bool):
+        return True
+    if isinstance(node, gast.Attribute) and node.attr in ("shape", "size", "ndim", "dtype"):
+        return True
+    if isinstance(node, gast.Call):
+        func = node.func
+        called = func.attr if isinstance(func, gast.Attribute) else getattr(func, "id", None)
+        return called in _NOT_FLOAT_CALLS
+    return False

@@ -70,8 +70,9 @@ class AdjointSweep:
         except operations.UnknownCall as exc:
             raise unknown_call(self.info, exc.args[0], self.scope) from None
         result = name(target)
-        if op is None:
-            return out
+        if op is None:  # a value no derivative flows through (np.ones(n), x.shape, a < b):
+            self.initialized.discard(target)  # what the adjoint held belongs to the value
+            return out  # this statement overwrote (a loop's turns share one adjoint name)
         if is_user_function(op, "reverse"):
             self.adjoint_of_user_call(op, args, keywords, value, target, out)
         else:

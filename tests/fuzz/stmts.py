@@ -390,6 +390,18 @@ def _recurrence(scope, state, shape, depth=2):
     return [f"{state} = np.tanh({state} * {e.atom()} + 0.1)"]
 
 
+def _reset(scope, inner, state, shape):
+    """A value the loop reads and then overwrites with one no derivative flows through (a mask,
+    ones): the adjoint of the overwritten value must not reach the turn before."""
+    m = scope.fresh("m")
+    start = expr(scope, shape, 1)
+    use = _bounded(inner, _into(inner, shape), 1)
+    reset = scope.pick([f"{m} > {abs(scope.constant(0.1, 1.0))}", f"np.ones_like({m})",
+                        f"np.ones(np.shape({m}))", f"np.sign({m})"])
+    scope.tags.add("loop_reset")
+    return [f"{m} = {start.text} * 1.0"], [f"{state} = {state} + {m} * {use}", f"{m} = {reset}"]
+
+
 def _loop_control(scope, index):
     kind = scope.pick(["continue_int", "break_int", "break_value", "continue_value"])
     scope.tags.add(kind.split("_")[0])
@@ -455,9 +467,14 @@ def for_loop(scope, depth=2):
     body = []
     for _ in range(scope.rng.randint(1, 2)):
         choice = scope.weighted([("accumulate", 4), ("recurrence", 1), ("store", 1),
-                                 ("control", 0.8), ("side", 0.3 if scope.side_effects else 0)])
+                                 ("control", 0.8), ("side", 0.3 if scope.side_effects else 0),
+                                 ("reset", 0.5)])
         if choice == "accumulate":
             body += _accumulate(inner, state, shape)
+        elif choice == "reset":
+            before, turn = _reset(scope, inner, state, shape)
+            lines += before
+            body += turn
         elif choice == "recurrence" and shape:
             body += _recurrence(inner, state, shape)
         elif choice == "store":
