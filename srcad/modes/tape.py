@@ -43,6 +43,11 @@ class Restore(gast.Expr):
         self.recompute = recompute  # a statement that makes the value again (no stack entry)
 
 
+class Rerun(gast.For):
+    """Turns of a checkpointed loop run again in the adjoint sweep (checkpoints.py): what comes
+    after them reads of theirs only what a turn reads before binding it (exposed_reads)."""
+
+
 def _placeholders(stmts):
     for stmt in flatten(stmts):
         if isinstance(stmt, (Save, Restore)):
@@ -83,13 +88,16 @@ def _key(holder):
 def _reads(stmts, values_only=False):
     """Names the statements read (values_only: not counting reads of a shape alone)."""
     names = set()
-    for stmt in flatten(stmts):
+    for stmt in stmts:
         if isinstance(stmt, (Save, Restore)):
             continue
-        if isinstance(stmt, (gast.If, gast.While)):
-            names |= _names_read(stmt.test, values_only)
-        elif isinstance(stmt, gast.For):
-            names |= _names_read(stmt.iter, values_only)
+        if isinstance(stmt, Rerun):
+            names |= exposed_reads(stmt.body, {stmt.target.id}, values_only) | _names_read(
+                stmt.iter, values_only)
+        elif isinstance(stmt, (gast.If, gast.For, gast.While)):
+            names |= _names_read(stmt.iter if isinstance(stmt, gast.For) else stmt.test,
+                                 values_only)
+            names |= _reads(stmt.body, values_only) | _reads(stmt.orelse, values_only)
         else:
             names |= _names_read(stmt, values_only)
     return names
@@ -141,6 +149,9 @@ def resolve_saves(sweep, adjoint, stack, shares=None):
                     saved.add(stmt.var)
                 out.append(_save(stmt, stack) if isinstance(stmt, Save) else _restore(stmt, stack))
                 continue
+            if isinstance(stmt, Rerun):  # (a plain loop from here on)
+                stmt = gast.For(target=stmt.target, iter=stmt.iter, body=stmt.body, orelse=[],
+                                type_comment=None)
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
                 stmt.body = rewrite(stmt.body)
                 stmt.orelse = rewrite(stmt.orelse)
@@ -197,6 +208,9 @@ def _scan(stmts, later, later_values, after, kept):
                 test = _names_read(stmt.test, False)
                 later |= reads | test
                 later_values |= values | test
+        elif isinstance(stmt, Rerun):  # (no restores inside: the turns' saves only)
+            later |= _reads([stmt])
+            later_values |= _reads([stmt], values_only=True)
         elif isinstance(stmt, (gast.For, gast.While)):
             reads, values = _block_reads(stmt.body, kept)
             header = _names_read(stmt.iter if isinstance(stmt, gast.For) else stmt.test, False)
@@ -304,22 +318,38 @@ def safe_names(body, params):
 
 
 def local_names(body):
-    """Names a loop body writes before it reads them: each iteration's own values."""
-    seen = set()
-    local = set()
-    for stmt in flatten(body):
-        if isinstance(stmt, (gast.If, gast.While)):
-            seen |= {n.id for n in walk(stmt.test) if isinstance(n, gast.Name)}
+    """Names a loop body writes before it reads them on every path through a turn: each
+    iteration's own values. (A name written in one arm of an if and read in the other, or
+    written only in an inner loop, carries a value from the turn before.)"""
+    assigned = {assigned_name(s) for s in flatten(body) if isinstance(s, gast.Assign)
+                and isinstance(s.targets[0], gast.Name)}
+    return assigned - exposed_reads(body, set())
+
+
+def exposed_reads(stmts, written, values_only=False):
+    """Names the statements may read before binding them (given `written`, names bound
+    before): a loop's turn reads those from the turn before, or from before the loop. A name
+    bound in one arm of an if, or in a loop (which may not run), is not surely bound after."""
+    exposed = set()
+    written = set(written)
+    for stmt in stmts:
+        if isinstance(stmt, (Save, Restore)):
             continue
-        if isinstance(stmt, gast.For):
-            seen |= {n.id for n in walk(stmt.iter) if isinstance(n, gast.Name)}
-            continue
-        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
-            seen |= {n.id for n in walk(stmt.value) if isinstance(n, gast.Name)}
-            var = stmt.targets[0].id
-            if var not in seen:
-                local.add(var)
-            seen.add(var)
+        if isinstance(stmt, gast.If):
+            exposed |= _names_read(stmt.test, values_only) - written
+            arms = []
+            for arm in (stmt.body, stmt.orelse):
+                exposed |= exposed_reads(arm, written, values_only)
+                arms.append(written | surely_bound(arm))
+            written = arms[0] & arms[1]
+        elif isinstance(stmt, (gast.For, gast.While)):
+            head = stmt.iter if isinstance(stmt, gast.For) else stmt.test
+            exposed |= _names_read(head, values_only) - written
+            inner = written | ({stmt.target.id} if isinstance(stmt, gast.For) else set())
+            exposed |= exposed_reads(stmt.body, inner, values_only)
         else:
-            seen |= {n.id for n in walk(stmt) if isinstance(n, gast.Name)}
-    return local
+            exposed |= _names_read(stmt, values_only) - written
+            if isinstance(stmt, gast.Assign):
+                written |= {n.id for n in walk(stmt.targets[0]) if isinstance(n, gast.Name)
+                            and isinstance(n.ctx, gast.Store)}
+    return exposed
