@@ -13,9 +13,9 @@ from .pipeline import PASSES  # noqa: E402
 from .api import (coverage, emit, grad, hessian, hessp, hvp, jacobian, jvp, source,  # noqa: E402
                   value_and_grad, vjp)
 from .checking import check_grads  # noqa: E402
-from .runtime import grad_hook, stop_gradient  # noqa: E402
+from .runtime import checkpoint, grad_hook, stop_gradient  # noqa: E402
 
 __all__ = ["SrcadError", "VerifyError", "PASSES", "grad", "value_and_grad", "vjp", "jvp",
            "jacobian", "hessian", "hvp", "hessp", "source", "emit", "coverage", "check_grads",
-           "stop_gradient", "grad_hook",
+           "stop_gradient", "grad_hook", "checkpoint",
            "adjoint", "tangent", "non_differentiable", "d", "REGISTRY", "__version__"]

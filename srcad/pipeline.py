@@ -29,6 +29,7 @@ from .backend.emit import function_source, module_text
 from .backend.files import write_module
 from .errors import SrcadError
 from .frontend.anf import anf, version
+from .frontend.checkpoints import mark_checkpoints
 from .frontend.control import lower_control
 from .frontend.desugar import desugar
 from .frontend.fence import check
@@ -282,6 +283,7 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
         scope.injected[param] = value
     if stage == "resolve":
         return function_source(fdef)
+    fdef = mark_checkpoints(fdef, scope, info)  # (for t in srcad.checkpoint(...): a mark)
     fdef = lower_statements(fdef, scope)  # (comprehensions as loops: new local names)
     scope.local_names |= {n.id for n in walk(fdef) if isinstance(n, gast.Name)
                           and isinstance(n.ctx, gast.Store)}

@@ -459,6 +459,23 @@ def grad_hook(x, fn):
     return x
 
 
+def checkpoint(iterable, every=None):
+    """The iterable itself: `for t in srcad.checkpoint(range(T)):` marks a loop whose reverse
+    mode keeps only every `every`-th turn's state (default: about the square root of the number
+    of turns) and runs each stretch of turns again, from its saved state, when the adjoint sweep
+    reaches it: memory O(sqrt T) instead of O(T), for one more run of the loop's turns."""
+    return iterable
+
+
+@helper(linear=False)
+def checkpoint_segments(turns, every):
+    """The turns of a checkpointed loop in stretches of `every` turns (0: about the square root
+    of their number), each a range: reverse mode keeps the state at the start of each."""
+    count = len(turns)
+    every = every or max(1, int(np.ceil(np.sqrt(count))))
+    return [turns[start:start + every] for start in range(0, count, every)]
+
+
 def stop_gradient(x):
     """x itself, as a constant: inside a differentiated function its derivative is zero in
     every mode (srcad.stop_gradient; declared non-differentiable in templates/runtime.py)."""

@@ -296,8 +296,9 @@ class AdjointSweep:
             backwards = gast.Subscript(value=source, slice=gast.Slice(
                 lower=None, upper=None, step=gast.UnaryOp(op=gast.USub(), operand=gast.Constant(
                     value=1, kind=None))), ctx=gast.Load())
-            loop = gast.For(target=name(stmt.target.id, gast.Store()), iter=backwards, body=body,
-                            orelse=[], type_comment=None)
+            loop = self.checkpointed_adjoint(stmt, body) if id(stmt) in self.checkpointed else \
+                gast.For(target=name(stmt.target.id, gast.Store()), iter=backwards, body=body,
+                         orelse=[], type_comment=None)
         else:
             loop = gast.For(target=name("_", gast.Store()), iter=call(["range"], name(counter)),
                             body=body, orelse=[], type_comment=None)

@@ -26,6 +26,7 @@ from ..analysis.activity import flow
 from ..runtime import CONTAINER_RESULTS, dict_of, dict_with, HELPERS
 from .accumulate import Accumulation
 from .adjoints import AdjointSweep
+from .checkpoints import Checkpointing
 from .split import Record, SPLIT
 from .tape import (closing_break, local_names, overwritten_names, resolve_saves, safe_names, Save,
                    surely_bound)
@@ -50,7 +51,7 @@ class _BoundBefore:
         return self.first.get(var, self.k) < self.k
 
 
-class Reverse(AdjointSweep, Accumulation):
+class Reverse(AdjointSweep, Accumulation, Checkpointing):
     """The reverse-mode derivative of one function: build() returns it. This module holds the
     driver and the primal sweep (with the saves the adjoint needs); adjoints.py the adjoint of
     each statement, accumulate.py how contributions reach adjoints, tape.py which saves stay."""
@@ -78,6 +79,8 @@ class Reverse(AdjointSweep, Accumulation):
                          if isinstance(s, gast.For) and isinstance(s.target, gast.Name)}
         # every for loop a loop over a range)
         self.sequences = self.find_sequences(fdef)
+        self.checkpointed = {}  # id(loop marked srcad.checkpoint) -> its names (checkpoints.py)
+        self.recomputed = {}  # id(such a loop) -> the loop with its saves, run again
 
     def find_sequences(self, fdef):
         """Names whose adjoints may be lists, tuples or dicts (added with add_adjoint, whose
@@ -269,7 +272,10 @@ class Reverse(AdjointSweep, Accumulation):
                         left=name(counter), op=gast.Add(), right=gast.Constant(value=1, kind=None))))
                 if isinstance(stmt, gast.For) and stmt.target.id in self.rebound_targets:
                     out.append(Save(stmt.target.id, ("target", id(stmt))))
-                out.append(stmt)
+                if id(stmt) in self.checkpointed:
+                    out.extend(self.checkpointed_primal(stmt))
+                else:
+                    out.append(stmt)
                 if counter is not None and depth > 0:
                     out.append(Save(counter, ("count", id(stmt)), always=True))
             else:
@@ -321,6 +327,7 @@ class Reverse(AdjointSweep, Accumulation):
                 breaks = any(isinstance(s, gast.Break) for s in flatten(stmt.body))
                 if isinstance(stmt, gast.While) or breaks:
                     stmt.counter = self.namer.fresh("n")
+                self.prepare_checkpoint(stmt, depth, getattr(stmt, "counter", None) is not None)
                 self.prepare_loops(stmt.body, depth + 1)
             elif isinstance(stmt, gast.If):
                 self.prepare_loops(stmt.body, depth)
@@ -362,6 +369,7 @@ class Reverse(AdjointSweep, Accumulation):
         seed_stmts = self.seed(ret)
         adjoint = self.adjoint_block(body)
         primal = self.primal_block(body, 0)
+        self.fill_recomputations(adjoint)
         results = []
         for var in self.wrt:
             if var in self.containers or var in self.sequences:  # (a list, tuple or dict)
@@ -393,10 +401,11 @@ class Reverse(AdjointSweep, Accumulation):
         head = []
         if uses_stack:
             head.append(assign(stack, gast.List(elts=[], ctx=gast.Load())))
-            unbound = sorted(v for v in saved if isinstance(v, str) and v not in self.safe)
-            if unbound:
-                head.append(comment("saved values start unbound"))
-                head.extend(assign(v, gast.Constant(value=None, kind=None)) for v in unbound)
+        kept = (saved if uses_stack else set()) | self.checkpoint_state()
+        unbound = sorted(v for v in kept if isinstance(v, str) and v not in self.safe)
+        if unbound:
+            head.append(comment("saved values start unbound"))
+            head.extend(assign(v, gast.Constant(value=None, kind=None)) for v in unbound)
         fdef.body = head + resolved + [gast.Return(value=value)]
         return fdef
 
