@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test fuzz golden bench bench-build docs clean
+.PHONY: install demo test fuzz golden bench bench-build bench-checkpoint docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ golden: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python benchmarks/run.py
+
+# memory and time of reverse mode through loops of 10,000 turns, with srcad.checkpoint and without
+bench-checkpoint: $(STAMP)
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python benchmarks/checkpointing.py
 
 # cold build time against function size and loop nesting (benchmarks/build_time.py; FULL=1 adds
 # 10,000 statements)

@@ -469,8 +469,8 @@ def checkpoint(iterable, every=None):
 
 @helper(linear=False)
 def checkpoint_segments(turns, every):
-    """The turns of a checkpointed loop in stretches of `every` turns (0: about the square root
-    of their number), each a range: reverse mode keeps the state at the start of each."""
+    """The turns of a checkpointed loop in stretches of `every` turns (None: about the square
+    root of their number), each a range: reverse mode keeps the state at the start of each."""
     count = len(turns)
     every = every or max(1, int(np.ceil(np.sqrt(count))))
     return [turns[start:start + every] for start in range(0, count, every)]

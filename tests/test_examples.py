@@ -51,6 +51,9 @@ EXPECTED = {
     "mixture.py": (["check_grads: srcad 138.0812015342", "mean nll: first step 4.0303"], ""),
     "heat_equation.py": (["check_grads: srcad -2.1785115774", "fitted kappa = 0.20000000"],
                          "def mismatch_grad(u0, kappa, target, steps):"),
+    "checkpointing.py": (["the two gradients differ by          0.0e+00",
+                          "T = 20000 steps, W 16 x 16"],
+                         "        # the stretch's turns again, from its kept state"),
     "ode_rk4.py": (["final state [ 8.0066 11.4163]",
                     "d loss / d (x0, y0)                    = [-20.023  10.262]"], ""),
 }

@@ -2,8 +2,8 @@
 the mark (run before control lowering, which then sees a plain range loop).
 
     for t in srcad.checkpoint(range(T), every=50):     for t in range(T):     (loop.checkpoint
-        h = np.tanh(W @ h + xs[t])               ->        h = ...             = 50; None: the
-                                                                               square root of T)
+        h = np.tanh(W @ h + xs[t])               ->        h = ...             = 50; "sqrt" for
+                                                                               about sqrt(T))
 
 Reverse mode reads the mark (modes/reverse.py: keep every k-th turn's state, run each stretch
 again in the adjoint sweep); forward mode has no tape and ignores it. The mark is checked here,
@@ -45,4 +45,4 @@ def _checked(call_node, info):
                              hint="leave it out for about the square root of the number of "
                                   "turns, or write the number: every=100")
         return args[0], every.value
-    return args[0], 0  # 0: the square root of the number of turns, found at run time
+    return args[0], "sqrt"  # (about the square root of the number of turns, at run time)

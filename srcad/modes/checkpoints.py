@@ -2,7 +2,7 @@
 of every k-th turn; the adjoint sweep, stretch by stretch from the last, puts that state back,
 runs the stretch's turns again with the saves the adjoint reads, and runs their adjoints.
 
-    for t in srcad.checkpoint(range(T)):          segments = checkpoint_segments(t1, 0)
+    for t in srcad.checkpoint(range(T)):          segments = checkpoint_segments(t1, None)
         h = np.tanh(W @ h + xs[t])                checkpoints = []
                                                   for segment in segments:
                                        ->             checkpoints.append((h,))
@@ -32,7 +32,8 @@ import gast
 
 from .tape import exposed_reads, Rerun, Save
 from ..syntax.naming import clone
-from ..syntax.nodes import assign, assigned_name, call, constant_node, flatten, list_op, name
+from ..syntax.nodes import (assign, assigned_name, call, comment, constant_node, flatten, list_op,
+                            name, origin_comment)
 
 
 class Recompute(gast.Expr):
@@ -47,7 +48,7 @@ class Recompute(gast.Expr):
 
 class Checkpointing:
     def prepare_checkpoint(self, loop, depth, counted):
-        """Check a marked loop (loop.checkpoint: every k turns, 0 for about sqrt(T)) and name
+        """Check a marked loop (loop.checkpoint: every k turns, "sqrt" for about sqrt(T)); name
         what its sweeps share; unmark it where checkpointing does not apply: the halves of a
         callee's adjoint, which read their tape by position (they keep every turn)."""
         every = getattr(loop, "checkpoint", None)
@@ -89,8 +90,10 @@ class Checkpointing:
             args=[gast.Tuple(elts=[name(v) for v in state], ctx=gast.Load())], keywords=[]))
         turns = gast.For(target=name(loop.target.id, gast.Store()), iter=name(segment),
                          body=plain, orelse=[], type_comment=None)
-        return [assign(segments, call(["checkpoint_segments"], clone(loop.iter),
-                                      constant_node(every))),
+        every = constant_node(None if every == "sqrt" else every)
+        header = origin_comment(self.info, loop, "checkpoints of")
+        return [header] * (header is not None) + [
+                assign(segments, call(["checkpoint_segments"], clone(loop.iter), every)),
                 assign(checkpoints, gast.List(elts=[], ctx=gast.Load())),
                 gast.For(target=name(segment, gast.Store()), iter=name(segments),
                          body=[keep, turns], orelse=[], type_comment=None)]
@@ -111,7 +114,8 @@ class Checkpointing:
         stretches = gast.Subscript(value=name(segments), slice=gast.Slice(
             lower=None, upper=None, step=constant_node(-1)), ctx=gast.Load())
         return gast.For(target=name(segment, gast.Store()), iter=stretches,
-                        body=[restore, Recompute(id(loop), segment), adjoints], orelse=[],
+                        body=[restore, comment("the stretch's turns again, from its kept state"),
+                              Recompute(id(loop), segment), adjoints], orelse=[],
                         type_comment=None)
 
     def checkpoint_state(self):
