@@ -62,7 +62,7 @@ class Forward:
         stored = {assigned_name(s) for s in flatten(fdef.body) if isinstance(s, gast.Assign)
                   and isinstance(s.targets[0], gast.Subscript)}
         self.stored = {v for v in stored if activity(v)}
-        self.stored_tangents = {namer.tangent(v) for v in self.stored}
+        self.stored_tangents = None  # (build: with the views of those arrays, builder.shares)
         self.sequences = sequence_names(fdef.body, scope, self.kinds)
         self.appended = appended_names(fdef.body)
         self.always = {v for v in assigned_in_blocks(fdef.body) | stored if activity(v)}
@@ -296,6 +296,10 @@ class Forward:
         fdef = self.fdef
         ret = fdef.body[-1]
         params = parameter_ids(fdef)
+        # the tangents of arrays a store reaches, through their own name or a view of them: a
+        # new value the primal computes from such an array must not share its tangent's storage
+        self.stored_tangents = {self.namer.tangent(v) for v in self.activity.varied
+                                if self.stored_into(v)}
         # a parameter that is not differentiated but takes varied values in a loop starts with a
         # zero tangent
         head = [assign(self.namer.tangent(p), self.zeros(p))
