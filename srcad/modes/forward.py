@@ -142,11 +142,12 @@ class Forward:
                     continue
                 self.has_tangent.add(target)
                 shapes = self.shapes
+                operands = list(args) + list(keywords.values())  # (norm.pdf(x, loc=m): m too)
                 if template.broadcasts and any(
-                        isinstance(a, gast.Name) and not self.active(a.id) for a in args) and not (
-                        target in shapes and all(shapes.get(a.id) == shapes[target] for a in args
-                                                 if isinstance(a, gast.Name)
-                                                 and self.active(a.id))):
+                        isinstance(a, gast.Name) and not self.active(a.id) for a in operands) and (
+                        not (target in shapes and all(
+                            shapes.get(a.id) == shapes[target] for a in operands
+                            if isinstance(a, gast.Name) and self.active(a.id)))):
                     tangent = call(["rebroadcast"], tangent, name(target))
                 tangent = materialize_zeros(tangent, self.sequences)
                 direct = target in self.stored and op not in _ALIASING
