@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test fuzz golden bench bench-build bench-checkpoint docs clean
+.PHONY: install demo test fuzz golden bench bench-build bench-checkpoint bench-jacobian docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ bench: $(STAMP)
 # memory and time of reverse mode through loops of 10,000 turns, with srcad.checkpoint and without
 bench-checkpoint: $(STAMP)
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python benchmarks/checkpointing.py
+
+# whole Jacobians and Hessians in one sweep against one sweep per row or column
+bench-jacobian: $(STAMP)
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python benchmarks/jacobian.py
 
 # cold build time against function size and loop nesting (benchmarks/build_time.py; FULL=1 adds
 # 10,000 statements)

@@ -166,7 +166,8 @@ def unindex(g, x, index):
         out = [None] * len(x)
         out[index] = g
         return out
-    out = np.zeros(np.shape(x), dtype=np.result_type(g, 0.0))
+    out = np.zeros_like(g, shape=np.shape(x), dtype=np.result_type(g, 0.0))  # (g's kind of
+    # array: a stack of adjoints, when jacobian runs the code on one)
     if type(index) in (int, slice) or (type(index) is tuple and all(
             type(i) in (int, slice) for i in index)):
         out[index] = g  # a basic index names each item once

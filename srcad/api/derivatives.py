@@ -16,10 +16,11 @@ import numpy as np
 
 from ..analysis.shapes import signature_of
 from . import cache, compose, html, trees
+from .batched import Batched, NotBatchable
 from .jit import check_jit, numba_compiled
 from .dispatch import COTANGENT, FastPath, last_kwonly, signature_key, types_of, TYPES_OF_FEW
-from .verify import verify_call, verify_on
-from ..errors import SrcadError
+from .verify import first_difference, scale_of, verify_call, verify_on
+from ..errors import SrcadError, VerifyError
 from ..pipeline import disabled_passes, target_function
 from ..rules.registry import REGISTRY
 
@@ -479,9 +480,12 @@ def _as_float_array(value):
                       else np.asarray(value).dtype)
 
 
-def jacobian(func, wrt=0, mode="reverse", *, has_aux=False, disable=None, verify=None):
+def jacobian(func, wrt=0, mode="reverse", *, has_aux=False, disable=None, verify=None,
+             vectorize=True):
     """jac(*args) -> J with shape out.shape + x.shape (a tuple of them if wrt is a tuple).
-    has_aux=True: func returns (out, aux), and jac(*args) -> (J of out, aux)."""
+    has_aux=True: func returns (out, aux), and jac(*args) -> (J of out, aux).
+    vectorize: one sweep of the derivative code over a stack of all basis vectors (batched.py)
+    where every operation it runs has a batching rule; False: one sweep per vector."""
     if mode not in ("reverse", "forward"):
         raise SrcadError(f"mode must be 'reverse' or 'forward', got {mode!r}")
     positions = wrt if isinstance(wrt, tuple) else (wrt,)
@@ -494,9 +498,20 @@ def jacobian(func, wrt=0, mode="reverse", *, has_aux=False, disable=None, verify
         inner = derivative(func, mode, "vjp" if mode == "reverse" else "jvp", tuple(positions),
                            disable, verify)
 
+    unbatchable = set()  # signatures whose code has an operation without a batching rule
+
     def jac(*args, **kwargs):
         """Blocks out_leaf.shape + in_leaf.shape; for trees of parameters (or outputs), trees
         of them: the output's structure, each leaf replaced by the input's structure."""
+        if vectorize and not has_aux:
+            swept = _in_one_sweep(inner, func, mode, positions, args, kwargs, unbatchable)
+            if swept is not None:
+                if inner.verify:  # (the sweep per vector is the reference)
+                    _check_sweep(inner, swept, per_vector(*args, **kwargs))
+                return swept if isinstance(wrt, tuple) else swept[0]
+        return per_vector(*args, **kwargs)
+
+    def per_vector(*args, **kwargs):
         blocks = []
         if mode == "reverse":
             value = func(*args, **kwargs)
@@ -544,20 +559,91 @@ def jacobian(func, wrt=0, mode="reverse", *, has_aux=False, disable=None, verify
     jac.__name__ = f"{getattr(func, '__name__', 'f')}_jacobian"
     return html.Shown(jac, "jacobian", func, wrt, lambda: inner, recipe=(
         _remade, (jacobian, (func, wrt, mode), dict(has_aux=has_aux, disable=disable,
-                                                    verify=verify))))
+                                                    verify=verify, vectorize=vectorize))))
+
+
+def _in_one_sweep(inner, func, mode, positions, args, kwargs, unbatchable):
+    """The Jacobian blocks (one per position) from one sweep of the derivative code run on a
+    stack of all the basis vectors (batched.py), or None where that does not apply: inputs or
+    outputs that are not one float array or number, or code with an operation that has no
+    batching rule (then remembered for these arguments' signature)."""
+    signature = signature_of(args, kwargs)
+    if signature is None or signature in unbatchable or any(
+            not _plain_float(args[p]) for p in positions):
+        return None
+    try:
+        entry = inner.specialize(args, kwargs)
+        if mode == "forward":
+            blocks = []
+            for k, position in enumerate(positions):
+                x = args[position]
+                tangents = [_basis_stack(np.shape(x)) if j == k else np.zeros(np.shape(args[p]))
+                            for j, p in enumerate(positions)]
+                names = inner.outline.tangent_names
+                out = inner.invoke(entry, args, kwargs, dict(zip(names, tangents)))
+                if not _plain_float(out, stacked=True):
+                    return None
+                shape = np.shape(out)
+                blocks.append(np.moveaxis(out.data, 0, -1).reshape(shape + np.shape(x))
+                              if isinstance(out, Batched) else np.zeros(shape + np.shape(x)))
+            return tuple(blocks)
+        value = func(*args, **kwargs)
+        if not _plain_float(value):
+            return None
+        grads = inner.invoke(entry, args, kwargs, {COTANGENT: _basis_stack(np.shape(value))})
+        grads = grads if len(positions) > 1 else (grads,)
+        if not all(_plain_float(g, stacked=True) for g in grads):
+            return None
+        return tuple(g.data.reshape(np.shape(value) + np.shape(args[p])) if isinstance(
+            g, Batched) else np.zeros(np.shape(value) + np.shape(args[p]))
+                     for g, p in zip(grads, positions))
+    except NotBatchable:
+        unbatchable.add(signature)
+        return None
+    except Exception:  # a batching rule's error: the sweep per vector will tell (or raise)
+        if inner.verify:
+            raise
+        unbatchable.add(signature)
+        return None
+
+
+def _plain_float(value, stacked=False):
+    """A float array or number (stacked: or a stack of them): what one sweep's Jacobian takes
+    and gives (trees and integer arguments take the sweep per vector)."""
+    if stacked and isinstance(value, Batched):
+        return value.dtype.kind == "f"
+    return (isinstance(value, (np.ndarray, np.floating)) and value.dtype.kind == "f") or (
+        type(value) is float)
+
+
+def _basis_stack(shape):
+    """Every basis vector of arrays of this shape, stacked: the identity, one per row."""
+    size = int(np.prod(shape, dtype=int))
+    return Batched(np.eye(size).reshape((size,) + tuple(shape)))
+
+
+def _check_sweep(inner, swept, expected):
+    """Verify mode: the one-sweep Jacobian against the sweep per vector."""
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    difference = first_difference(expected, swept, scale=scale_of(expected, swept))
+    if difference is not None:
+        raise VerifyError(f"srcad's Jacobian in one sweep (of {inner.__name__}) differs from the "
+                          f"one a sweep per vector gives: {difference}; please report this bug")
 
 
 HESSIAN_MODES = ("forward-over-reverse", "reverse-over-reverse", "reverse-over-forward",
                  "forward-over-forward")
 
 
-def hessian(func, wrt=0, *, mode="forward-over-reverse", disable=None, verify=None):
+def hessian(func, wrt=0, *, mode="forward-over-reverse", disable=None, verify=None,
+            vectorize=True):
     """hess(*args) -> the Hessian of a scalar f with respect to argument wrt, shaped
     x.shape + x.shape. mode: the outer and inner modes; forward over the generated gradient by
     default (one forward sweep of the gradient per input entry); reverse-over-reverse, one reverse
     sweep of it per entry; reverse-over-forward, the gradient of each directional derivative;
     forward-over-forward, a second directional derivative per pair of entries (n^2 sweeps: small
-    n, or a check of the others)."""
+    n, or a check of the others). vectorize: the sweeps of the first two modes in one, as
+    jacobian's."""
     if isinstance(wrt, tuple):
         raise SrcadError("srcad.hessian takes one argument position (wrt=int)",
                          hint="build the blocks with srcad.jacobian(srcad.grad(f, wrt=i), "
@@ -567,7 +653,8 @@ def hessian(func, wrt=0, *, mode="forward-over-reverse", disable=None, verify=No
     outer, inner = mode.split("-over-")
     if inner == "reverse":
         gradient = derivative(func, "reverse", "grad", wrt, disable, verify)
-        hess = jacobian(gradient, wrt=wrt, mode=outer, disable=disable, verify=verify)
+        hess = jacobian(gradient, wrt=wrt, mode=outer, disable=disable, verify=verify,
+                        vectorize=vectorize)
         runs = derivative(gradient, outer, "vjp" if outer == "reverse" else "jvp", (wrt,),
                           disable, verify)  # (the code each sweep runs, for .source)
     elif outer == "reverse":
@@ -591,7 +678,8 @@ def hessian(func, wrt=0, *, mode="forward-over-reverse", disable=None, verify=No
             return _stacked(columns, x.shape)
     hess.__name__ = f"{getattr(func, '__name__', 'f')}_hessian"
     return html.Shown(hess, "hessian", func, wrt, lambda: runs, recipe=(
-        _remade, (hessian, (func, wrt), dict(mode=mode, disable=disable, verify=verify))))
+        _remade, (hessian, (func, wrt), dict(mode=mode, disable=disable, verify=verify,
+                                             vectorize=vectorize))))
 
 
 def _stacked(columns, shape):

@@ -54,8 +54,8 @@ def verify_call(derivative, entry, args, kwargs, extra):
         raise VerifyError(f"{_what(derivative)}: the unoptimized derivative raised "
                           f"{expected.error!r} on this call's arguments, the optimized one "
                           f"returned a value")
-    scale = _scale(expected, result, args, kwargs, extra)
-    difference = _first_difference(expected, result, scale=scale)
+    scale = scale_of(expected, result, args, kwargs, extra)
+    difference = first_difference(expected, result, scale=scale)
     if difference is not None:
         raise VerifyError(f"{_what(derivative)} differs from the unoptimized derivative on this "
                           f"call's arguments: {difference}. "
@@ -84,7 +84,7 @@ def _first_array_change(was, now, path):
     elif isinstance(was, (list, tuple)) and isinstance(now, (list, tuple)):
         items = [(f"{path}[{i}]", a, b) for i, (a, b) in enumerate(zip(was, now))]
     elif isinstance(was, np.ndarray):
-        return _first_difference(was, now, path, exact=True)
+        return first_difference(was, now, path, exact=True)
     else:
         return None
     for where, a, b in items:
@@ -142,7 +142,7 @@ def _bisect(derivative, inputs, expected, scale):
         except SrcadError:
             continue
         got = _run_copy(derivative, entry, inputs)
-        if isinstance(got, _Raised) or _first_difference(expected, got,
+        if isinstance(got, _Raised) or first_difference(expected, got,
                                                           scale=scale) is not None:
             return (f"The first pass that changes it: {PASSES[k - 1]} (switch it off with "
                     f"disable={PASSES[k - 1]!r}, and please report this bug).")
@@ -164,7 +164,7 @@ def _snapshot(value, memo=None):
         return value
 
 
-def _scale(*values):
+def scale_of(*values):
     """The largest finite magnitude among the numbers in values (nested): the results and the
     inputs of a call. Rounding errors of a derivative's parts are relative to the magnitudes
     the computation meets, not to each entry: an entry that is exactly 0 in one build (an
@@ -172,11 +172,11 @@ def _scale(*values):
     largest = 0.0
     for value in values:
         if isinstance(value, dict):
-            largest = max(largest, _scale(*value.values()))
+            largest = max(largest, scale_of(*value.values()))
         elif isinstance(value, (tuple, list)):
-            largest = max(largest, _scale(*value))
+            largest = max(largest, scale_of(*value))
         elif isinstance(value, types.SimpleNamespace):
-            largest = max(largest, _scale(*vars(value).values()))
+            largest = max(largest, scale_of(*vars(value).values()))
         elif _numeric(value):
             a = np.abs(np.asarray(value))
             if a.dtype.kind in "fciu":
@@ -185,7 +185,7 @@ def _scale(*values):
     return largest
 
 
-def _first_difference(expected, got, path="result", exact=False, scale=0.0):
+def first_difference(expected, got, path="result", exact=False, scale=0.0):
     """A sentence on the first place where got differs from expected, or None. exact: bit for
     bit (arguments before and after a call); else to rounding relative to scale (the passes
     reorder operations). Where expected is nan or inf, f's derivative is not defined (the
@@ -194,7 +194,7 @@ def _first_difference(expected, got, path="result", exact=False, scale=0.0):
         if not (isinstance(expected, dict) and isinstance(got, dict)) or set(expected) != set(got):
             return f"{path} is {_show(got)}, expected {_show(expected)}"
         for key in expected:
-            found = _first_difference(expected[key], got[key], f"{path}[{key!r}]", exact, scale)
+            found = first_difference(expected[key], got[key], f"{path}[{key!r}]", exact, scale)
             if found:
                 return found
         return None
@@ -202,12 +202,12 @@ def _first_difference(expected, got, path="result", exact=False, scale=0.0):
         if type(expected) is not type(got) or len(expected) != len(got):
             return f"{path} is {_show(got)}, expected {_show(expected)}"
         for i, (a, b) in enumerate(zip(expected, got)):
-            found = _first_difference(a, b, f"{path}[{i}]", exact, scale)
+            found = first_difference(a, b, f"{path}[{i}]", exact, scale)
             if found:
                 return found
         return None
     if isinstance(expected, types.SimpleNamespace) or isinstance(got, types.SimpleNamespace):
-        return _first_difference(getattr(expected, "__dict__", expected),
+        return first_difference(getattr(expected, "__dict__", expected),
                                  getattr(got, "__dict__", got), path, exact, scale)
     if _numeric(expected) and _numeric(got):
         return _numbers_differ(expected, got, path, exact, scale)
