@@ -17,8 +17,9 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python examples/quickstart.py
 
+# two workers (pytest-xdist), each test file on one of them (a few files count what ran before)
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 # random NumPy programs against srcad's derivatives (tests/fuzz); shrunk failures in fuzz-failures/
 COUNT ?= 2000

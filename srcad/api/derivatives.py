@@ -600,9 +600,11 @@ def _in_one_sweep(inner, func, mode, positions, args, kwargs, unbatchable):
     except NotBatchable:
         unbatchable.add(signature)
         return None
-    except Exception:  # a batching rule's error: the sweep per vector will tell (or raise)
-        if inner.verify:
-            raise
+    except Exception as exc:  # a batching rule's error: the sweep per vector will tell, and
+        stored = isinstance(exc, ValueError) and (  # verify mode raises it. (numpy's words
+            "setting an array element with a sequence" in str(exc))  # for a stack stored
+        if inner.verify and not stored:  # into one item of a plain array: it takes the stack
+            raise  # for a sequence before it asks for an array, which NotBatchable refuses)
         unbatchable.add(signature)
         return None
 

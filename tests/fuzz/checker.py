@@ -14,6 +14,11 @@ on the first call's again, which must give the same bits):
     hvp             srcad.hvp(f, wrt=i)             H v against central differences of grad
     hvp_reverse     srcad.vjp(srcad.grad(f))        the same, reverse over reverse: srcad
                                                     differentiating its own generated gradient
+    jacobian_forward, jacobian_reverse
+                    srcad.jacobian(f, wrt, mode)    J v against central differences (one sweep
+                                                    on a stack of basis vectors, which verify
+                                                    mode compares with a sweep per vector);
+                                                    float arrays in and out only
     float32         grad (or vjp) of float32 arguments: float32 gradients (where f's output is
                     float32), close to the float64 gradient at the same point
     unoptimized     one of the above with disable="all" (every optimization pass off)
@@ -54,10 +59,15 @@ import srcad
 from .oracle import Differences, check_contraction, check_vector, flat, norm
 from .program import load
 
-MODES = ("grad", "grad_tuple", "value_and_grad", "vjp", "jvp", "hvp", "hvp_reverse", "float32",
-         "unoptimized")
+MODES = ("grad", "grad_tuple", "value_and_grad", "vjp", "jvp", "hvp", "hvp_reverse",
+         "jacobian_forward", "jacobian_reverse", "float32", "unoptimized")
 SCALAR_ONLY = {"grad", "grad_tuple", "value_and_grad", "hvp", "hvp_reverse"}
 VerifyError = getattr(getattr(srcad, "errors", None), "VerifyError", None)
+
+
+def _float_array(value):
+    return (isinstance(value, np.ndarray) and value.dtype.kind == "f") or isinstance(
+        value, (float, np.floating))
 
 
 def _hvp_reverse(f, wrt, **options):
@@ -581,6 +591,35 @@ class Checker:
             if abs(lhs - rhs) > 1e-9 * scale + floor + 1e-300:
                 self.fail("dot", "vjp/jvp", call,
                           f"<J v, w> = {lhs!r} (jvp) but <v, J^T w> = {rhs!r} (vjp)")
+
+    def mode_jacobian_forward(self, unoptimized=False):
+        self.mode_jacobian(unoptimized, "forward")
+
+    def mode_jacobian_reverse(self, unoptimized=False):
+        self.mode_jacobian(unoptimized, "reverse")
+
+    def mode_jacobian(self, unoptimized, direction):
+        if any(p.kind in ("list", "dict") for p in self.program.params) or not all(
+                _float_array(self.output[call]) and all(
+                    _float_array(self.args(call)[p]) for p in self.wrt) for call in self.calls):
+            return  # (trees, and programs whose side effects each sweep repeats)
+        mode = self.label(f"jacobian_{direction}", unoptimized)
+        d = self.make(lambda f, **options: srcad.jacobian(f, mode=direction, **options), mode,
+                      unoptimized, wrt=self.wrt)
+        if d is None:
+            return
+
+        def check(blocks, call):
+            args = self.args(call)
+            jv = sum(np.tensordot(np.asarray(b, dtype=float), np.asarray(
+                self.direction[call][p], dtype=float), axes=np.ndim(args[p]))
+                     for b, p in zip(blocks, self.wrt))
+            floor = 1e-9 * (1.0 + norm(self.output[call]))
+            differences = self.differences(call, self.wrt)
+            self.judge(check_vector(jv, differences, floor), mode, call,
+                       f"J v = {_short(jv)}, central differences give "
+                       f"{_short(differences.richardson)}")
+        self.each_call(d, mode, lambda call: (), check)
 
     def mode_hvp_reverse(self, unoptimized=False):
         self.mode_hvp(unoptimized, _hvp_reverse, "hvp_reverse")
