@@ -54,6 +54,8 @@ EXPECTED = {
     "checkpointing.py": (["the two gradients differ by          0.0e+00",
                           "T = 20000 steps, W 16 x 16"],
                          "        # the stretch's turns again, from its kept state"),
+    "jacobians.py": (["n = 50:", "the Hessian against X^T diag(p (1 - p)) X + I: relative gap"],
+                     ""),
     "ode_rk4.py": (["final state [ 8.0066 11.4163]",
                     "d loss / d (x0, y0)                    = [-20.023  10.262]"], ""),
 }
@@ -65,6 +67,7 @@ BOUNDS = {
     "bbvi.py": [("max |srcad - gradient derived by hand| =", 1e-12)],
     "heat_equation.py": [("max |dL/du0 - adjoint simulation| =", 1e-12)],
     "ode_rk4.py": [("forward and reverse Jacobians agree to", 1e-12)],
+    "jacobians.py": [("X + I: relative gap", 1e-12)],
 }
 
 # example -> (label of the loss before training, label of the loss after): training lowers it
