@@ -9,7 +9,7 @@ tangent, which the registry writes for the products declared @bilinear.
 import numpy as np
 
 from srcad.rules.registry import adjoint, bilinear, d, non_differentiable, tangent
-from srcad.runtime import helper
+from srcad.runtime import concat_adjoint, helper, item_adjoints
 
 
 # ---------------------------------------------------------------------------------------------
@@ -193,6 +193,30 @@ def einsum_product_rule(plans, factors):
 
 
 @helper(linear=False)
+def einsum_transpose_plan(plans, factors, gs):
+    """The plan of the adjoints of einsum_sums(factors, plans)'s factors, over (*factors, *gs)
+    with gs the adjoints of its outputs (None: an output no adjoint reached): for every term and
+    every factor it picks, that factor's adjoint in the term (einsum_adjoint_plan, its picks
+    mapped back to the factors, output i's adjoint at len(factors) + i). A factor no term picks
+    gets an empty sum (None)."""
+    n = len(factors)
+    out = [[] for _ in factors]
+    for i, terms in enumerate(plans):
+        if gs[i] is None:
+            continue
+        for subs, picks in terms:
+            args = [(np.eye(p[1]) if p[0] == "eye" else np.ones(p[1])) if isinstance(p, tuple)
+                    else factors[p] for p in picks]
+            for q, p in enumerate(picks):
+                if isinstance(p, tuple):
+                    continue  # (a constant: no adjoint)
+                (sub, inner), = einsum_adjoint_plan(subs, args)[q]
+                where = list(picks) + [n + i]  # inner picks index (*args, g_i)
+                out[p].append((sub, [r if isinstance(r, tuple) else where[r] for r in inner]))
+    return out
+
+
+@helper(linear=False)
 def einsum_sums(factors, plans):
     """One array per plan: the sum over its terms (subscripts, picks) of np.einsum(subscripts,
     *picked factors); a pick is an index into `factors` or a constant ("eye", n) or
@@ -208,7 +232,7 @@ def einsum_sums(factors, plans):
                 continue
             term = np.einsum(subs, *args, optimize=len(args) > 2)
             total = term if total is None else total + term
-        outs.append(total)
+        outs.append(total)  # (None for a plan with no terms: a factor no term picks)
     return outs
 
 
@@ -219,7 +243,7 @@ def join_lists(a, b):
 
 
 non_differentiable(tensordot_axes, dot_axes, inner_axes, einsum_canonical, einsum_adjoint_plan,
-                   einsum_tangent_plan, einsum_product_rule)
+                   einsum_tangent_plan, einsum_product_rule, einsum_transpose_plan)
 
 
 @adjoint(einsum_refuse_sublists)  # (it raises: so does its adjoint, in a gradient of a gradient)
@@ -257,6 +281,21 @@ def einsum_sums_tangent(z, factors, plans):
 @tangent(join_lists)
 def join_lists_tangent(z, a, b):
     d[z] = join_lists(d[a], d[b])
+
+
+# the adjoint of a sum of einsums is a sum of einsums again (over the factors and the outputs'
+# adjoints): reverse over reverse of einsum, and so on to any order (zeros for a factor no term
+# picks: item_adjoints)
+@adjoint(einsum_sums)
+def einsum_sums_adjoint(z, factors, plans):
+    d[factors] = item_adjoints(einsum_sums(join_lists(factors, d[z]),
+                                           einsum_transpose_plan(plans, factors, d[z])), factors)
+
+
+@adjoint(join_lists)
+def join_lists_adjoint(z, a, b):
+    d[a] = concat_adjoint(d[z], a, b, 0)
+    d[b] = concat_adjoint(d[z], a, b, 1)
 
 
 # ---------------------------------------------------------------------------------------------
