@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test fuzz golden bench bench-build docs clean
+.PHONY: install demo test fuzz golden bench bench-build bench-ints docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ bench: $(STAMP)
 FULL ?=
 bench-build: $(STAMP)
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python benchmarks/build_time.py $(if $(FULL),--full)
+
+# a step counter that changes every call: one build, against one build per call (int_args.py)
+bench-ints: $(STAMP)
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python benchmarks/int_args.py
 
 docs: $(STAMP)
 	$(BIN)/python docs/generate.py
