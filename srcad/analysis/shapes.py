@@ -58,9 +58,14 @@ def without_values(signature, free, count):
     no item with one, so a key says which values it left out."""
     if not free or signature is None:
         return signature
-    return tuple((_typed(item) if i in free else item) if i < count else
-                 ((item[0], _typed(item[1])) if item[0] in free else item)
-                 for i, item in enumerate(signature))
+    out = list(signature)  # (a loop: it runs on every call with keywords)
+    for i, item in enumerate(out):
+        if i < count:
+            if i in free:
+                out[i] = _typed(item)
+        elif item[0] in free:
+            out[i] = (item[0], _typed(item[1]))
+    return tuple(out)
 
 
 def values_left_out(signature, count):

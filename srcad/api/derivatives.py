@@ -162,7 +162,7 @@ class Derivative:
         which is remembered under no key of its own (so that the tables stay bounded)."""
         signature = signature_of(args, kwargs) if "specialize" not in self.disabled else None
         if signature is None:
-            return self._entry(None, args, kwargs), True
+            return self.specialized.get(None) or self._entry(None, args, kwargs), True
         types = call_types(args, kwargs)
         entry = self.specialized.get(without_values(signature, self.free.get(types), len(args)))
         if entry is not None:
@@ -283,8 +283,12 @@ class Derivative:
 
     def run(self, args, kwargs, extra):
         """Call the specialized derivative with f's arguments plus seeds or tangents."""
-        if kwargs:
-            entry = self.specialize(args, kwargs)
+        if kwargs:  # (specialize's lookup, written out)
+            signature = signature_of(args, kwargs)
+            free = self.free.get(call_types(args, kwargs)) if signature is not None else None
+            entry = self.specialized.get(without_values(signature, free, len(args)))
+            if entry is None:
+                entry = self.specialize(args, kwargs)
         else:  # the usual call, so kept short: see keyed
             types = TYPES_OF_FEW.get(len(args), types_of)(args)
             key_of = self.keys.get(types)
@@ -358,10 +362,11 @@ class Derivative:
 
 def call_types(args, kwargs):
     """What the slots whose values a call's signature leaves out are learnt for
-    (Derivative.free): the types of the positional arguments, and the keywords with theirs."""
+    (Derivative.free): the types of the positional arguments, and the keywords (in the order
+    given: another order learns apart) with theirs."""
     if not kwargs:
         return types_of(args)
-    return types_of(args), tuple(sorted((k, type(v)) for k, v in kwargs.items()))
+    return types_of(args), tuple(kwargs), types_of(kwargs.values())
 
 
 def _renewed(derivative, *args):
