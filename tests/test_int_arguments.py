@@ -190,6 +190,30 @@ def test_fast_path_after_the_first_build_serves_every_step(builds):
     assert builds == ["schedule"]
 
 
+def same(got, want):
+    """Equal values and types, through tuples."""
+    assert type(got) is type(want)
+    if isinstance(want, tuple):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            same(g, w)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def test_fast_path_and_general_path_agree_for_free_values_and_past_the_cap():
+    general = derivatives.Derivative.__call__  # (whatever __call__ the fast path installed)
+    free = srcad.value_and_grad(fresh(schedule), verify=False)
+    bound = srcad.grad(fresh(loop_bound), verify=False)
+    x = np.array([0.3, -0.8])
+    for step in range(VALUES + 4):
+        for df, args in ((free, (W, X, step)), (bound, (x, step))):
+            first, second = df(*args), df(*args)  # (the second call: the fast path, if any)
+            for got in (second, general(df, *args)):
+                same(got, first)
+    assert len(free.specialized) == 1 and len(bound.specialized) == VALUES + 1
+
+
 @pytest.mark.parametrize("function", [loop_bound, shaped, reshaped])
 def test_loop_bound_or_shape_keeps_the_value_in_the_key(builds, function):
     df = srcad.grad(fresh(function), verify=False)
