@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test fuzz golden bench bench-build bench-checkpoint bench-jacobian docs clean
+.PHONY: install demo test fuzz golden bench bench-build bench-checkpoint bench-jacobian bench-ints \
+	docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +48,10 @@ bench-jacobian: $(STAMP)
 FULL ?=
 bench-build: $(STAMP)
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python benchmarks/build_time.py $(if $(FULL),--full)
+
+# a step counter that changes every call: one build, against one build per call (int_args.py)
+bench-ints: $(STAMP)
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python benchmarks/int_args.py
 
 docs: $(STAMP)
 	$(BIN)/python docs/generate.py

@@ -25,6 +25,7 @@ import gast
 from .analysis.activity import analyze
 from .analysis.invariance import inert_names
 from .analysis.shapes import probe
+from .analysis.values import unread_values
 from .backend.emit import function_source, module_text
 from .backend.files import write_module
 from .errors import SrcadError
@@ -111,11 +112,11 @@ class Built:
     """A generated derivative: its module source and the facts needed to call it."""
 
     FIELDS = ("source", "function_name", "user_globals", "user_cells", "wrt_names",
-              "tangent_names", "filename", "lineno", "function_text", "header")
+              "tangent_names", "filename", "lineno", "function_text", "header", "free_values")
 
     def __init__(self, source, function_name, func, user_globals, user_cells, wrt_names,
                  tangent_names, filename, lineno, dependencies=(), function_text="", header="",
-                 lifted=()):
+                 lifted=(), free_values=()):
         self.source = source
         self.header = header
         self.dependencies = dict(dependencies)  # name -> (callee, kind, wrt) (calls.py)
@@ -129,6 +130,9 @@ class Built:
         self.tangent_names = tangent_names
         self.filename = filename
         self.lineno = lineno
+        # the example's int and bool arguments (positions, keyword names) whose values the
+        # build did not read: it is correct for any values of them (analysis/values.py)
+        self.free_values = sorted(free_values, key=str)
 
 
 class Outline:
@@ -299,9 +303,10 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     if stage == "desugar":
         return function_source(fdef)
     fdef = anf(fdef, namer.fresh, namer.fresh_name)
+    unrolled_by = set()  # the int parameters whose values decided an unrolled loop's turns
     if example is not None and "unroll" not in disabled:  # short loops over the signature's
-        unroll_loops(fdef, *example)  # ranges written out (the code is keyed by that
-        # signature), then versioned like the rest
+        unroll_loops(fdef, *example, read=unrolled_by)  # ranges written out (the code is keyed
+        # by that signature), then versioned like the rest
     if stage == "unroll":
         return function_source(fdef)
     fdef = version(fdef, parameter_names(fdef) + [a.id for a in fdef.args.kwonlyargs],
@@ -319,6 +324,8 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     if shapes and keep_in_place_dtypes(fdef, kinds, floats, namer.fresh):
         activity = analyze(fdef.body, names, scope, stores_useful=forward)  # (new temporaries,
         shapes, kinds, floats = probe(fdef, func, scope, *example)  # and the casts' dtypes)
+    free_values = unread_values(fdef, *example, names, kinds, floats, read=unrolled_by) if (
+        example is not None) else ()  # (the probe's facts are final here)
     complex_values = sorted(v for v, char in floats.items() if char in ("F", "D", "G")
                             and activity(v))
     if complex_values:  # (no convention for complex derivatives is implemented)
@@ -380,4 +387,4 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     source = module_text([text], header)
     return Built(source, derivative.name, func, scope.user_globals, scope.user_cells, names,
                  tangents, info.filename, info.first_line, builder.dependencies.entries, text,
-                 header, scope.injected)
+                 header, scope.injected, free_values)

@@ -51,6 +51,37 @@ def signature_of(args, kwargs):
     return tuple(key)
 
 
+def without_values(signature, free, count):
+    """signature_of's signature (of count positional arguments) with the values of the
+    arguments in free (positions, keyword names) left out: (int,) for (int, 5). The key of a
+    build correct for any values of them (analysis/values.py): an item without a value equals
+    no item with one, so a key says which values it left out."""
+    if not free or signature is None:
+        return signature
+    out = list(signature)  # (a loop: it runs on every call with keywords)
+    for i, item in enumerate(out):
+        if i < count:
+            if i in free:
+                out[i] = _typed(item)
+        elif item[0] in free:
+            out[i] = (item[0], _typed(item[1]))
+    return tuple(out)
+
+
+def values_left_out(signature, count):
+    """signature with every int's, bool's, string's and None's value left out: what calls
+    that differ only in such values share (the API caps their builds)."""
+    if signature is None:
+        return None
+    return tuple(_typed(item) if i < count else (item[0], _typed(item[1]))
+                 for i, item in enumerate(signature))
+
+
+def _typed(item):
+    """A signature item without its value: (int,) for (int, 5); arrays and others as they are."""
+    return item[:1] if type(item) is tuple and item[0] in _BY_VALUE else item
+
+
 class _Recorder(gast.NodeTransformer):
     """After each assignment to a name: __record__(site, 'name', name)."""
 

@@ -14,7 +14,7 @@ import weakref
 
 import numpy as np
 
-from ..analysis.shapes import signature_of
+from ..analysis.shapes import signature_of, values_left_out, without_values
 from . import cache, compose, html, trees
 from .batched import Batched, NotBatchable
 from .jit import check_jit, numba_compiled
@@ -32,6 +32,12 @@ _REGISTERING = threading.Lock()  # held while a Derivative is put into _DERIVATI
 # held while generated code is bound into an Instance (Derivative.instance, specialize, keyed):
 # one Instance per derivative and signature. Reentrant: binding a callee binds its callees.
 _BINDING = threading.RLock()
+# Caps on a derivative's specializations (Derivative.specialized): at most VALUES builds for
+# calls that differ only in the values of ints, bools, strings and None (a loop bound that
+# takes many values), at most TOTAL in all. A call past a cap runs the generic build, correct
+# for any arguments, and is not remembered under its own key: the tables stay bounded.
+VALUES = 8
+TOTAL = 64
 
 
 def check_wrt(wrt):
@@ -75,7 +81,11 @@ class Derivative:
         self._instance = None
         self.many = isinstance(wrt, tuple)
         self.single_tuple = self.many and len(wrt) == 1
-        self.specialized = {}  # argument signature -> (function, sync, compiled)
+        self.specialized = {}  # argument signature -> (function, sync, compiled); the
+        # signature leaves out the values the builds do not read (shapes.without_values)
+        self.free = {}  # call_types -> the slots (positions, keyword names) whose values the
+        # signatures of those calls leave out (_learn)
+        self.alike = {}  # values_left_out(signature) -> how many specializations it has (caps)
         self.keys = {}  # argument types -> a function of the arguments (key_of)
         self.by_key = {}  # (types, that function's value) -> an entry of self.specialized
         self.fast_path = FastPath(Derivative, _renewed)  # its own __call__, for types seen (keyed)
@@ -145,29 +155,78 @@ class Derivative:
 
     def specialize(self, args, kwargs):
         """The derivative specialized to these arguments' shapes (built on first use)."""
+        return self._specialized(args, kwargs)[0]
+
+    def _specialized(self, args, kwargs):
+        """(entry, kept): the entry of self.specialized for these arguments, built on first use;
+        kept is False for the generic code that a call past the caps (VALUES, TOTAL) runs,
+        which is remembered under no key of its own (so that the tables stay bounded)."""
         signature = signature_of(args, kwargs) if "specialize" not in self.disabled else None
-        entry = self.specialized.get(signature)
-        if entry is None:
-            _check_arguments(self.target, args, kwargs, self.wrt)
-            if signature is None:
-                generic, comp = self.instance, None
-            else:
-                mode, kind = runs(self.mode, self.built_kind, self.wrt, args, self.disabled)
-                comp = cache.compiled(self.target, mode, kind, self.wrt,
-                                      example=(args, kwargs), signature=signature,
-                                      disabled=self.disabled)
-            with _BINDING:  # one entry per signature, whichever thread asks first
-                entry = self.specialized.get(signature)
-                if entry is None:
-                    if comp is None:
-                        entry = (generic.function, generic.sync, generic.compiled)
-                    else:
-                        instance = cache.Instance(comp, self.target, _callee)
-                        entry = (instance.function, instance.sync, comp)
-                    if self.jit == "numba":
-                        entry = (numba_compiled(entry[0], self.__name__),) + entry[1:]
-                    self.specialized[signature] = entry
+        if signature is None:
+            return self.specialized.get(None) or self._entry(None, args, kwargs), True
+        types = call_types(args, kwargs)
+        entry = self.specialized.get(without_values(signature, self.free.get(types), len(args)))
+        if entry is not None:
+            return entry, True
+        alike = values_left_out(signature, len(args))
+        if self.alike.get(alike, 0) >= VALUES or len(self.specialized) >= TOTAL:
+            return self._entry(None, args, kwargs), False
+        return self._entry(signature, args, kwargs), True
+
+    def _entry(self, signature, args, kwargs):
+        """The entry for these arguments: built for their signature (None: the generic code),
+        bound and kept in self.specialized under the signature without the values the build
+        does not read."""
+        _check_arguments(self.target, args, kwargs, self.wrt)
+        if signature is None:
+            generic, comp = self.instance, None
+        else:
+            mode, kind = runs(self.mode, self.built_kind, self.wrt, args, self.disabled)
+            comp = cache.compiled(self.target, mode, kind, self.wrt,
+                                  example=(args, kwargs), signature=signature,
+                                  disabled=self.disabled)
+        with _BINDING:  # one entry per signature, whichever thread asks first
+            if signature is not None:
+                free = self._learn(call_types(args, kwargs), comp.built.free_values)
+                signature = without_values(signature, free, len(args))
+            entry = self.specialized.get(signature)
+            if entry is None:
+                if comp is None:
+                    entry = (generic.function, generic.sync, generic.compiled)
+                else:
+                    instance = cache.Instance(comp, self.target, _callee)
+                    entry = (instance.function, instance.sync, comp)
+                if self.jit == "numba":
+                    entry = (numba_compiled(entry[0], self.__name__),) + entry[1:]
+                self.specialized[signature] = entry
+                if signature is not None:
+                    alike = values_left_out(signature, len(args))
+                    self.alike[alike] = self.alike.get(alike, 0) + 1
         return entry
+
+    def _learn(self, types, built_free):
+        """The slots whose values calls of these types leave out of their signatures, from now
+        on: those the first build for them did not read. A later build that reads one (other
+        shapes took another branch in the probe) narrows them for every later call (_BINDING
+        held); the entries kept under the wider keys stay, correct, but are not found again."""
+        known = self.free.get(types)
+        if known is None:
+            known = self.free[types] = frozenset(built_free)
+        elif not known <= set(built_free):
+            known = self.free[types] = known & frozenset(built_free)
+            self._rekey(types)
+        return known
+
+    def _rekey(self, types):
+        """Forget the fast keys of calls of these types (their free positions narrowed): the
+        next such call is keyed anew (_BINDING held)."""
+        self.keys.pop(types, None)
+        self.by_key = {k: e for k, e in self.by_key.items() if k[0] != types}
+        self.fast_path = FastPath(Derivative, _renewed)
+        if type(self) is not Derivative:  # (its own class, made by the fast path)
+            type(self).__call__ = Derivative.__call__
+        for (kinds, key), entry in self.by_key.items():
+            self.fast_path.add(self, kinds, key, entry, self.free.get(kinds, frozenset()))
 
     def build_for(self, args, kwargs, disabled):
         """(function, sync, compiled) built for these arguments without the passes `disabled`
@@ -198,6 +257,7 @@ class Derivative:
     def forget(self):
         """Drop every specialization and the fast path: build again on the next call."""
         self.specialized, self.keys, self.by_key, self.verified = {}, {}, {}, set()
+        self.free, self.alike = {}, {}
         self._instance = None
         self.fast_path = FastPath(Derivative, _renewed)
         if type(self) is not Derivative:  # (its own class, made by the fast path)
@@ -205,23 +265,29 @@ class Derivative:
 
     def keyed(self, args, types):
         """specialize(args, {}), remembered under a key cheaper than the signature: the types
-        of the arguments and what the signature reads of them (key_of)."""
-        key_of = self.keys.get(types)
-        if key_of is None:
-            key_of = self.keys[types] = signature_key(types)
-        key = key_of(args)
-        entry = self.specialize(args, {})
-        with _BINDING:  # the fast path learns each key once, however many threads meet it
-            new = (types, key) not in self.by_key
-            entry = self.by_key.setdefault((types, key), entry)
-        if new:  # (after run() has verified it)
-            self.fast_path.add(self, types, key, entry)
-        return entry
+        of the arguments and what the signature reads of them (key_of). The generic code that
+        a call past the caps runs is not remembered."""
+        entry, kept = self._specialized(args, {})
+        if not kept:
+            return entry
+        with _BINDING:  # the fast path learns each key once, however many threads meet it, and
+            # with the free positions its keys were made with (_rekey may change them)
+            free = self.free.get(types, frozenset())  # (learnt by the build, if one ran)
+            key_of = self.keys.get(types)
+            if key_of is None:
+                key_of = self.keys[types] = signature_key(types, free)
+            key = key_of(args)
+            if (types, key) not in self.by_key:
+                self.by_key[(types, key)] = entry
+                self.fast_path.add(self, types, key, entry, free)
+            return self.by_key[(types, key)]
 
     def run(self, args, kwargs, extra):
         """Call the specialized derivative with f's arguments plus seeds or tangents."""
-        if kwargs:
-            entry = self.specialized.get(signature_of(args, kwargs))
+        if kwargs:  # (specialize's lookup, written out)
+            signature = signature_of(args, kwargs)
+            free = self.free.get(call_types(args, kwargs)) if signature is not None else None
+            entry = self.specialized.get(without_values(signature, free, len(args)))
             if entry is None:
                 entry = self.specialize(args, kwargs)
         else:  # the usual call, so kept short: see keyed
@@ -293,6 +359,15 @@ class Derivative:
         it is loaded): multiprocessing and concurrent.futures can ship a derivative."""
         return derivative, (self.func, self.mode, self.kind, self.wrt, self.disabled,
                             self.verify, self.jit)
+
+
+def call_types(args, kwargs):
+    """What the slots whose values a call's signature leaves out are learnt for
+    (Derivative.free): the types of the positional arguments, and the keywords (in the order
+    given: another order learns apart) with theirs."""
+    if not kwargs:
+        return types_of(args)
+    return types_of(args), tuple(kwargs), types_of(kwargs.values())
 
 
 def _renewed(derivative, *args):

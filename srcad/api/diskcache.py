@@ -144,7 +144,9 @@ def _is_int(value):
 _FIELDS = {"source": lambda v: isinstance(v, str), "function_name": _is_name,
            "user_globals": _names, "user_cells": _names, "wrt_names": _names,
            "tangent_names": _names, "filename": lambda v: isinstance(v, str), "lineno": _is_int,
-           "function_text": lambda v: isinstance(v, str), "header": lambda v: isinstance(v, str)}
+           "function_text": lambda v: isinstance(v, str), "header": lambda v: isinstance(v, str),
+           "free_values": lambda v: isinstance(v, list) and all(
+               _is_name(s) or (_is_int(s) and s >= 0) for s in v)}
 
 
 def _function(module, qualname):
@@ -206,7 +208,8 @@ def load(digest, func):
         return None
     return Built(data["source"], data["function_name"], func, data["user_globals"],
                  data["user_cells"], data["wrt_names"], data["tangent_names"], data["filename"],
-                 data["lineno"], dependencies, data["function_text"], data["header"])
+                 data["lineno"], dependencies, data["function_text"], data["header"],
+                 free_values=data["free_values"])
 
 
 def store(digest, built):

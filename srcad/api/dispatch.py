@@ -3,7 +3,8 @@
 The general path (Derivative.__call__) computes the arguments' signature and looks it up;
 after the first calls with given argument types, a derivative gets a __call__ written for
 them (FastPath), which tests the types, reads the few attributes that decide the signature
-(an array's shape and dtype, an int's value) and calls the specialized function directly:
+(an array's shape and dtype, an int's value where the builds read it: analysis/values.py) and
+calls the specialized function directly:
 
     def __call__(self, a0=_, /, *more, **kw):
         if not more and not kw:
@@ -40,24 +41,27 @@ TYPES_OF_FEW = {0: lambda a: (), 1: lambda a: (type(a[0]),),
                               type(a[5]))}
 
 
-def signature_key(types):
+def signature_key(types, free=()):
     """For positional arguments of these types: a function of them that, with the types, decides
     their signature (shapes.signature_of): the values of ints, bools, strings and None, the shapes
     and dtypes of arrays. Floats, numpy scalars and values that are not specialized count by type
-    alone. (It may tell apart arguments of one signature, never the reverse.) It runs on every
-    call, so it is a lambda written for these types: lambda a: (a[1], a[0].shape, a[0].dtype)."""
-    parts = _key_parts(types, "a[{}]")
+    alone, and so do the by-value arguments at the positions in free (whose values the builds
+    for these types do not read: shapes.without_values). (It may tell apart arguments of one
+    signature, never the reverse.) It runs on every call, so it is a lambda written for these
+    types: lambda a: (a[1], a[0].shape, a[0].dtype)."""
+    parts = _key_parts(types, "a[{}]", free)
     if not parts:
         return _nothing
     return eval(f"lambda a: ({', '.join(parts)},)", {})  # noqa: S307 - text built above
 
 
-def _key_parts(types, name):
+def _key_parts(types, name, free=()):
     """The expressions signature_key reads, for arguments named name.format(position)."""
     parts = []
     for i, kind in enumerate(types):
         if kind in _BY_VALUE:
-            parts.append(name.format(i))
+            if i not in free:
+                parts.append(name.format(i))
         elif kind is np.ndarray:
             parts += [f"{name.format(i)}.shape", f"{name.format(i)}.dtype"]
     return parts
@@ -107,16 +111,21 @@ class FastPath:
         self.general = general  # the class whose __call__ is the general path (Derivative)
         self.renewed = renewed  # rebuild everything and take the general path (cache.Stale)
         self.inline = {}  # types -> [(key, entry of Derivative.specialized)], in the code
+        self.free = {}  # types -> the positions whose values their keys leave out (keyed)
         self.more = {}  # types -> {key (one part: itself): entry}, looked up by the code
         self.source = self.filename = None
 
-    def add(self, derivative, types, key, entry):
-        """Note a new entry of derivative.by_key, (types, key) -> entry (Derivative.keyed)."""
+    def add(self, derivative, types, key, entry, free=frozenset()):
+        """Note a new entry of derivative.by_key, (types, key) -> entry (Derivative.keyed); free:
+        the positions whose values keys of these types leave out (signature_key's)."""
         with _ADDING:  # one thread at a time: each install sees all that was added before it
+            if self.free.get(types, free) != free:  # (keys made another way: not for this code)
+                return
             inline = self.inline.get(types)
             if inline is None:
                 if len(self.inline) >= self.LIMIT:
                     return
+                self.free[types] = free
                 self.more[types] = {}
                 self.inline[types] = [(key, entry)]
             elif len(inline) < self.INLINE:
@@ -176,7 +185,7 @@ class FastPath:
         namespace.update({f"T{n}_{i}": kind for i, kind in enumerate(types)})
         names = ", ".join(repr(kind.__name__)[1:-1] for kind in types)  # escaped: a comment
         lines = [f"if {' and '.join(test) or 'True'}:  # {names}"]
-        parts = _key_parts(types, "a{}")
+        parts = _key_parts(types, "a{}", self.free[types])
         if len(inline) > 1:  # several keys: read each attribute once
             lines += [f"    k{p} = {part}" for p, part in enumerate(parts) if "." in part]
             parts = [f"k{p}" if "." in part else part for p, part in enumerate(parts)]

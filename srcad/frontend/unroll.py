@@ -40,6 +40,7 @@ class _Sizes:
         self.values = {}  # name -> an int, or a shape (a tuple of ints)
         self.arrays = {}  # array parameter -> its shape
         self.ranges = {}  # name -> the range it is bound to
+        self.sources = {}  # name in values or ranges -> the int parameters its value comes from
         params = fdef.args.posonlyargs + fdef.args.args
         given = dict(zip((p.id for p in params), args))
         given.update(kwargs)
@@ -49,6 +50,7 @@ class _Sizes:
                 continue  # reassigned in the function: not the argument's value everywhere
             if type(value) is int:
                 self.values[param.id] = value
+                self.sources[param.id] = frozenset([param.id])
             elif type(value) is np.ndarray:
                 self.arrays[param.id] = value.shape
 
@@ -89,10 +91,17 @@ class _Sizes:
             bounds = [self.of(a) for a in value.args]
             if all(type(b) is int for b in bounds) and bounds[2:] != [0]:
                 self.ranges[name] = range(*bounds)
+                self.sources[name] = self.sources_of(value)
             return
         found = self.of(value)
         if found is not None:
             self.values[name] = found
+            self.sources[name] = self.sources_of(value)
+
+    def sources_of(self, node):
+        """The int parameters whose values an expression of() could evaluate reads."""
+        return frozenset().union(*(self.sources.get(n.id, ()) for n in walk(node)
+                                   if isinstance(n, gast.Name)))
 
     def turns(self, loop):
         """The range a for loop runs over, when the signature fixes it; else None."""
@@ -113,10 +122,11 @@ def _statements(body):
     return sum(1 for stmt in body for n in walk(stmt) if isinstance(n, gast.stmt))
 
 
-def unroll_loops(fdef, args, kwargs):
+def unroll_loops(fdef, args, kwargs, read=None):
     """Unroll fdef's top-level loops that qualify (see the module docstring), in place (fdef:
     after ANF, before its versioning, which then names each turn's values apart). Returns
-    whether any was."""
+    whether any was. read: a set, given the names of the int parameters whose values decided
+    a loop's turns (the build must stay keyed by them: analysis/values.py)."""
     sizes = _Sizes(fdef, args, kwargs)
     body, changed = [], False
     for stmt in fdef.body:
@@ -133,6 +143,8 @@ def unroll_loops(fdef, args, kwargs):
                 body.append(start)
                 body.extend(clone(stmt.body))
             changed = True
+            if read is not None:
+                read |= sizes.sources[stmt.iter.id]
             continue
         sizes.bind(stmt)
         body.append(stmt)

@@ -1,0 +1,176 @@
+"""Which int and bool arguments of a specialized build have values the build does not read.
+
+A specialized build is keyed by its arguments' signature, which holds the values of ints and
+bools, since a value can decide the code: a loop bound the unroller writes out, a shape the
+probe records, a branch the probe saw taken. But an int whose value only feeds arithmetic (a
+step counter in `lr = 0.1 * 0.99 ** step`, a weight in `k * x`) decides none of that: the code
+reads it at run time, whatever it is. For such an argument the API keys the build by type
+alone, so a counter that changes every call costs one build, not one per call.
+
+The test runs on the code the probe ran (after ANF and its versioning: each operation is one
+statement `t = a op b`). It follows the value through everything computed from it and keeps
+it in the key unless every read of the argument, and of each name computed from it, is one of
+
+    t1 = 0.99 ** step         arithmetic with a number or an array: + - * /, a sign, a power
+    t2 = np.exp(t1)           a NumPy function of it alone (ONE_OPERAND), np.dot with a number
+                              or array
+    lr = t2                   a copy
+    return out                the output
+
+each of whose results has a type and shape that the value does not change (so the probe's
+facts about them hold for every value), and which are followed in turn. Anything else (an
+index, a slice, a shape, a test or comparison, a call of another function, a store into a
+container, a loop's range) reads the value: it stays in the key. A float computed from the int
+must not reach such places either (the build is not correct for every value of a float that
+decides a shape). When unsure, the value stays in the key: a rebuild is slow; a build used for
+a value it was not correct for would give wrong numbers.
+"""
+import gast
+import numpy as np
+
+from ..syntax.naming import bound_counts, parents, walk
+
+_ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.MatMult)
+_SIGNS = (gast.USub, gast.UAdd)
+_FLOATS = ("f", "d", "g")  # the probe's dtype characters of float32, float64, longdouble
+# NumPy functions of one operand whose result's type and shape the values do not change:
+# elementwise (out of their domain: nan, never another type) and whole sums
+ONE_OPERAND = frozenset(["exp", "expm1", "log", "log1p", "sqrt", "sin", "cos", "tanh", "sum",
+                         "mean"])
+# NumPy 2 (NEP 50) takes a Python int's dtype from its type, not its value: k * x has x's
+# dtype for every k. NumPy 1 looked at the value (a large int could widen a float32 result),
+# so there every value stays in the key.
+_WEAK_INTS = int(np.__version__.split(".")[0]) >= 2
+
+
+def unread_values(fdef, args, kwargs, wrt_names, kinds, floats, read=()):
+    """The arguments of the example (positions in args, names in kwargs) that are ints or bools
+    whose values the code does not read (see the module docstring). fdef: the function as the
+    probe ran it; kinds, floats: the probe's (shapes.probe); wrt_names: the differentiated
+    parameters, and read: parameters whose values an earlier pass read (the unroller's loop
+    bounds): their values are kept."""
+    if not _WEAK_INTS:
+        return frozenset()
+    counts = bound_counts(fdef)
+    slots = _slots(fdef, args, kwargs)
+    candidates = {name for name, (slot, value) in slots.items()
+                  if type(value) in (int, bool) and name not in wrt_names and name not in read
+                  and counts.get(name) == 1}  # (bound once: only as the parameter)
+    if not candidates:
+        return frozenset()
+    ints = {name for name, (slot, value) in slots.items()
+            if type(value) in (int, bool) and counts.get(name) == 1}
+    reads = _reads(fdef, kinds, floats, ints)
+    return frozenset(slots[name][0] for name in candidates if not _value_read(name, reads))
+
+
+def _slots(fdef, args, kwargs):
+    """parameter name -> (its slot: a position in args or a keyword's name, the value given)
+    for the parameters the example gives by name (an extra positional argument, packed into
+    *args, has none)."""
+    positional = [p.id for p in fdef.args.posonlyargs + fdef.args.args]
+    slots = {name: (i, value) for i, (name, value) in enumerate(zip(positional, args))}
+    by_keyword = {p.id for p in fdef.args.args + fdef.args.kwonlyargs}
+    slots.update({name: (name, value) for name, value in kwargs.items() if name in by_keyword})
+    return slots
+
+
+def _reads(fdef, kinds, floats, ints):
+    """name -> how the code reads it, one item per read: ("follow", target) for a read whose
+    result (see the module docstring) is assigned to the name target, ("return", None) for
+    the output, ("other", None) for every other read. ints: the parameters that are ints."""
+    parent_of = parents(fdef)
+    local = bound_counts(fdef)
+    reads = {}
+    for node in walk(fdef):
+        if type(node) is gast.Name and type(node.ctx) is gast.Load:
+            reads.setdefault(node.id, []).append(_how(node, parent_of, kinds, floats, ints,
+                                                      local))
+    return reads
+
+
+def _how(node, parent_of, kinds, floats, ints, local):
+    """How the statement around a read of a name uses it (see _reads)."""
+    parent = parent_of.get(id(node))
+    if type(parent) is gast.Return:
+        return "return", None
+    if _assigns_name(parent) and parent.value is node:
+        return "follow", parent.targets[0].id  # a copy
+    statement = parent_of.get(id(parent)) if parent is not None else None
+    if _assigns_name(statement) and statement.value is parent and (
+            _arithmetic(parent, node, kinds, floats, ints)
+            or _numpy(parent, node, floats, ints, local)):
+        return "follow", statement.targets[0].id
+    return "other", None
+
+
+def _assigns_name(node):
+    return (type(node) is gast.Assign and len(node.targets) == 1
+            and type(node.targets[0]) is gast.Name)
+
+
+def _arithmetic(expression, operand, kinds, floats, ints):
+    """Whether expression is arithmetic on operand (an int, or a number or array computed from
+    one as _reads follows) whose result's type and shape the operand's value does not change:
+    a sign; + - * / with a number, a float array or an int parameter (Python's and NumPy's
+    arithmetic, not a list's or string's repetition, not a user object's operator); a power
+    whose type is the same for every value (an int to an int's power is an int or a float by
+    the exponent's sign, and a negative Python float to a float's power a complex)."""
+    if type(expression) is gast.UnaryOp:
+        return isinstance(expression.op, _SIGNS)
+    if type(expression) is not gast.BinOp:
+        return False
+    other = expression.right if expression.left is operand else expression.left
+    if isinstance(expression.op, gast.Pow):
+        if expression.left is operand:  # x ** 2: the base's type, for any base
+            return type(other) is gast.Constant and type(other.value) is int and (
+                other.value >= 0)
+        return _float_to_the(other, operand, kinds, floats)
+    return isinstance(expression.op, _ARITHMETIC) and _numeric(other, floats, ints)
+
+
+def _numeric(node, floats, ints):
+    """Whether node is an int or float number, a float (or float array), or an int parameter."""
+    if type(node) is gast.Constant:
+        return type(node.value) in (int, float)
+    return type(node) is gast.Name and (floats.get(node.id) in _FLOATS or node.id in ints)
+
+
+def _float_to_the(base, exponent, kinds, floats):
+    """Whether base ** exponent is a float (or a float array) for every exponent: a float
+    array's power is one; a float's is one if the base is not negative or the exponent not a
+    float (0.99 ** step)."""
+    whole = type(exponent) is gast.Name and kinds.get(exponent.id) == "scalar" and (
+        exponent.id not in floats)  # an int (or a NumPy scalar that is no float32/64)
+    if type(base) is gast.Constant:
+        return type(base.value) is float and (base.value >= 0 or whole)
+    if type(base) is not gast.Name or floats.get(base.id) not in _FLOATS:
+        return False
+    return kinds.get(base.id) == "array" or whole
+
+
+def _numpy(expression, operand, floats, ints, local):
+    """Whether expression is np.f(operand) for f in ONE_OPERAND, or np.dot of operand and a
+    number or array (_numeric), without keywords (np is NumPy: not a local name)."""
+    if not (type(expression) is gast.Call and not expression.keywords
+            and type(expression.func) is gast.Attribute
+            and type(expression.func.value) is gast.Name and expression.func.value.id == "np"
+            and "np" not in local):
+        return False
+    args, name = expression.args, expression.func.attr
+    if name == "dot" and len(args) == 2 and operand in args:
+        return _numeric(args[1] if args[0] is operand else args[0], floats, ints)
+    return name in ONE_OPERAND and args == [operand]
+
+
+def _value_read(param, reads):
+    """Whether the value of param reaches anything but what _reads follows or returns."""
+    followed, pending = {param}, [param]
+    while pending:
+        for how, target in reads.get(pending.pop(), ()):
+            if how == "other":
+                return True
+            if how == "follow" and target not in followed:
+                followed.add(target)
+                pending.append(target)
+    return False
