@@ -25,7 +25,7 @@ import gast
 from .analysis.activity import analyze
 from .analysis.invariance import inert_names
 from .analysis.shapes import probe
-from .analysis.values import unread_values
+from .analysis.values import float_values_read, unread_values
 from .backend.emit import function_source, module_text
 from .backend.files import write_module
 from .errors import SrcadError
@@ -112,11 +112,12 @@ class Built:
     """A generated derivative: its module source and the facts needed to call it."""
 
     FIELDS = ("source", "function_name", "user_globals", "user_cells", "wrt_names",
-              "tangent_names", "filename", "lineno", "function_text", "header", "free_values")
+              "tangent_names", "filename", "lineno", "function_text", "header", "free_values",
+              "sized_floats")
 
     def __init__(self, source, function_name, func, user_globals, user_cells, wrt_names,
                  tangent_names, filename, lineno, dependencies=(), function_text="", header="",
-                 lifted=(), free_values=()):
+                 lifted=(), free_values=(), sized_floats=()):
         self.source = source
         self.header = header
         self.dependencies = dict(dependencies)  # name -> (callee, kind, wrt) (calls.py)
@@ -133,6 +134,10 @@ class Built:
         # the example's int and bool arguments (positions, keyword names) whose values the
         # build did not read: it is correct for any values of them (analysis/values.py)
         self.free_values = sorted(free_values, key=str)
+        # the example's float arguments whose values may decide a shape, an index or a loop's
+        # length (analysis/values.py): the signature keys floats by type, so the API runs the
+        # code for any shapes where there are some
+        self.sized_floats = sorted(sized_floats, key=str)
 
 
 class Outline:
@@ -326,6 +331,7 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
         shapes, kinds, floats = probe(fdef, func, scope, *example)  # and the casts' dtypes)
     free_values = unread_values(fdef, *example, names, kinds, floats, read=unrolled_by) if (
         example is not None) else ()  # (the probe's facts are final here)
+    sized_floats = float_values_read(fdef, *example) if example is not None else ()
     complex_values = sorted(v for v, char in floats.items() if char in ("F", "D", "G")
                             and activity(v))
     if complex_values:  # (no convention for complex derivatives is implemented)
@@ -387,4 +393,4 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     source = module_text([text], header)
     return Built(source, derivative.name, func, scope.user_globals, scope.user_cells, names,
                  tangents, info.filename, info.first_line, builder.dependencies.entries, text,
-                 header, scope.injected, free_values)
+                 header, scope.injected, free_values, sized_floats)

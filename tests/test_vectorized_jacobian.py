@@ -51,10 +51,13 @@ def _cases():
 
 
 BATCHED = {"forward": [], "reverse": []}
+CASES = list(_cases())
+RAN = set()
 
 
-@pytest.mark.parametrize("spec, mode", list(_cases()))
+@pytest.mark.parametrize("spec, mode", CASES)
 def test_one_sweep_equals_a_sweep_per_vector_for_every_template(spec, mode):
+    RAN.add((spec.id, mode))
     rng = np.random.default_rng(0)
     func = make_function(spec)
     values = tuple(arg.draw(rng) for arg in spec.args.values())
@@ -77,6 +80,9 @@ def test_one_sweep_equals_a_sweep_per_vector_for_every_template(spec, mode):
 def test_most_templates_run_in_one_sweep():
     """(After the rows above.) A rule missing for a common op would make jacobian slow
     silently: most rows must batch."""
+    if len(RAN) < len(CASES):
+        pytest.skip("the spec rows ran in other processes (pytest-xdist without --dist "
+                    "loadfile, or -k): no count to check here")
     for mode, batched in BATCHED.items():
         if batched:
             assert sum(batched) >= 0.8 * len(batched), (mode, sum(batched), len(batched))

@@ -22,7 +22,10 @@ from ..syntax.nodes import parameter_ids
 
 
 _ARRAY, _FLOAT = np.ndarray, float
-_BY_VALUE = (int, bool, str, type(None))
+# keyed by value: sizes, counts and flags a shape or a loop may depend on (NumPy's ints too:
+# n = np.sum(mask) is an np.int64)
+_BY_VALUE = (int, bool, str, type(None), np.bool_, np.int8, np.int16, np.int32, np.int64,
+             np.uint8, np.uint16, np.uint32, np.uint64, np.longlong, np.ulonglong)
 
 
 def _one(value):

@@ -174,3 +174,53 @@ def _value_read(param, reads):
                 followed.add(target)
                 pending.append(target)
     return False
+
+
+# calls whose arguments (or whose object's method arguments) are sizes, counts or indices: a
+# float read there decides a shape or a loop (np.zeros(int(n * frac)), x.reshape(k, -1))
+_SIZED = frozenset(["int", "round", "range", "len", "floor", "ceil", "trunc", "zeros", "ones",
+                    "empty", "full", "eye", "identity", "arange", "linspace", "reshape",
+                    "resize", "tile", "repeat", "broadcast_to", "astype", "zeros_like",
+                    "ones_like", "empty_like", "full_like", "split", "array_split", "roll",
+                    "take", "pad", "diag", "tri", "triu", "tril", "partition", "argpartition"])
+
+
+def float_values_read(fdef, args, kwargs):
+    """The float arguments of the example (Python or NumPy floats, not arrays; positions and
+    keyword names) whose values may decide a shape, an index or a loop's length: some name
+    computed from one (by any statement) is read in an index or as an argument of a call in
+    _SIZED. The signature keys floats by type alone, so a build specialized to one such value
+    would be used for others: the API takes the code for any shapes for them instead."""
+    slots = _slots(fdef, args, kwargs)
+    floats = {name for name, (slot, value) in slots.items()
+              if isinstance(value, (float, np.floating)) and not isinstance(value, bool)}
+    if not floats:
+        return frozenset()
+    derived = {name: {name} for name in floats}
+    statements = [n for n in walk(fdef) if type(n) in (gast.Assign, gast.AugAssign, gast.For)]
+    changed = True
+    while changed:  # every name computed from each float, through any statement
+        changed = False
+        for stmt in statements:
+            source = stmt.iter if type(stmt) is gast.For else stmt.value
+            read = {n.id for n in walk(source) if type(n) is gast.Name}
+            targets = stmt.target if type(stmt) in (gast.For, gast.AugAssign) else \
+                stmt.targets[0]
+            bound = {n.id for n in walk(targets) if type(n) is gast.Name}
+            for names in derived.values():
+                if read & names and not bound <= names:
+                    names |= bound
+                    changed = True
+    sized = set()
+    for node in walk(fdef):
+        if type(node) is gast.Subscript:
+            sized |= {n.id for n in walk(node.slice) if type(n) is gast.Name}
+        elif type(node) is gast.Call:
+            func = node.func
+            called = func.attr if type(func) is gast.Attribute else getattr(func, "id", None)
+            if called in _SIZED:
+                parts = list(node.args) + [k.value for k in node.keywords] + (
+                    [func.value] if type(func) is gast.Attribute and called in (
+                        "reshape", "astype", "repeat", "take") else [])
+                sized |= {n.id for part in parts for n in walk(part) if type(n) is gast.Name}
+    return frozenset(slots[name][0] for name, names in derived.items() if names & sized)

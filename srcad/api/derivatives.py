@@ -185,8 +185,10 @@ class Derivative:
             comp = cache.compiled(self.target, mode, kind, self.wrt,
                                   example=(args, kwargs), signature=signature,
                                   disabled=self.disabled)
+            if comp.built.sized_floats:  # a float's value may decide a shape, and floats are
+                generic, comp = self.instance, None  # keyed by type: the code for any shapes
         with _BINDING:  # one entry per signature, whichever thread asks first
-            if signature is not None:
+            if comp is not None:
                 free = self._learn(call_types(args, kwargs), comp.built.free_values)
                 signature = without_values(signature, free, len(args))
             entry = self.specialized.get(signature)

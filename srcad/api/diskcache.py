@@ -146,6 +146,8 @@ _FIELDS = {"source": lambda v: isinstance(v, str), "function_name": _is_name,
            "tangent_names": _names, "filename": lambda v: isinstance(v, str), "lineno": _is_int,
            "function_text": lambda v: isinstance(v, str), "header": lambda v: isinstance(v, str),
            "free_values": lambda v: isinstance(v, list) and all(
+               _is_name(s) or (_is_int(s) and s >= 0) for s in v),
+           "sized_floats": lambda v: isinstance(v, list) and all(
                _is_name(s) or (_is_int(s) and s >= 0) for s in v)}
 
 
@@ -209,7 +211,7 @@ def load(digest, func):
     return Built(data["source"], data["function_name"], func, data["user_globals"],
                  data["user_cells"], data["wrt_names"], data["tangent_names"], data["filename"],
                  data["lineno"], dependencies, data["function_text"], data["header"],
-                 free_values=data["free_values"])
+                 free_values=data["free_values"], sized_floats=data["sized_floats"])
 
 
 def store(digest, built):

@@ -21,9 +21,9 @@ import threading
 import numpy as np
 
 from . import cache
+from ..analysis.shapes import _BY_VALUE
 
 
-_BY_VALUE = (int, bool, str, type(None))
 COTANGENT = object()  # run()'s key for a vjp's cotangent, named by the function that runs
 
 
