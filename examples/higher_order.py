@@ -6,6 +6,9 @@
    x <- x - 2 f f' / (2 f'^2 - f f''), cubically convergent.
 3. One Hessian four ways (forward or reverse over forward or reverse): they agree to rounding.
 4. A loss with an auxiliary output and a stop_gradient: grad(has_aux=True) gives (gradient, aux).
+5. A gradient hook: an RNN whose gradient through the hidden state is clipped at every step
+   (srcad.grad_hook), as a training loop against exploding gradients does; the generated code
+   shows where the hook applies.
 
 Run: python examples/higher_order.py
 """
@@ -38,6 +41,24 @@ def centered_loss(w, X, y):
     baseline = srcad.stop_gradient(np.mean(pred))  # a constant for the derivative
     loss = np.mean((pred - baseline - y) ** 2)
     return loss, {"baseline": baseline, "max_error": np.max(np.abs(pred - y))}
+
+
+def clip(g):
+    """The adjoint g scaled down to norm 1 where it is longer."""
+    norm = np.sqrt(np.sum(g * g))
+    return g if norm <= 1.0 else g / norm
+
+
+def rnn_clipped(W, h, xs):
+    for t in range(xs.shape[0]):
+        h = srcad.grad_hook(np.tanh(W @ h + xs[t]), clip)
+    return np.sum(h ** 2)
+
+
+def rnn_plain(W, h, xs):
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + xs[t])
+    return np.sum(h ** 2)
 
 
 def main():
@@ -84,6 +105,17 @@ def main():
     text = srcad.grad(centered_loss, has_aux=True).source
     body = text[text.index("def centered_loss_aux"):].splitlines()
     print("\n".join("   " + line for line in body[:16]))
+
+    print("5. a gradient hook that clips the adjoint of the hidden state at every step")
+    W, h0, xs = 3.0 * rng.standard_normal((4, 4)), rng.standard_normal(4), rng.standard_normal(
+        (30, 4))
+    plain, clipped = srcad.grad(rnn_plain)(W, h0, xs), srcad.grad(rnn_clipped)(W, h0, xs)
+    assert rnn_plain(W, h0, xs) == rnn_clipped(W, h0, xs)  # (the hook leaves values alone)
+    print(f"   |dL/dW| without the hook {np.linalg.norm(plain):.6f}, "
+          f"with it {np.linalg.norm(clipped):.6f}")
+    text = srcad.source(rnn_clipped)
+    hooked = [line.strip() for line in text.splitlines() if "clip(" in line]
+    print(f"   in the generated gradient: {hooked[0]}")
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ EXPECTED = {
     "logistic_map.py": (["40   0.755660148   -1.030980833880e+12   -1.030980833880e+12"],
                         "def logistic_grad(x, K):"),
     "higher_order.py": (["order 6: -52.176307576786   closed form -52.176307576786",
+                         "   in the generated gradient: bt7 = clip(bh)",
                          "step 3: x = 0.852605502013726"], "def centered_loss_aux(w, X, y):"),
     "custom_template.py": (["loss            = 0.715641",
                             "srcad gradient  = [ 0.017617 -0.091794  0.071698]"],
