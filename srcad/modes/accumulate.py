@@ -189,6 +189,10 @@ class Accumulation:
                 self.kinds.get(var) == "array"):  # a float array of a known shape
             value = call(["np", "zeros"], constant_node(self.shapes[var]),
                          gast.Attribute(value=name(var), attr="dtype", ctx=gast.Load()))
+        elif var in self.bound_here and self.kinds.get(var) == "scalar" and (
+                self.floats.get(var) == "d" and self.shapes.get(var) == ()):
+            value = gast.Constant(value=0.0, kind=None)  # a float64 number: a Python float
+            # (a 0-d array would make every later bx += ... an array operation, ~1 us)
         elif var in self.bound_here:
             value = call(["zero_gradient"], name(var))
         elif var in self.appended:
