@@ -84,10 +84,37 @@ def tiny_mlp(a, b, d, e, f):
     ez = np.exp(z)
     p = ez / np.sum(ez, axis=1, keepdims=True)
     return np.sum(p) / 3.0
+
+
+def gp_nll(theta, X, y):
+    s2 = np.exp(2.0 * theta[0])
+    l2 = np.exp(2.0 * theta[1])
+    noise = np.exp(2.0 * theta[2])
+    d2 = np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=2)
+    K = s2 * np.exp(-0.5 * d2 / l2) + noise * np.eye(X.shape[0])
+    L = np.linalg.cholesky(K)
+    alpha = np.linalg.solve(K, y)
+    return 0.5 * np.dot(y, alpha) + np.sum(np.log(np.diag(L)))
+
+
+def rosenbrock(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def logreg(w, X, y, lam):
+    z = X @ w
+    return np.sum(np.logaddexp(0.0, -y * z)) + 0.5 * lam * np.dot(w, w)
+
+
+def pair_energy(x):
+    diff = x[:, None, :] - x[None, :, :]
+    d2 = np.sum(diff ** 2, axis=2)
+    return np.sum(np.exp(-d2))
 '''
 
 FUNCTION_NAMES = ("helmholtz", "logistic", "mlp", "rnn", "batchnorm",
-                  "tiny_var", "tiny_log", "tiny_mlp")
+                  "tiny_var", "tiny_log", "tiny_mlp", "gp_nll", "rosenbrock", "logreg",
+                  "pair_energy")
 
 _TEMP_DIR = None
 _COUNTER = [0]
@@ -280,6 +307,42 @@ def tiny_mlp_grad(a, b, d, e, f):
     return da, db, dd, de, df
 
 
+def gp_nll_grad(theta, X, y):
+    """d nll / d theta = 1/2 tr((K^-1 - a a^T) dK/dtheta), a = K^-1 y, for the log-amplitude,
+    log-length-scale and log-noise of an RBF kernel."""
+    s2, l2, noise = np.exp(2.0 * theta)
+    d2 = np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=2)
+    E = np.exp(-0.5 * d2 / l2)
+    K = s2 * E + noise * np.eye(X.shape[0])
+    Kinv = np.linalg.inv(K)
+    alpha = Kinv @ y
+    W = Kinv - np.outer(alpha, alpha)
+    SE = s2 * E
+    return 0.5 * np.array([np.sum(W * 2.0 * SE), np.sum(W * SE * (d2 / l2)),
+                           2.0 * noise * np.trace(W)])
+
+
+def rosenbrock_grad(x):
+    r = x[1:] - x[:-1] ** 2
+    g = np.zeros_like(x)
+    g[1:] = 200.0 * r
+    g[:-1] += -400.0 * x[:-1] * r - 2.0 * (1.0 - x[:-1])
+    return g
+
+
+def logreg_grad(w, X, y, lam):
+    t = -y * (X @ w)
+    return X.T @ (-y * (0.5 * (1.0 + np.tanh(0.5 * t)))) + lam * w  # sigma(t) = d/dt log(1+e^t)
+
+
+def pair_energy_grad(x):
+    """-4 (x_k sum_j E_kj - (E x)_k): the broadcast N x N x 3 differences summed by a matrix
+    product."""
+    d2 = np.sum(x * x, axis=1)
+    E = np.exp(-(d2[:, None] + d2[None, :] - 2.0 * (x @ x.T)))
+    return -4.0 * (x * np.sum(E, axis=1)[:, None] - E @ x)
+
+
 # --------------------------------------------------------------------------------------------
 # Workload table: name, function, wrt, arguments, hand-written gradient.
 # --------------------------------------------------------------------------------------------
@@ -360,4 +423,25 @@ def make_workloads():
                          rng.normal(size=16), rng.normal(size=(16, 3)), rng.normal(size=3)),
                         tiny_mlp_grad, "relu(a@b+d)@e+f, softmax, sum/3; d/d(all)",
                         grad_floor=1.0))
+    # the kinds of code issue 15 named (scientists' workloads nobody tuned srcad for)
+    rng = np.random.default_rng(9)
+    out.append(Workload("gp_nll", "gp_nll", 0,
+                        (np.array([0.1, -0.3, -1.0]), rng.uniform(-2, 2, size=(64, 2)),
+                         rng.normal(size=64)),
+                        gp_nll_grad, "GP marginal likelihood, RBF, 64 points (Cholesky), "
+                                     "d/d(log amplitude, length, noise)", tags=("new",)))
+    for n in (10, 1000):
+        rng = np.random.default_rng(10 + n)
+        out.append(Workload(f"rosenbrock_n{n}", "rosenbrock", 0, (rng.uniform(-1, 1, size=n),),
+                            rosenbrock_grad, f"Rosenbrock in {n} dimensions", tags=("new",)))
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(500, 20))
+    out.append(Workload("logreg", "logreg", 0,
+                        (rng.normal(size=20) * 0.1, X, np.sign(rng.normal(size=500)), 0.1),
+                        logreg_grad, "L2-regularized logistic regression, 500 x 20, d/dw",
+                        tags=("new",)))
+    rng = np.random.default_rng(12)
+    out.append(Workload("pair_energy", "pair_energy", 0, (rng.normal(size=(64, 3)),),
+                        pair_energy_grad, "pairwise Gaussian energy of 64 points in 3-D "
+                                          "(N x N x 3 differences), d/dx", tags=("new",)))
     return out

@@ -2,7 +2,7 @@
 
     bW = bW + np.outer(bt4, h)          ->   bW += np.outer(bt4, h)
     bx = bx - bt3                       ->   bx -= bt3
-    bx = bx + unindex(bt3, x, i)        ->   bx[i] += bt3
+    bx = bx + unindex(bt3, x, i)        ->   bx[i] += bt3        (and -, -=)
     by = zero_at(by, i)                 ->   by[i] = 0.0
     bx = unindex(bt3, x, i)             ->   bx = np.zeros((5,), bt3.dtype); bx[i] = bt3
 
@@ -204,26 +204,20 @@ class InPlace:
         value = stmt.value
         if var not in owned:
             return stmt
-        if (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Sub)
+        if (isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub))
                 and isinstance(value.left, gast.Name) and value.left.id == var
-                and var not in loaded_names(value.right)):  # bx = bx - g  ->  bx -= g
-            return gast.AugAssign(target=gast.Name(id=var, ctx=gast.Store(), annotation=None,
-                                                   type_comment=None),
-                                  op=gast.Sub(), value=value.right)
-        if (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add)
-                and isinstance(value.left, gast.Name) and value.left.id == var
-                and var not in loaded_names(value.right)):
-            addend = value.right
-            if (isinstance(addend, gast.Call) and _call_name(addend) == "unindex"
-                    and len(addend.args) == 3 and self.basic(addend.args[2])
-                    and owned[var] == "array"):
+                and var not in loaded_names(value.right)):  # bx = bx + g  ->  bx += g
+            term = value.right
+            if (isinstance(term, gast.Call) and _call_name(term) == "unindex"
+                    and len(term.args) == 3 and self.basic(term.args[2])
+                    and owned[var] == "array"):  # bx = bx - unindex(g, x, i) -> bx[i] -= g
                 target = gast.Subscript(value=gast.Name(id=var, ctx=gast.Load(), annotation=None,
                                                         type_comment=None),
-                                        slice=self.as_index(addend.args[2]), ctx=gast.Store())
-                return gast.AugAssign(target=target, op=gast.Add(), value=addend.args[0])
+                                        slice=self.as_index(term.args[2]), ctx=gast.Store())
+                return gast.AugAssign(target=target, op=type(value.op)(), value=term.args[0])
             return gast.AugAssign(target=gast.Name(id=var, ctx=gast.Store(), annotation=None,
                                                    type_comment=None),
-                                  op=gast.Add(), value=addend)
+                                  op=type(value.op)(), value=term)
         if (isinstance(value, gast.Call) and _call_name(value) == "zero_at"
                 and len(value.args) == 2 and isinstance(value.args[0], gast.Name)
                 and value.args[0].id == var and self.basic(value.args[1])
