@@ -26,6 +26,46 @@ def solve_uncolumn(v, b):
     return v[..., 0] if np.ndim(b) == 1 else v
 
 
+@helper(linear=False)
+def triangular_solve(t, b, lower):
+    """t^-1 b for a triangular t (its lower or upper triangle is read) and a matrix b: SciPy's
+    triangular solve where SciPy is installed and t is one matrix (a tenth of a general
+    solve's work), else np.linalg.solve, the same for a triangular t."""
+    if np.ndim(t) == 2 and np.ndim(b) == 2 and type(b) is np.ndarray:
+        try:
+            from scipy.linalg import solve_triangular
+        except ImportError:
+            pass
+        else:
+            return solve_triangular(t, b, lower=lower, check_finite=False)
+    return np.linalg.solve(t, b)
+
+
+# x = T^-1 b with T triangular: dx = T^-1 (db - dT x); b_bar = T^-T x_bar and T_bar the
+# triangle of -b_bar x^T (the other triangle is not read)
+@adjoint(triangular_solve)
+def triangular_solve_adjoint(x, t, b, lower):
+    gb = triangular_solve(np.swapaxes(t, -1, -2), d[x], not lower)
+    d[b] = gb
+    d[t] = triangle(-(gb @ np.swapaxes(x, -1, -2)), lower)
+
+
+@tangent(triangular_solve)
+def triangular_solve_tangent(x, t, b, lower):
+    d[x] = triangular_solve(t, d[b] - triangle(d[t], lower) @ x, lower)
+
+
+@helper(tangent="linear")
+def triangle(m, lower):
+    """The lower (or upper) triangle of m, zeros elsewhere (linear: its own adjoint)."""
+    return np.tril(m) if lower else np.triu(m)
+
+
+@adjoint(triangle)
+def triangle_adjoint(z, m, lower):
+    d[m] = triangle(d[z], lower)
+
+
 # B = A^-1:  dB = -B dA B,  A_bar = -B^T B_bar B^T
 @adjoint(np.linalg.inv)
 def inv(b, a):
@@ -89,7 +129,8 @@ def cholesky(l, a, upper=False):
         p = np.swapaxes(low, -1, -2) @ d[l]
     phi = np.tril(p) - 0.5 * p * np.eye(np.shape(p)[-1])
     lt = np.swapaxes(low, -1, -2)
-    q = np.linalg.solve(lt, np.swapaxes(np.linalg.solve(lt, np.swapaxes(phi, -1, -2)), -1, -2))
+    q = triangular_solve(lt, np.swapaxes(triangular_solve(lt, np.swapaxes(phi, -1, -2), False),
+                                         -1, -2), False)
     d[a] = 0.5 * (q + np.swapaxes(q, -1, -2))
 
 
@@ -100,7 +141,7 @@ def cholesky(l, a, upper=False):
     else:
         low = l
     sym = 0.5 * (d[a] + np.swapaxes(d[a], -1, -2))
-    s = np.linalg.solve(low, np.swapaxes(np.linalg.solve(low, sym), -1, -2))
+    s = triangular_solve(low, np.swapaxes(triangular_solve(low, sym, True), -1, -2), True)
     dl = low @ (np.tril(s) - 0.5 * s * np.eye(np.shape(s)[-1]))
     if upper:
         d[l] = np.swapaxes(dl, -1, -2)
