@@ -275,3 +275,26 @@ def test_einsum_to_any_order_in_every_hessian_mode(mode):
     if mode == "reverse-over-reverse":
         srcad.check_grads(einsum_chain, (A, B, C), wrt=(0, 1, 2), order=3)
         srcad.check_grads(einsum_diagonal_and_broadcast, (A, v), wrt=(0, 1), order=3)
+
+
+def sine_series(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + np.sin(x * (i + 1.0)) / (i + 1.0)
+    return s
+
+
+def through_a_helper_with_a_loop(x, n):
+    return sine_series(x, n) * x
+
+
+@pytest.mark.parametrize("order", [3, 4])
+def test_high_orders_through_a_helper_with_a_long_loop(order):
+    """The helper's loop (20 turns: not written out) is differentiated through its generated
+    halves again and again: the tape's stack of its backward half is read by position."""
+    derivative, lower = through_a_helper_with_a_loop, None
+    for _ in range(order):
+        lower, derivative = derivative, srcad.grad(derivative)
+    x = 0.7
+    numeric = (lower(x + 1e-4, 20) - lower(x - 1e-4, 20)) / 2e-4
+    assert np.isclose(derivative(x, 20), numeric, rtol=1e-6)
