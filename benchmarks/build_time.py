@@ -37,10 +37,9 @@ See docs/performance.md, "Build time".
 import os
 import sys
 
-for _var in ("SRCAD_CACHE_DIR", "SRCAD_VERIFY", "SRCAD_DISABLE"):  # cold, plain builds
-    os.environ.pop(_var, None)
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import environment  # noqa: E402 - one BLAS thread, before NumPy loads
+
+environment.plain_builds()  # cold, plain builds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

@@ -25,9 +25,9 @@ import tempfile
 import time
 import tracemalloc
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-os.environ.pop("SRCAD_VERIFY", None)  # (verify mode runs the unoptimized derivative too)
+import environment  # noqa: E402 - one BLAS thread, before NumPy loads
+
+environment.plain_builds(("SRCAD_VERIFY",))  # (verify mode runs the unoptimized derivative too)
 
 import numpy as np  # noqa: E402
 

@@ -20,8 +20,7 @@ import statistics
 import sys
 import time
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import environment  # noqa: E402,F401 - one BLAS thread, before NumPy loads
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)

@@ -16,14 +16,13 @@ ratio, and the largest difference between the two results (they must agree to ro
 BLAS threads are pinned to 1 (the Makefile sets them; so does this file before numpy loads).
 """
 import argparse
-import os
 import statistics
 import sys
 import time
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-os.environ.pop("SRCAD_VERIFY", None)  # (verify mode runs both and compares)
+import environment  # noqa: E402 - one BLAS thread, before NumPy loads
+
+environment.plain_builds(("SRCAD_VERIFY",))  # (verify mode runs both and compares)
 
 import numpy as np  # noqa: E402
 

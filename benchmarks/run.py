@@ -20,13 +20,11 @@ See docs/performance.md.
 import os
 import sys
 
-# One BLAS/OpenMP thread unless the caller decided otherwise: must happen before numpy loads.
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import environment  # noqa: E402 - one BLAS thread, before NumPy loads
 
 # srcad keeps builds on disk when SRCAD_CACHE_DIR is set; cold builds must not read them (the
 # on-disk cache is measured separately, in a temporary directory of its own).
-_USER_CACHE_DIR = os.environ.pop("SRCAD_CACHE_DIR", None)
+_USER_CACHE_DIR = environment.plain_builds(("SRCAD_CACHE_DIR",))["SRCAD_CACHE_DIR"]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
