@@ -74,6 +74,7 @@ PASSES = (
     "signs",           # negated contributions subtracted (optimize/signs.py)
     "inplace",         # accumulation in place into owned adjoint arrays (optimize/inplace.py)
     "outer",           # per-step outer products batched into matrix products (optimize/outer.py)
+    "rank_one",        # outer products kept outer through matrix products (optimize/rank_one.py)
     "strength",        # cheaper spellings of sums, means and dot products (optimize/strength.py)
 )
 

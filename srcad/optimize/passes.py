@@ -3,7 +3,8 @@ the PASSES name that switches it off, the builds it runs for, the facts it reads
 
     forward mode:   proportional, simplify (constants, copies, dead_code), strength
     reverse mode:   simplify, [cancel, broadcasts, factor, resimplify], signs, inplace,
-                    [singular], [outer], [strength]          ([...]: shape-specialized builds)
+                    [singular], [outer], [rank_one], [strength]
+                                                              ([...]: shape-specialized builds)
 
 pipeline.improve builds the facts of the build and hands this table to manager.run_passes.
 """
@@ -16,6 +17,7 @@ from .inplace import in_place
 from .manager import Group, Pass
 from .outer import batch_outer_products
 from .proportional import fold_proportional
+from .rank_one import keep_rank_one
 from .signs import sink_signs
 from .simplify import constants
 from .singular import drop_singular_guards
@@ -52,6 +54,8 @@ PIPELINE = (
          needs=("singular", "binds")),
     Pass("outer", batch_outer_products, switch="outer", modes=REVERSE, specialized=True,
          needs=("shape_of", "fresh_name")),
+    Pass("rank_one", keep_rank_one, switch="rank_one", modes=REVERSE, specialized=True,
+         needs=("shape_of", "loads", "binds")),
     Pass("strength", reduce_strength, switch="strength", specialized=True,
          needs=("inexact", "arrays", "shapes")),
 )
