@@ -131,6 +131,8 @@ class FastPath:
             elif len(inline) < self.INLINE:
                 inline.append((key, entry))
             else:
+                if _keywords(derivative, entry[0]) != _keywords(derivative, inline[0][1][0]):
+                    return  # (the dict's code passes the first entry's keywords: general path)
                 self.more[types][key[0] if key is not None and len(key) == 1 else key] = entry
                 return
             self.install(derivative)
@@ -138,13 +140,9 @@ class FastPath:
     def install(self, derivative):
         """Generate __call__ for what self holds and give it to derivative."""
         kind = derivative.kind
-        if kind in ("vjp", "vjp_aux"):  # the cotangent's keyword: the same in every
-            (_, (function, _, _)), *_ = next(iter(self.inline.values()))  # specialized function
-            extra = [last_kwonly(function)]
-        elif kind == "jvp":
-            extra = list(derivative.outline.tangent_names)
-        else:
-            extra = []
+        (_, (function, _, _)), *_ = next(iter(self.inline.values()))
+        extra = _keywords(derivative, function)  # (as many for every entry; a vjp's cotangent
+        # is named in each specialized function: _block)
         grads = "(grads,)" if derivative.single_tuple else "grads"
         if kind in ("value_and_grad", "value_and_grad_aux"):
             finish = ["value, grads = CALL", f"return value, {grads}"]
@@ -160,7 +158,8 @@ class FastPath:
         lines = [f"def __call__(self, {''.join(p + '=_, ' for p in params)}/, *more, **kw):",
                  "    if not more and not kw:"]
         for n, (types, inline) in enumerate(self.inline.items()):
-            block = self._block(n, types, inline, params, extra, finish, namespace)
+            block = self._block(n, types, inline, params, extra, finish, namespace,
+                                derivative)
             lines += ["        " + line for line in block]
         given = f"*[a for a in ({', '.join(params)}{',' * (len(params) == 1)}) if a is not _], "
         lines.append(f"    return Derivative.__call__(self, {given if params else ''}*more, **kw)")
@@ -176,7 +175,7 @@ class FastPath:
             derivative.__class__ = own
         own.__call__ = namespace["__call__"]
 
-    def _block(self, n, types, inline, params, extra, finish, namespace):
+    def _block(self, n, types, inline, params, extra, finish, namespace, derivative):
         """The lines of __call__ for arguments of these types (the n-th tuple of types)."""
         count = len(types) + len(extra)  # arguments, then extras
         test = [f"{params[count]} is _"] if count < len(params) else []  # no more than that
@@ -189,8 +188,11 @@ class FastPath:
         if len(inline) > 1:  # several keys: read each attribute once
             lines += [f"    k{p} = {part}" for p, part in enumerate(parts) if "." in part]
             parts = [f"k{p}" if "." in part else part for p, part in enumerate(parts)]
-        call = ", ".join(params[:len(types)] + [f"{name}={params[len(types) + i]}"
-                                                for i, name in enumerate(extra)])
+        def call_of(function):  # (unrolled builds version the cotangent's name apart)
+            return ", ".join(params[:len(types)] + [
+                f"{name}={params[len(types) + i]}"
+                for i, name in enumerate(_keywords(derivative, function))])
+        call = call_of(inline[0][1][0])
         given = ", ".join(params[:count])  # (the arguments as the general path takes them)
         for j, (key, (function, sync, comp)) in enumerate(inline):
             namespace.update({f"F{n}_{j}": function, f"S{n}_{j}": sync, f"C{n}_{j}": comp})
@@ -199,7 +201,7 @@ class FastPath:
                 namespace[f"V{n}_{j}_{p}"] = value
                 same.append(f"{part} {'is' if isinstance(value, np.dtype) else '=='} V{n}_{j}_{p}")
             body = _call_lines([f"S{n}_{j}()"] if sync is not None else [],
-                               f"F{n}_{j}({call})", f"C{n}_{j}", finish, given)
+                               f"F{n}_{j}({call_of(function)})", f"C{n}_{j}", finish, given)
             if same:
                 shown = ", ".join(map(repr, key))
                 shown = shown if len(shown) <= 60 else shown[:57] + "..."
@@ -237,6 +239,16 @@ _ADDING = threading.Lock()  # held by _FastPath.add
 _CALLS = itertools.count()  # numbers the file names of _FastPath's __call__s (tracebacks)
 
 
+
+
+def _keywords(derivative, function):
+    """The keywords the seeds go in by: a vjp's cotangent (named in each function), a jvp's
+    tangents, none for the other kinds."""
+    if derivative.kind in ("vjp", "vjp_aux"):
+        return [last_kwonly(function)]
+    if derivative.kind == "jvp":
+        return list(derivative.outline.tangent_names)
+    return []
 
 
 def last_kwonly(function):

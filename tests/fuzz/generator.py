@@ -187,6 +187,8 @@ class _Builder:
         helpers = self.helpers_text()
         text = "import numpy as np\n\n\n" + (helpers + "\n\n\n" if helpers else "")
         text += f"def f({signature}):\n" + "\n".join(stmts.indent(body_lines + [return_line]))
+        if "srcad." in text:  # (a loop marked srcad.checkpoint)
+            text = "import srcad\n" + text
         return text + "\n", tuple(params)
 
 

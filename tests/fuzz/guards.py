@@ -211,5 +211,7 @@ def instrumented_code(source, filename="<fuzz>"):
 
 
 def namespace():
-    """A fresh namespace for instrumented code: numpy and the guards."""
-    return {"np": np, GUARD: Guards(), "__name__": "fuzz_instrumented"}
+    """A fresh namespace for instrumented code: numpy, srcad (a loop may be marked
+    srcad.checkpoint) and the guards."""
+    import srcad
+    return {"np": np, "srcad": srcad, GUARD: Guards(), "__name__": "fuzz_instrumented"}

@@ -492,7 +492,22 @@ def for_loop(scope, depth=2):
     if not any(line.lstrip().startswith(state) for line in body):
         body += _accumulate(inner, state, shape)
     scope.add(Var(state, shape, owned=True, py=False))
-    return lines + [head] + indent(body)
+    return lines + [_checkpointed(scope, head, body)] + indent(body)
+
+
+def _checkpointed(scope, head, body):
+    """Sometimes the loop marked srcad.checkpoint (reverse mode keeps every k-th state and runs
+    stretches again): where srcad allows it, a range loop not inside another loop whose body
+    breaks, stores into arrays and appends nowhere."""
+    text = "\n".join(body)
+    if not head.startswith("for i in range(") or scope.in_loop or any(
+            word in text for word in ("break", ".append(", "] =", "] +=", "] -=", "] *=")):
+        return head
+    if not scope.chance(0.3):
+        return head
+    every = scope.pick(["", ", every=1", ", every=2", ", every=3"])
+    scope.tags.add("checkpoint")
+    return f"for i in srcad.checkpoint({head[len('for i in '):-1]}{every}):"
 
 
 def _loop_store(scope, index):
