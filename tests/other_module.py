@@ -1,4 +1,4 @@
-"""A helper in another module (tests/test_state.py calls it through a differentiated function)."""
+"""A helper in another module (tests/modes/test_state.py calls it through a differentiated function)."""
 import numpy as np
 
 

@@ -1,5 +1,5 @@
 """Ordinary Python the way scientists write it: branches, loops, state. Each function is
-differentiated by tests/test_control_flow.py in both modes (finite differences, dot-product test)."""
+differentiated by tests/modes/test_control_flow.py in both modes (finite differences, dot-product test)."""
 import math
 
 import numpy as np
@@ -169,3 +169,17 @@ def rnn(h, W, U, xs):
     for t in range(xs.shape[0]):
         h = np.tanh(W @ h + U @ xs[t])
     return np.sum(h)
+
+
+def logistic(x, k):
+    for _ in range(k):
+        x = 3.7 * x * (1.0 - x)
+    return x
+
+
+def logistic_grad(x, k):
+    d = 1.0
+    for _ in range(k):
+        d *= 3.7 - 7.4 * x
+        x = 3.7 * x * (1.0 - x)
+    return d

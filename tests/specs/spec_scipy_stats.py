@@ -7,7 +7,7 @@ t/gamma/beta cdf and sf, passed as a constant there):
 - broadcasting, by keyword: x (3, 1) against loc (4,), scale (1, 4) and shape parameters (4,);
 - loc and scale left out (scipy's defaults 0 and 1);
 and the Hessian (order=2) of the sum of the first row. Points are drawn inside the support.
-tests/test_scipy_stats.py checks spellings, tails, multivariate edge cases and refusals.
+tests/rules/test_scipy_stats.py checks spellings, tails, multivariate edge cases and refusals.
 """
 import numpy as np
 

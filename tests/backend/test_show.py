@@ -18,7 +18,7 @@ import srcad
 from srcad import cli
 from srcad.backend.html import highlight_lines
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tests/
 REPO = os.path.dirname(HERE)
 
 USER_FILE = '''import numpy as np

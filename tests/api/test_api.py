@@ -16,7 +16,7 @@ import srcad
 import srcad.api.cache
 import srcad.pipeline
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tests/
 REPO = os.path.dirname(HERE)
 
 

@@ -2,7 +2,7 @@
 spelled, gradients and Hessians against closed forms and central differences, and refusals.
 
 Every registered (distribution, method) also has spec rows in tests/specs/spec_scipy_stats.py
-(run by tests/test_templates.py): both modes against central differences in every argument,
+(run by tests/rules/test_templates.py): both modes against central differences in every argument,
 positional, keyword and broadcast calls, defaults, and Hessians of the log-densities.
 """
 import subprocess
@@ -19,7 +19,7 @@ import scipy.stats  # noqa: E402
 import scipy.stats as st  # noqa: E402
 from scipy.stats import gamma, multivariate_normal, norm, t  # noqa: E402
 
-from test_emit import run_isolated  # noqa: E402
+from isolated import run_isolated  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,7 +12,8 @@ import pytest
 
 import srcad
 from srcad.api.batched import Batched, NotBatchable
-from srcad.api.derivatives import _in_one_sweep, derivative
+from srcad.api.derivatives import derivative
+from srcad.api.matrices import _in_one_sweep
 from specs import all_specs, make_function
 
 from regressions.numeric import central_gradient

@@ -2,7 +2,7 @@
 or a Jupyter kernel: module __main__, the source in a pseudo-file), a script run as __main__
 (also one whose name is not a module name, `my-train.py`), a module with nested defs, lambdas,
 helpers, constants and defaults. Each emitted module is run in an isolated Python that has
-numpy and the module's folder only (test_emit.run_isolated) and must give srcad.grad's numbers.
+numpy and the module's folder only (isolated.run_isolated) and must give srcad.grad's numbers.
 
 What an emitted module needs of a module it cannot import is written into it (numbers, strings,
 arrays and containers of them as literals; the user's plain functions as their source) or
@@ -24,9 +24,9 @@ import pytest
 import srcad
 from srcad.backend.literals import literal, NotLiteral
 from srcad.runtime import HELPERS
-from test_emit import assert_same, run_isolated
+from isolated import assert_same, run_isolated
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tests/
 REPO = os.path.dirname(HERE)
 
 _CELLS = [0]

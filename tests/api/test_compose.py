@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.api.derivatives import HESSIAN_MODES
+from srcad.api.matrices import HESSIAN_MODES
 from srcad.rules.registry import REGISTRY
 from srcad.runtime import HELPERS
 

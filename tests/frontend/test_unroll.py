@@ -6,7 +6,7 @@ import pytest
 
 import srcad
 from generated import check, code
-from test_dispatch import logistic, logistic_grad
+from programs import logistic, logistic_grad
 
 
 def recurrence(xs, h):

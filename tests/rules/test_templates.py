@@ -45,10 +45,10 @@ def test_runtime_helpers_have_tangents():
 
 
 # ops whose operands cannot be written in a spec row's expression, checked by a test instead
-CHECKED_ELSEWHERE = {getattr: "tests/test_state.py::test_object_attributes",
-                     pack: "tests/test_state.py::test_tuple_values",
+CHECKED_ELSEWHERE = {getattr: "tests/modes/test_state.py::test_object_attributes",
+                     pack: "tests/modes/test_state.py::test_tuple_values",
                      # (its modes disagree by design: the hook acts on adjoints only)
-                     srcad.grad_hook: "tests/test_hooks.py"}
+                     srcad.grad_hook: "tests/api/test_hooks.py"}
 
 
 def test_every_op_has_a_spec_row():

@@ -13,24 +13,11 @@ import numpy as np
 import pytest
 
 import srcad
+from programs import logistic, logistic_grad
 from srcad.api.derivatives import Derivative
 
 GENERAL = Derivative.__call__
 SCALE = 2.0  # read by scaled(): a global the generated code must see change
-
-
-def logistic(x, k):
-    for _ in range(k):
-        x = 3.7 * x * (1.0 - x)
-    return x
-
-
-def logistic_grad(x, k):
-    d = 1.0
-    for _ in range(k):
-        d *= 3.7 - 7.4 * x
-        x = 3.7 * x * (1.0 - x)
-    return d
 
 
 def weighted(a, c):
