@@ -18,6 +18,7 @@ import gast
 import numpy as np
 
 from srcad.optimize import manager
+from srcad.runtime import HELPERS
 
 
 def parsed(source):
@@ -38,9 +39,9 @@ def rewritten(run, before, **facts):
 
 
 def values(source, args):
-    namespace = {"np": np}
+    namespace = {"np": np, **HELPERS}  # (generated code calls the runtime helpers)
     exec(compile(textwrap.dedent(source), "<before/after>", "exec"), namespace)  # noqa: S102
-    function = next(v for k, v in namespace.items() if callable(v) and k != "np")
+    function = namespace[parsed(source).name]
     return function(*[np.copy(a) if isinstance(a, np.ndarray) else a for a in args])
 
 

@@ -4,8 +4,14 @@ pass-specific files (test_cancel.py, test_factor.py, test_signs.py, test_rank_on
 check the passes inside whole builds; these pin down each rewrite by itself."""
 import numpy as np
 
+from srcad.optimize.broadcasts import sink_broadcasts
+from srcad.optimize.cancel import cancel_factors
 from srcad.optimize.copies import copies
 from srcad.optimize.deadcode import dead_code
+from srcad.optimize.factor import factor_contributions
+from srcad.optimize.inplace import in_place
+from srcad.optimize.signs import sink_signs
+from srcad.optimize.simplify import constants
 from srcad.optimize.strength import reduce_strength
 
 from before_after import check_rewrite, check_unchanged
@@ -62,3 +68,108 @@ def test_a_reduction_of_a_name_not_known_as_an_array_stays():
         def f(a, b):
             return np.sum(a, axis=1)
         """, (A, B), inexact=set(), arrays=set(), shapes={})
+
+
+def test_a_negated_contribution_is_subtracted_instead():
+    check_rewrite(sink_signs, """
+        def f(bA, y, A):
+            bD = -(bA * y).sum(axis=0)
+            bC = bD / 2.0
+            bA = bA + bC * A
+            return bA
+        """, """
+        def f(bA, y, A):
+            bD = (bA * y).sum(axis=0)
+            bC = bD / 2.0
+            bA = bA - bC * A
+            return bA
+        """, (A, A * 0.5, A + 1.0), derived={"bD", "bC", "bA"})
+
+
+def test_the_two_contributions_of_a_quadratic_form_share_their_scalar_factor():
+    x, M = RNG.normal(size=4), RNG.normal(size=(4, 4))
+    check_rewrite(factor_contributions, """
+        def f(s, t1, x, A):
+            bx = s * t1
+            bt1 = s * x
+            bx = bx + np.dot(bt1, A)
+            return bx
+        """, """
+        def f(s, t1, x, A):
+            bt1 = s * x
+            bx = s * (t1 + np.dot(x, A))
+            return bx
+        """, (1.7, M @ x, x, M), derived={"bx", "bt1"},
+        shape_of={"s": (), "t1": (4,), "x": (4,), "A": (4, 4)}.get,
+        probed={"s": "d", "t1": "d", "x": "d", "A": "d"}.get)
+
+
+def test_numbers_are_folded():
+    check_rewrite(constants, """
+        def f(x):
+            t = 2.0 * 3.0
+            y = x * t
+            z = y * 1.0
+            return z + 0.0
+        """, """
+        def f(x):
+            t = 6.0
+            y = x * t
+            z = y
+            return z + 0.0
+        """, (A,), derived=set(), float64={"x", "y", "z"}, shares={}, inexact={"x", "y", "z"},
+        arrays={"x", "y", "z"})
+
+
+def test_accumulation_into_an_owned_array_happens_in_place():
+    check_rewrite(in_place, """
+        def f(x, g, h):
+            bx = np.zeros(4)
+            bx = bx + h
+            bx = bx - unindex(g, x, slice(1, None, None))
+            return bx
+        """, """
+        def f(x, g, h):
+            bx = np.zeros(4)
+            bx += h
+            bx[1:] -= g
+            return bx
+        """, (A[0], A[1, :3], A[2]), seeded=True,
+        shape_of={"x": (4,), "g": (3,), "h": (4,), "bx": (4,)}.get)
+
+
+def test_a_spread_adjoint_is_left_to_broadcasting():
+    names = iter(range(100))
+    check_rewrite(sink_broadcasts, """
+        def f(bt8, t6, x):
+            bt7 = np.full((10,), bt8)
+            b_x = bt7 * t6
+            bt6 = bt7 * x
+            return b_x, bt6
+        """, """
+        def f(bt8, t6, x):
+            bt7 = np.full((10,), bt8)
+            b_x = bt8 * t6
+            bt6 = bt8 * x
+            return (b_x, bt6)
+        """, (0.7, RNG.normal(size=10), RNG.normal(size=10)),
+        shape_of={"bt8": (), "t6": (10,), "x": (10,), "bt7": (10,), "b_x": (10,),
+                  "bt6": (10,)}.get, fresh=lambda prefix: f"{prefix}{next(names)}", new_shapes={})
+
+
+def test_a_factor_common_to_numerator_and_denominator_cancels():
+    check_rewrite(cancel_factors, """
+        def f(t1, c):
+            t2 = t1 * c
+            bt2 = 1.0 / t2
+            bt1 = bt2 * c
+            return bt1
+        """, """
+        def f(t1, c):
+            t2 = t1 * c
+            bt2 = 1.0 / t2
+            bt1 = 1.0 / t1
+            return bt1
+        """, (RNG.uniform(1, 2, size=3), RNG.uniform(1, 2, size=3)), derived={"bt2", "bt1"},
+        shape_of=dict.fromkeys(("t1", "c", "t2", "bt2", "bt1"), (3,)).get,
+        probed=dict.fromkeys(("t1", "c", "t2", "bt2", "bt1"), "d").get)
