@@ -1,19 +1,24 @@
-"""Optimizer passes run one by one on functions written out (the before/after harness,
-tests/before_after.py): the text each pass makes, and the same numbers before and after. The
+"""Every optimizer pass run by itself on a function written out (the before/after harness,
+tests/before_after.py): the text the pass makes, and the same numbers before and after. The
 pass-specific files (test_cancel.py, test_factor.py, test_signs.py, test_rank_one.py, ...)
 check the passes inside whole builds; these pin down each rewrite by itself."""
 import numpy as np
 
+from srcad.optimize import passes
 from srcad.optimize.broadcasts import sink_broadcasts
 from srcad.optimize.cancel import cancel_factors
 from srcad.optimize.copies import copies
 from srcad.optimize.deadcode import dead_code
 from srcad.optimize.factor import factor_contributions
 from srcad.optimize.inplace import in_place
+from srcad.optimize.outer import batch_outer_products
+from srcad.optimize.proportional import fold_proportional
 from srcad.optimize.signs import sink_signs
+from srcad.optimize.singular import drop_singular_guards
 from srcad.optimize.simplify import constants
 from srcad.optimize.strength import reduce_strength
 
+import test_rank_one
 from before_after import check_rewrite, check_unchanged
 
 RNG = np.random.default_rng(4)
@@ -173,3 +178,79 @@ def test_a_factor_common_to_numerator_and_denominator_cancels():
         """, (RNG.uniform(1, 2, size=3), RNG.uniform(1, 2, size=3)), derived={"bt2", "bt1"},
         shape_of=dict.fromkeys(("t1", "c", "t2", "bt2", "bt1"), (3,)).get,
         probed=dict.fromkeys(("t1", "c", "t2", "bt2", "bt1"), "d").get)
+
+
+def test_tangents_proportional_to_another_are_folded():
+    check_rewrite(fold_proportional, """
+        def f(x, dx):
+            t2 = 3.7 * x
+            dt2 = 3.7 * dx
+            t3 = 1.0 - x
+            dt3 = -dx
+            y = t2 * t3
+            dy = dt2 * t3 + t2 * dt3
+            return dy
+        """, """
+        def f(x, dx):
+            t2 = 3.7 * x
+            t3 = 1.0 - x
+            y = t2 * t3
+            dy = dx * (3.7 * t3 - t2)
+            return dy
+        """, (A, B[0, 0] * A), tangents={"dx", "dt2", "dt3", "dy"})
+
+
+def test_guards_that_matter_only_where_the_output_is_not_finite_are_dropped():
+    check_rewrite(drop_singular_guards, """
+        def f(bD, D, g, s):
+            bC = safe_div(bD, 2.0 * D)
+            bt = safe_mul(g, s)
+            return bC + bt
+        """, """
+        def f(bD, D, g, s):
+            bC = bD / (2.0 * D)
+            bt = slope_mul(g, s)
+            return bC + bt
+        """, (A, A + 3.0, A * 2.0, A - 1.0), singular={"D": {"ZN"}, "s": {"N"}})
+
+
+def test_outer_products_of_a_loop_are_added_32_steps_at_a_time():
+    hs, gs = RNG.normal(size=(40, 3)), RNG.normal(size=(40, 3))
+    check_rewrite(batch_outer_products, """
+        def f(hs, gs):
+            bW = np.zeros((3, 3))
+            for t in range(40):
+                bt8 = gs[t]
+                h = hs[t]
+                bW += np.outer(bt8, h)
+            return bW
+        """, """
+        def f(hs, gs):
+            bW = np.zeros((3, 3))
+            bt8_rows = []
+            h_rows = []
+            for t in range(40):
+                bt8 = gs[t]
+                h = hs[t]
+                bt8_rows.append(bt8)
+                h_rows.append(h)
+                if len(bt8_rows) == 32:
+                    bt8_rows = np.array(bt8_rows)
+                    h_rows = np.array(h_rows)
+                    bW += np.dot(bt8_rows.T, h_rows)
+                    bt8_rows = []
+                    h_rows = []
+            if bt8_rows:
+                bt8_rows = np.array(bt8_rows)
+                h_rows = np.array(h_rows)
+                bW += np.dot(bt8_rows.T, h_rows)
+            return bW
+        """, (hs, gs), shape_of={"bW": (3, 3), "bt8": (3,), "h": (3,)}.get,
+        fresh_name=lambda prefix: prefix)
+
+
+def test_every_pass_of_the_pipeline_has_a_before_after_test_here():
+    """A new pass gets its test in this file (or test_rank_one.py): the check above for it."""
+    tested = {id(v) for v in list(globals().values()) + list(vars(test_rank_one).values())}
+    declared = [p for entry in passes.PIPELINE for p in getattr(entry, "passes", (entry,))]
+    assert [p.name for p in declared if id(p.run) not in tested] == []
