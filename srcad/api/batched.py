@@ -346,7 +346,7 @@ def _outer(a, b, out=None):
     return np.multiply(column, row)
 
 
-def _einsum(subscripts, *operands, **kwargs):
+def _einsum(subscripts, *operands, optimize=False, **kwargs):
     if kwargs or not isinstance(subscripts, str) or "->" not in subscripts or (
             "." in subscripts) or sum(isinstance(o, Batched) for o in operands) != 1:
         raise NotBatchable("einsum of this form")
@@ -356,7 +356,7 @@ def _einsum(subscripts, *operands, **kwargs):
     parts = inputs.split(",")
     parts = [letter + p if isinstance(o, Batched) else p for p, o in zip(parts, operands)]
     return _wrap(np.einsum(",".join(parts) + "->" + letter + output,
-                           *[_data(o) for o in operands]))
+                           *[_data(o) for o in operands], optimize=optimize))
 
 
 def _tensordot(a, b, axes=2):
@@ -420,6 +420,34 @@ def _split(function):
         return [_wrap(p) for p in function(ary.data, indices_or_sections,
                                            axis=_axis(axis, ary.ndim))]
     return rule
+
+
+def _any(a, axis=None, out=None, keepdims=False, **kwargs):
+    """Whether any entry of the whole stack is nonzero. Derivative code is linear in its seed,
+    so a test of a stack's values is a test for an all-zero value (einsum_sums skips a term with
+    a zero factor; unbroadcast takes 0.0 for zeros of any shape), and all-zero must hold for
+    every tangent of the stack."""
+    if axis is not None or out is not None or keepdims or kwargs:
+        raise NotBatchable("any along an axis")
+    return bool(np.any(a.data))
+
+
+def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    if (axisa, axisb, axisc, axis) != (-1, -1, -1, None) or (
+            isinstance(a, Batched) and isinstance(b, Batched)):
+        raise NotBatchable("cross of this form")
+    ndim = max(_ndim(a), _ndim(b))
+    return _wrap(np.cross(_aligned(a, ndim), _aligned(b, ndim)))
+
+
+def _diag(v, k=0):
+    if k != 0:
+        raise NotBatchable("diag off the main diagonal")
+    if v.ndim == 1:  # a vector each: its diagonal matrix
+        return _wrap(v.data[:, :, None] * np.eye(v.shape[0], dtype=v.dtype))
+    if v.ndim == 2:
+        return _wrap(np.diagonal(v.data, axis1=1, axis2=2).copy())
+    raise NotBatchable("diag of more than two axes")
 
 
 def _refuse(what):
@@ -548,7 +576,8 @@ RULES = {
     np.hstack: lambda tup, **kw: _joined(tup, _hstack) if not kw else _refuse("hstack"),
     np.vstack: lambda tup, **kw: _joined(tup, _vstack) if not kw else _refuse("vstack"),
     np.column_stack: lambda tup: _joined(tup, _column_stack),
-    np.split: _split(np.split), np.array_split: _split(np.array_split),
+    np.split: _split(np.split), np.array_split: _split(np.array_split), np.any: _any,
+    np.cross: _cross, np.diag: _diag,
     np.roll: _roll, np.repeat: _repeat, np.tile: _tile, np.append: _append,
     np.real: lambda a: a, np.rollaxis: lambda a, axis, start=0: _wrap(np.rollaxis(
         a.data, _axis(axis, a.ndim), _axis(start, a.ndim + 1) if start < a.ndim else a.ndim + 1)),
