@@ -18,7 +18,7 @@ import gast
 import numpy as np
 
 from ..syntax.naming import clone, walk
-from ..syntax.nodes import parameter_ids
+from ..syntax.nodes import parameter_ids, SHAPE_ATTRIBUTES
 
 
 _ARRAY, _FLOAT = np.ndarray, float
@@ -399,7 +399,7 @@ def _not_float(node):
         return True
     if isinstance(node, gast.Constant) and isinstance(node.value, bool):
         return True
-    if isinstance(node, gast.Attribute) and node.attr in ("shape", "size", "ndim", "dtype"):
+    if isinstance(node, gast.Attribute) and node.attr in SHAPE_ATTRIBUTES:
         return True
     if isinstance(node, gast.Call):
         func = node.func

@@ -117,11 +117,7 @@ class Batched:
                 len(inputs) == 3 and not kwargs):  # np.add.at(out, index, g): repeats add up
             target, index, values = inputs
             index = _index(index)
-            if isinstance(values, Batched):
-                region = target.data[index].ndim
-                values = values.data.reshape(values.data.shape[:1] + (1,) * max(
-                    0, region - values.data.ndim) + values.data.shape[1:])
-            np.add.at(target.data, index, values)
+            np.add.at(target.data, index, _aligned(values, target.data[index].ndim - 1))
             return None
         if method in ("reduce", "accumulate") and len(inputs) == 1 and ufunc is np.add:
             x = inputs[0]
@@ -181,9 +177,8 @@ class Batched:
     def __setitem__(self, index, value):
         if not self.data.flags.writeable:  # (a broadcast stack: give it storage of its own)
             raise NotBatchable("a store into a broadcast stack")
-        self.data[_index(index)] = _data(value) if not isinstance(value, Batched) else (
-            value.data.reshape(value.data.shape[:1] + (1,) * max(
-                0, self.data[_index(index)].ndim - value.data.ndim) + value.data.shape[1:]))
+        index = _index(index)  # (a value without a stack: numpy broadcasts it to every tangent)
+        self.data[index] = _aligned(value, self.data[index].ndim - 1)
 
     # methods generated code calls --------------------------------------------------------
     def sum(self, axis=None, dtype=None, keepdims=False):

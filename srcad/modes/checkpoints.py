@@ -71,8 +71,9 @@ class Checkpointing:
                                            "srcad.checkpoint out")
         bound = {assigned_name(s) for s in flatten(loop.body) if assigned_name(s)} | {
             s.target.id for s in flatten(loop.body) if isinstance(s, gast.For)}
+        inside = {id(s) for s in flatten(loop.body)}
         outside = self.params | {assigned_name(s) for s in flatten(self.fdef.body[:-1])
-                                 if assigned_name(s) and s not in set(flatten(loop.body))}
+                                 if assigned_name(s) and id(s) not in inside}
         carried = bound & exposed_reads(loop.body, {loop.target.id})
         state = sorted((bound & outside) | carried)
         self.checkpointed[id(loop)] = (self.namer.fresh("segments"),

@@ -53,34 +53,34 @@ class RankOne:
             return self.ndim(node.args[0], depth + 1)
         return None
 
-    def carried(self, node, name):
-        """node with the outer product `name` carried through the matrix products around it:
-        (node', (u, v)) where node' stands for outer(u, v) (still to be written), or None."""
+    def carried(self, node, name, pair):
+        """The vectors (u', v') of node = outer(u', v'), where node holds the outer product
+        `name` = outer(*pair) in matrix products with matrices (to be written out), or None."""
         if isinstance(node, gast.Name) and node.id == name:
-            return self.pair
+            return pair
         if not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult)):
             return None
-        left = self.carried(node.left, name)
+        left = self.carried(node.left, name, pair)
         if left is not None and self.ndim(node.right) == 2:  # outer(u, v) @ B
             u, v = left
             return u, gast.BinOp(left=gast.Attribute(value=node.right, attr="T",
                                                      ctx=gast.Load()),
                                  op=gast.MatMult(), right=v)
-        right = self.carried(node.right, name)
+        right = self.carried(node.right, name, pair)
         if right is not None and self.ndim(node.left) == 2:  # A @ outer(u, v)
             u, v = right
             return gast.BinOp(left=node.left, op=gast.MatMult(), right=u), v
         return None
 
-    def rewrite(self, node, name):
+    def rewrite(self, node, name, pair):
         """node with its largest matrix product around `name` written as one outer product;
         whether that happened."""
-        found = self.carried(node, name)
-        if found is not None and not (isinstance(node, gast.Name)):
+        found = self.carried(node, name, pair)
+        if found is not None and not isinstance(node, gast.Name):
             return call(["np", "outer"], *found), True
         for field, value in gast.iter_fields(node):
             if isinstance(value, gast.AST):
-                new, done = self.rewrite(value, name)
+                new, done = self.rewrite(value, name, pair)
                 if done:
                     setattr(node, field, new)
                     return node, True
@@ -103,13 +103,11 @@ class RankOne:
                 continue
             reader = next((j for j in range(k + 1, len(body)) if any(
                 isinstance(n, gast.Name) and n.id == name for n in walk(body[j]))), None)
-            self.pair = pair
-            if reader is not None and isinstance(body[reader], gast.Assign) and (
-                    self.carried_somewhere(body[reader].value, name)) and not self.stored(
+            if reader is not None and isinstance(body[reader], gast.Assign) and not self.stored(
                     body[k + 1:reader], {a.id for a in pair}):
-                body[reader].value, _ = self.rewrite(body[reader].value, name)
-                if not any(isinstance(n, gast.Name) and n.id == name for n in walk(body[reader])):
-                    del body[k]  # (its vectors are read where the product is now)
+                body[reader].value, done = self.rewrite(body[reader].value, name, pair)
+                if done:  # (its one read is gone: its vectors are read where it was)
+                    del body[k]
                     continue
             k += 1
         return self.fdef
@@ -126,11 +124,6 @@ class RankOne:
                         isinstance(n.value, gast.Name) and n.value.id in names):
                     return True
         return False
-
-    def carried_somewhere(self, node, name):
-        """Whether some matrix product in node carries the outer product `name` out."""
-        return any(isinstance(sub, gast.BinOp) and isinstance(sub.op, gast.MatMult) and (
-            self.carried(sub, name) is not None) for sub in walk(node))
 
 
 def keep_rank_one(fdef, facts):
