@@ -340,14 +340,61 @@ def builtin_sum_abs(x):
     return sum(x) + abs(x[0])
 
 
+def set_comprehension(x):
+    picked = sorted({i % 2 for i in range(4)} | {2})
+    return np.sum(x[picked] ** 2)
+
+
+def try_for_a_flag(x):
+    ok = True
+    try:
+        np.linalg.cholesky(np.outer(x, x) - np.eye(3))
+    except np.linalg.LinAlgError:
+        ok = False
+    if ok:
+        return np.sum(x ** 2)
+    return np.sum(np.sin(x))
+
+
+def running(x):
+    total = 0.0
+    for v in x:
+        total = total + v
+        yield total * v
+
+
+def generator_helper(x):
+    return sum(v ** 2 for v in running(x))
+
+
+def scaled(x, **options):
+    return np.sum(x * options["scale"]) + options.get("shift", 0.0)
+
+
+def keyword_arguments(x):
+    fixed = {"scale": 2.0, "shift": x[0]}
+    return scaled(x, scale=x[1]) + scaled(x ** 2, **fixed)
+
+
 # constructs srcad.frontend.fence refuses beyond its UNSUPPORTED table (each row is checked:
 # listed only if srcad really raises SrcadError for its example)
 def refused_star_args(x):
     return np.sum(np.maximum(*[x, 0.0]))
 
 
+LIMITS = {"a_min": 0.0, "a_max": 1.0}
+
+
 def refused_star_kwargs(x):
-    return np.sum(np.clip(x, **{"a_min": 0.0, "a_max": 1.0}))
+    return np.sum(np.clip(x, **LIMITS))
+
+
+def refused_try_computing_a_value(x):
+    try:
+        y = np.log(x)
+    except FloatingPointError:
+        y = x
+    return np.sum(y)
 
 
 def refused_attribute_store(x, state):
@@ -406,7 +453,13 @@ def refused_in_place_method(x):
 
 REFUSED = [
     (refused_star_args, "`*args` unpacking in calls (`f(*xs)`)", "pass the arguments one by one"),
-    (refused_star_kwargs, "`**kwargs` unpacking in calls", "pass keyword arguments by name"),
+    (refused_star_kwargs, "`**d` in calls where srcad cannot know d's keys (a global dict, "
+     "a dict changed after it is built)", "pass keyword arguments by name, or build the dict "
+     "once in the function from a display (`{'s': s}`)"),
+    (refused_try_computing_a_value, "a try statement that computes a value the output depends "
+     "on from differentiated values (what a try binds is a constant)",
+     "compute only a flag in the try (`ok = True` / `except ...: ok = False`) and the values "
+     "after it, under `if ok:`"),
     (refused_attribute_store, "assignment to attributes (`state.h = v`)",
      "keep the value in a local name and return it"),
     (refused_nested_store, "stores into an expression (`y[i][j] = v`)", "index once: `y[i, j] = v`"),
@@ -585,6 +638,18 @@ CONSTRUCTS = [
               instead='`for key in ("a", "b"): value = params[key]`'),
     Construct("Not in the list above", "builtin `sum(...)` and `abs(...)` of differentiable "
               "values", builtin_sum_abs, (X3,), instead="`np.sum`, `np.abs`"),
+    Construct("Assignment and arrays", "set displays and set comprehensions of constants "
+              "(indices, names)", set_comprehension, (X3,), instead="`sorted` lists"),
+    Construct("Control flow", "`try` / `except` / `else` / `finally` binding constants (a "
+              "flag, a fallback): the try runs as in f, what it binds has derivative zero",
+              try_for_a_flag, (X3,), instead="the check outside the function"),
+    Construct("Functions", "helper generators (`yield`, `yield from`): the caller reads the "
+              "list of what they yield", generator_helper, (X3,), show=[running,
+                                                                       generator_helper],
+              instead="a helper that returns a list"),
+    Construct("Functions", "helpers with `**kwargs`, and `**d` in calls of a dict the "
+              "function builds", keyword_arguments, (X3,), show=[scaled, keyword_arguments],
+              instead="named parameters"),
 ]
 
 

@@ -39,7 +39,10 @@ from .frontend.lift import lift
 from .frontend.mutation import check_mutations
 from .frontend.parse import parse_function
 from .frontend.resolve import assigned_names, LIBRARY_MODULES, resolve
+from .frontend.starred import keyword_parameters
 from .frontend.statements import lower_statements
+from .frontend.generators import list_generators, lower_generator
+from .frontend.tries import check_tries, lift_tries
 from .frontend.unroll import unroll_loops
 from .modes.forward import Forward
 from .modes.reverse import Reverse
@@ -286,7 +289,14 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     fdef, info = parse_function(func)
     if stage == "parse":
         return function_source(fdef)
+    if hasattr(func, "__srcad_keywords__"):  # def h(x, **kw) built for one call's keywords
+        fdef = keyword_parameters(fdef, func, info)  # (calls.with_keywords)
+    if kind in CALLEE_KINDS and inspect.isgeneratorfunction(func):  # (a helper that yields:
+        fdef = lower_generator(fdef, info)  # it returns the list of what it yields)
+    tries = lift_tries(fdef, info)  # (each try: a nested function, lifted next)
     lifted = lift(fdef, func, info, assigned_names(fdef), write_module)
+    for ident in tries:  # (its results are constants: check_tries, once activity is known)
+        lifted[ident].__srcad_try__ = True
     scope = resolve(fdef, func, info, lifted)
     for param, value in getattr(func, "__srcad_bindings__", {}).items():  # functions a call
         scope.local_names.discard(param)  # passes this callee (calls.with_function_arguments)
@@ -295,6 +305,7 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
         return function_source(fdef)
     fdef = mark_checkpoints(fdef, scope, info)  # (for t in srcad.checkpoint(...): a mark)
     fdef = lower_statements(fdef, scope)  # (comprehensions as loops: new local names)
+    fdef = list_generators(fdef, scope, info)  # (h(...) of a generator h: list(h(...)))
     scope.local_names |= {n.id for n in walk(fdef) if isinstance(n, gast.Name)
                           and isinstance(n.ctx, gast.Store)}
     check(fdef, info)
@@ -325,6 +336,7 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
                           and isinstance(n.ctx, gast.Store)}
     forward = mode == "forward"  # (a store's tangent: see analyze's stores_useful)
     activity = analyze(fdef.body, names, scope, stores_useful=forward)
+    check_tries(fdef, scope, activity, info)
     shapes, kinds, floats = probe(fdef, func, scope, *example) if example is not None else (
         {}, {}, {})
     if shapes and keep_in_place_dtypes(fdef, kinds, floats, namer.fresh):

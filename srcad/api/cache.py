@@ -78,8 +78,9 @@ def _key(func, mode, kind, wrt, signature, disabled=frozenset()):
     cells = tuple(id(c) for c in func.__closure__ or ())
     bindings = tuple(sorted((k, id(v)) for k, v in getattr(func, "__srcad_bindings__",
                                                                {}).items()))
-    return (func.__code__, id(func.__globals__), cells, bindings, mode, kind, wrt, signature,
-            REGISTRY.version, disabled)
+    keywords = getattr(func, "__srcad_keywords__", None)  # (calls.with_keywords' copies)
+    return (func.__code__, id(func.__globals__), cells, bindings, keywords, mode, kind, wrt,
+            signature, REGISTRY.version, disabled)
 
 
 _OUTLINES = collections.OrderedDict()

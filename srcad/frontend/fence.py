@@ -7,7 +7,6 @@ import gast
 
 # node type -> (what it is, what to do instead)
 UNSUPPORTED = {
-    gast.Try: ("try statements", "move error handling outside the differentiated function"),
     gast.With: ("with statements other than np.errstate (not raising) and "
                 "warnings.catch_warnings()", "move the context manager outside the "
                                              "differentiated function"),
@@ -17,13 +16,17 @@ UNSUPPORTED = {
                     "pass the value in as an argument and return it"),
     gast.Delete: ("del of items or attributes (a change to a container)",
                   "build a new container without the item"),
-    gast.Yield: ("generators (yield)", "return a value or a tuple of values"),
-    gast.YieldFrom: ("generators (yield from)", "return a value or a tuple of values"),
+    gast.Yield: ("a differentiated function that yields (a generator)",
+                 "return a value; a helper generator it calls is differentiated"),
+    gast.YieldFrom: ("a differentiated function that yields (yield from)",
+                     "return a value; a helper generator it calls is differentiated"),
     gast.Await: ("await", "differentiate a synchronous function"),
     gast.ListComp: ("list comprehensions under a lambda, a conditional expression, and/or or a "
                     "while's test", "compute the list on a line of its own first"),
-    gast.SetComp: ("set comprehensions", "write a for loop"),
-    gast.DictComp: ("dict comprehensions", "write a for loop"),
+    gast.SetComp: ("set comprehensions under a lambda, a conditional expression, and/or or a "
+                   "while's test", "compute the set on a line of its own first"),
+    gast.DictComp: ("dict comprehensions under a lambda, a conditional expression, and/or or "
+                    "a while's test", "compute the dict on a line of its own first"),
     gast.GeneratorExp: ("generator expressions under a lambda, a conditional expression, "
                         "and/or or a while's test", "compute the list on a line of its own "
                                                     "first"),
@@ -34,7 +37,6 @@ UNSUPPORTED = {
     gast.ClassDef: ("class definitions", "define the class at module level"),
     gast.NamedExpr: ("assignment expressions (:=)", "assign on a separate line"),
     gast.Dict: ("dicts built with ** unpacking", "name the keys: {'W': W, 'b': b}"),
-    gast.Set: ("set displays", "use a list or a tuple"),
     gast.AsyncFunctionDef: ("async functions", "differentiate a synchronous function"),
 }
 
@@ -58,16 +60,28 @@ def check(fdef, info):
             if entry is not None:
                 what, hint = entry
                 raise info.error(node, f"srcad does not differentiate {what}", hint=hint)
+            if isinstance(node, gast.Call) and any(isinstance(a, gast.Starred) and not getattr(
+                    a, "whole", False) for a in node.args):
+                zip_ = isinstance(node.func, gast.Name) and node.func.id == "zip"
+                raise info.error(next(a for a in node.args if isinstance(a, gast.Starred)),
+                                 "srcad does not differentiate calls with *args unpacking "
+                                 "where it cannot tell how many items they pass",
+                                 hint="for zip(*pairs), take the items by position: "
+                                      "[p[0] for p in pairs], [p[1] for p in pairs]" if zip_
+                                 else "pass the arguments one by one")
             if isinstance(node, gast.Starred) and not getattr(node, "whole", False):
-                raise info.error(node, "srcad does not differentiate calls with *args unpacking",
-                                 hint="pass the arguments one by one")
+                raise info.error(node, "srcad does not differentiate * unpacking here",
+                                 hint="write the items out one by one")
             if isinstance(node, gast.keyword) and node.arg == "out":
                 raise info.error(node.value, "srcad does not differentiate out= (it writes the "
                                              "result into an existing array)",
                                  hint="assign the result: y = np.multiply(x, 2.0)")
             if isinstance(node, gast.keyword) and node.arg is None:
                 raise info.error(node.value, "srcad does not differentiate calls with **kwargs "
-                                             "unpacking", hint="pass keyword arguments by name")
+                                             "unpacking of a dict whose keys it cannot know",
+                                 hint="pass keyword arguments by name, or unpack a dict the "
+                                      "function builds once from a display ({'s': s}) and "
+                                      "does not change")
             if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Store):
                 raise info.error(node, "srcad does not differentiate assignment to attributes",
                                  hint="keep the value in a local name and return it")

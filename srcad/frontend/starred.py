@@ -1,4 +1,4 @@
-"""starred: * in displays and calls, written with what later passes know (run by statements).
+"""starred: * and ** in displays, calls and definitions, written with what later passes know.
 
     [*a, *b, c]          ->   list(tuple(a) + tuple(b) + (c,))
     (*a, c)              ->   tuple(a) + (c,)
@@ -13,13 +13,21 @@ tuples because the tangent of a display is a tuple. A call's *p is
 written out only where the callee's positional parameters it fills have no defaults, so the
 number of items Python would pass is fixed; `f(*p)` with more or fewer items than that raises
 in Python and is not checked here. Other starred calls are left for the fence to refuse.
+
+    h(x, **{"s": 2.0})   ->   h(x, s=2.0)              (a display, or a name bound once to one
+    o = {"s": v}              h(x, s=o["s"])            in the function and changed nowhere:
+    h(x, **o)                                           its keys are known)
+
+    def h(x, **kw):      ->   def h(x, *, s):           (a helper called with s=...: the copy
+        ...                       kw = {"s": s}         calls.with_keywords makes for the call)
+                                  ...
 """
 import inspect
 
 import gast
 
-from ..syntax.naming import clone
-from ..syntax.nodes import call
+from ..syntax.naming import clone, walk
+from ..syntax.nodes import call, name
 
 
 class _Starred(gast.NodeTransformer):
@@ -91,3 +99,86 @@ def write_starred(fdef, scope):
     """fdef with * in displays and in calls of functions of fixed arity written out."""
     fdef.body = [_Starred(scope).visit(stmt) for stmt in fdef.body]
     return fdef
+
+
+def keyword_parameters(fdef, func, info):
+    """def h(x, **kw) built for the keywords one call passes (func.__srcad_keywords__): each a
+    keyword-only parameter, and kw the dict of them, bound first."""
+    var, keys = func.__srcad_keywords__
+    read = {n.id for n in walk(fdef) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    bound = {n.id for n in walk(fdef) if isinstance(n, gast.Name) and not isinstance(
+        n.ctx, gast.Load)}
+    for key in keys:
+        if key in read and key not in bound:  # (a global or closure name it would hide)
+            raise info.error(fdef, f"srcad passes the keyword {key} to {fdef.name}'s **{var} as a "
+                                   f"parameter of that name, and {fdef.name} reads another {key}",
+                             hint=f"name the keyword otherwise, or give {fdef.name} a parameter "
+                                  f"{key}")
+    args = fdef.args
+    args.kwarg = None
+    args.kwonlyargs += [gast.Name(id=k, ctx=gast.Param(), annotation=None, type_comment=None)
+                        for k in keys]
+    args.kw_defaults += [None] * len(keys)
+    bind = gast.Assign(targets=[name(var, gast.Store())], value=gast.Dict(
+        keys=[gast.Constant(value=k, kind=None) for k in keys], values=[name(k) for k in keys]),
+        type_comment=None)
+    fdef.body = [gast.copy_location(bind, fdef.body[0])] + fdef.body
+    return fdef
+
+
+def expand_keywords(fdef):
+    """h(x, **d) -> h(x, k=d["k"], ...) where d's keys are known: d a dict display (dict_of
+    by now) or a name bound once in fdef to one, which nothing changes (no method of d is
+    called but get, keys, values and items, no store into it)."""
+    bound, changed = {}, set()
+    for node in walk(fdef):
+        if isinstance(node, gast.Assign):
+            for target in node.targets:
+                for n in walk(target):
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                        bound.setdefault(n.id, []).append(node.value if target is n else None)
+        elif isinstance(node, (gast.For, gast.AugAssign)):
+            for n in walk(node.target):
+                if isinstance(n, gast.Name):
+                    bound.setdefault(n.id, []).append(None)
+        elif isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and (
+                node.attr not in ("get", "keys", "values", "items")):
+            changed.add(node.value.id)
+        elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) and isinstance(
+                node.value, gast.Name):
+            changed.add(node.value.id)
+    displays = {ident: values[0] for ident, values in bound.items()
+                if len(values) == 1 and _keys(values[0]) is not None and ident not in changed}
+    for node in walk(fdef):
+        if not isinstance(node, gast.Call):
+            continue
+        keywords = []
+        for kw in node.keywords:
+            value = kw.value
+            keys = _keys(value) if kw.arg is None else None
+            if keys is None and kw.arg is None and isinstance(value, gast.Name) and (
+                    value.id in displays):
+                keys = _keys(displays[value.id])
+            if keys is None:
+                keywords.append(kw)
+                continue
+            for i, key in enumerate(keys):
+                item = value.args[0].elts[i] if isinstance(value, gast.Call) else gast.Subscript(
+                    value=name(value.id), slice=gast.Constant(value=key, kind=None),
+                    ctx=gast.Load())
+                keywords.append(gast.keyword(arg=key, value=item))
+        node.keywords = keywords
+    return fdef
+
+
+def _keys(value):
+    """The keys of dict_of([...], ("a", "b")) if all are identifiers, else None."""
+    if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
+            and value.func.id == "dict_of" and len(value.args) == 2
+            and isinstance(value.args[0], gast.List) and isinstance(value.args[1], gast.Tuple)):
+        return None
+    keys = value.args[1].elts
+    if not all(isinstance(k, gast.Constant) and isinstance(k.value, str) and k.value.isidentifier()
+               for k in keys):
+        return None
+    return [k.value for k in keys]

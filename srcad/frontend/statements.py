@@ -37,11 +37,11 @@ import numpy as np
 from .. import runtime
 from ..syntax.naming import clone, walk
 from ..syntax.nodes import name
-from .starred import write_starred
+from .starred import expand_keywords, write_starred
 
-_COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.DictComp)
+_COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp)
 # expressions under which a sub-expression may run zero or many times
-_CONDITIONAL = (gast.Lambda, gast.IfExp, gast.BoolOp, gast.SetComp) + _COMPREHENSIONS
+_CONDITIONAL = (gast.Lambda, gast.IfExp, gast.BoolOp) + _COMPREHENSIONS
 
 
 class _Fresh:
@@ -96,6 +96,11 @@ class _Hoist(gast.NodeTransformer):
 
     def visit_DictComp(self, node):
         return self.lower(node)
+
+    def visit_SetComp(self, node):  # {e for ...} -> set(items): a set has no derivative, so
+        items = self.lower(gast.copy_location(gast.ListComp(  # one of differentiated values
+            elt=node.elt, generators=node.generators), node))  # is refused at set(...)
+        return gast.copy_location(gast.Call(func=name("set"), args=[items], keywords=[]), node)
 
     def visit_Call(self, node):
         """map(f, xs, ys) -> [f(a, b) for a, b in zip(xs, ys)] (f a name or a lambda);
@@ -214,7 +219,8 @@ def _lower_statement(stmt, fresh, scope):
         fields = []
     hoist = _Hoist(fresh, scope)
     if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
-            stmt.targets[0], gast.Name) and isinstance(stmt.value, _COMPREHENSIONS) and \
+            stmt.targets[0], gast.Name) and isinstance(stmt.value, _COMPREHENSIONS) and not isinstance(
+            stmt.value, gast.SetComp) and \
             stmt.targets[0].id not in {n.id for n in walk(stmt.value) if isinstance(n, gast.Name)}:
         hoist.lower(stmt.value, stmt.targets[0].id)  # ys = [...]: the loop appends to ys
         return hoist.before
@@ -347,6 +353,11 @@ class _Dicts(gast.NodeTransformer):
             return node
         return self.dict_of(node.keys, node.values, node)
 
+    def visit_Set(self, node):  # {a, b} -> set([a, b]): set(...) has no derivative, so a set
+        self.generic_visit(node)  # of differentiated values is refused there, at this line
+        return gast.copy_location(gast.Call(func=name("set"), args=[
+            gast.List(elts=node.elts, ctx=gast.Load())], keywords=[]), node)
+
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
@@ -459,6 +470,7 @@ def lower_statements(fdef, scope):
     fdef.body = [_Methods(scope, fresh).visit(stmt) for stmt in fdef.body]
     fdef.body = [_Dicts(scope).visit(stmt) for stmt in fdef.body]
     fdef.body = lower_block(fdef.body, fresh, scope, only_read)
+    expand_keywords(fdef)  # (h(x, **d), d's keys known: before d[k] = v is rewritten)
     dicts = _dict_names(fdef)
     _stores_into_dicts(fdef, dicts, scope)
     for loop in walk(fdef):  # (comprehensions' loops included)

@@ -115,6 +115,7 @@ def with_function_arguments(func, args, keywords, lookup):
     them: its parameter pred denotes
     predict when its derivative is built (pipeline.build), as a global name would. One copy
     per callee and functions, so its derivatives are built and cached once."""
+    func = with_keywords(func, keywords)
     try:
         bound = inspect.signature(func).bind(*args, **keywords)
     except TypeError:
@@ -143,6 +144,37 @@ def with_function_arguments(func, args, keywords, lookup):
         copy.__srcad_bindings__ = dict(getattr(func, "__srcad_bindings__", {}), **bindings)
         entry = _SPECIALIZED[key] = (copy, tuple(bindings.values()))
     return entry[0]
+
+
+_KEYWORDS = {}  # (callee, the keyword names its **kwargs takes) -> its specialized copy
+
+
+def with_keywords(func, keywords):
+    """func itself, or, where func takes **kwargs, a copy of it for the keywords this call
+    passes that its named parameters do not take: each is a keyword-only parameter of the
+    copy (its __signature__, and pipeline.build writes its def so, with kwargs = {those}), which
+    is differentiated like any parameter. One copy per callee and set of names."""
+    signature = inspect.signature(func)
+    params = signature.parameters.values()
+    var = next((p for p in params if p.kind == p.VAR_KEYWORD), None)
+    if var is None or None in keywords:
+        return func
+    named = {p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD,
+                                                      p.POSITIONAL_ONLY)}
+    extra = tuple(sorted(k for k in keywords if k not in named))
+    key = (func, extra)
+    copy = _KEYWORDS.get(key)
+    if copy is None:
+        copy = types.FunctionType(func.__code__, func.__globals__, func.__name__,
+                                  func.__defaults__, func.__closure__)
+        copy.__kwdefaults__ = func.__kwdefaults__
+        copy.__qualname__, copy.__module__ = func.__qualname__, func.__module__
+        copy.__dict__.update(func.__dict__)
+        copy.__srcad_keywords__ = (var.name, extra)
+        copy.__signature__ = signature.replace(parameters=[p for p in params if p is not var] + [
+            inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY) for k in extra])
+        copy = _KEYWORDS[key] = copy
+    return copy
 
 
 def derivative_name(func, kind, wrt):

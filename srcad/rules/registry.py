@@ -447,7 +447,8 @@ class Registry:
 
     def is_nondifferentiable(self, op):
         self.sync_helpers()
-        return self._key(op) in self.nondifferentiable
+        return self._key(op) in self.nondifferentiable or (  # (a try statement's function:
+            isinstance(op, types.FunctionType) and op.__dict__.get("__srcad_try__", False))  # tries.py)
 
     def knows(self, op):
         self.sync_helpers()
@@ -504,10 +505,20 @@ def _spelling(name):
 _INTEGRATE = ("write the integrator as a loop of your own (a Runge-Kutta step in a for loop, "
               "see examples/ode_rk4.py): srcad differentiates it, and adaptive steps are not "
               "differentiated by a template")
+_FFT = ("srcad does not differentiate complex values, and FFTs make them: for a convolution "
+        "call scipy.signal.convolve or np.convolve (both differentiated; scipy.signal."
+        "fftconvolve too), and for a spectrum write the DFT as products with real matrices "
+        "(C = np.cos(2 * np.pi * np.outer(k, n) / N), S = np.sin(...); re = C @ x, "
+        "im = -S @ x)")
 INSTEAD = {  # library functions whose refusal says what to write instead
     "scipy.integrate.odeint": _INTEGRATE, "scipy.integrate.solve_ivp": _INTEGRATE,
     "scipy.integrate.quad": "write the quadrature as a sum over fixed nodes (np.polynomial."
                             "legendre.leggauss gives them): srcad differentiates the sum",
+    "builtins.set": "a set of differentiated values has no derivative (a set keeps no order "
+                    "and merges equal values): keep the values in a list or a tuple",
+    **{f"numpy.fft.{name}": _FFT for name in ("fft", "ifft", "rfft", "irfft", "fft2", "ifft2",
+                                              "rfft2", "irfft2", "fftn", "ifftn", "rfftn",
+                                              "irfftn", "hfft", "ihfft")},
 }
 
 
