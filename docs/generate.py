@@ -19,6 +19,7 @@ import textwrap
 import types
 
 import numpy as np
+from scipy import stats  # (the docs are generated where the optional scipy is installed)
 
 import srcad
 from srcad.frontend.fence import unsupported_table
@@ -376,6 +377,30 @@ def keyword_arguments(x):
     return scaled(x, scale=x[1]) + scaled(x ** 2, **fixed)
 
 
+class Dense:
+    def __init__(self, W):
+        self.W = W
+
+    def __call__(self, h):
+        return np.tanh(self.W @ h)
+
+
+LAYERS = [Dense(np.eye(3)), Dense(0.5 * np.ones((3, 3)))]
+
+
+def loop_over_layers(x):
+    for layer in LAYERS:
+        x = layer(x)
+    for act in [np.sin, np.tanh]:
+        x = act(x)
+    return np.sum(x ** 2)
+
+
+def frozen_distribution(x):
+    rv = stats.norm(x[0], 2.0)
+    return np.sum(rv.logpdf(x)) + rv.cdf(x[1])
+
+
 # constructs srcad.frontend.fence refuses beyond its UNSUPPORTED table (each row is checked:
 # listed only if srcad really raises SrcadError for its example)
 def refused_star_args(x):
@@ -650,6 +675,14 @@ CONSTRUCTS = [
     Construct("Functions", "helpers with `**kwargs`, and `**d` in calls of a dict the "
               "function builds", keyword_arguments, (X3,), show=[scaled, keyword_arguments],
               instead="named parameters"),
+    Construct("Functions", "loops over a list of objects or functions known when the "
+              "function is built (`for layer in self.layers`, `for act in [np.sin, g]`)",
+              loop_over_layers, (X3,), show=[Dense, "LAYERS = [Dense(np.eye(3)), Dense(0.5 * "
+                                                    "np.ones((3, 3)))]\n", loop_over_layers],
+              instead="call each layer by name"),
+    Construct("Functions", "frozen scipy.stats distributions (`rv = norm(m, s)`, then "
+              "`rv.logpdf(x)`)", frozen_distribution, (X3,),
+              instead="`stats.norm.logpdf(x, m, s)`"),
 ]
 
 

@@ -39,6 +39,7 @@ from .frontend.lift import lift
 from .frontend.mutation import check_mutations
 from .frontend.parse import parse_function
 from .frontend.resolve import assigned_names, LIBRARY_MODULES, resolve
+from .frontend.object_loops import methods_of_classes
 from .frontend.starred import keyword_parameters
 from .frontend.statements import lower_statements
 from .frontend.generators import list_generators, lower_generator
@@ -303,6 +304,8 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
         scope.injected[param] = value
     if stage == "resolve":
         return function_source(fdef)
+    if hasattr(func, "__srcad_classes__"):  # a method of an object read from a list: its
+        fdef = methods_of_classes(fdef, func, scope)  # self's class is known (object_loops)
     fdef = mark_checkpoints(fdef, scope, info)  # (for t in srcad.checkpoint(...): a mark)
     fdef = lower_statements(fdef, scope)  # (comprehensions as loops: new local names)
     fdef = list_generators(fdef, scope, info)  # (h(...) of a generator h: list(h(...)))

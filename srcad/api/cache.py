@@ -79,8 +79,10 @@ def _key(func, mode, kind, wrt, signature, disabled=frozenset()):
     bindings = tuple(sorted((k, id(v)) for k, v in getattr(func, "__srcad_bindings__",
                                                                {}).items()))
     keywords = getattr(func, "__srcad_keywords__", None)  # (calls.with_keywords' copies)
-    return (func.__code__, id(func.__globals__), cells, bindings, keywords, mode, kind, wrt,
-            signature, REGISTRY.version, disabled)
+    classes = tuple(sorted((k, id(v)) for k, v in getattr(func, "__srcad_classes__",
+                                                           {}).items()))  # (object_loops)
+    return (func.__code__, id(func.__globals__), cells, bindings, keywords, classes, mode, kind,
+            wrt, signature, REGISTRY.version, disabled)
 
 
 _OUTLINES = collections.OrderedDict()

@@ -73,9 +73,10 @@ def _denotes(value):
 
 def key(func, mode, kind, wrt, signature):
     """The disk key of a build, or None if this function cannot be cached on disk."""
-    if getattr(func, "__srcad_bindings__", None) or hasattr(func, "__srcad_keywords__"):
-        return None  # (a callee specialized to the functions or keywords a call passes it:
-        # memory only)
+    if getattr(func, "__srcad_bindings__", None) or hasattr(func, "__srcad_keywords__") or (
+            hasattr(func, "__srcad_classes__")):
+        return None  # (a callee specialized to the functions, keywords or classes a call
+        # passes it: memory only)
     try:
         text = inspect.getsource(func.__code__)  # (a functools.wraps wrapper's own text)
         filename = inspect.getsourcefile(func.__code__)

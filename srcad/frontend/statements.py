@@ -37,6 +37,8 @@ import numpy as np
 from .. import runtime
 from ..syntax.naming import clone, walk
 from ..syntax.nodes import name
+from .distributions import unfreeze
+from .object_loops import write_out_object_loops
 from .starred import expand_keywords, write_starred
 
 _COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp)
@@ -467,6 +469,8 @@ def lower_statements(fdef, scope):
     only_read = declared - stored
     fresh = _Fresh(fdef)
     write_starred(fdef, scope)
+    unfreeze(fdef, scope, fresh)  # (rv = norm(m, s); rv.pdf(x) -> norm.pdf(x, m_1, s_1))
+    write_out_object_loops(fdef, scope, fresh)  # (for layer in LAYERS: layer(x), written out)
     fdef.body = [_Methods(scope, fresh).visit(stmt) for stmt in fdef.body]
     fdef.body = [_Dicts(scope).visit(stmt) for stmt in fdef.body]
     fdef.body = lower_block(fdef.body, fresh, scope, only_read)

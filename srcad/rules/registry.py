@@ -28,6 +28,7 @@ import types
 import gast
 
 from .. import runtime
+from ..frontend.distributions import is_distribution
 from ..frontend.resolve import canonical_name
 
 
@@ -528,6 +529,12 @@ def require_template(kind, op, info, node):
     if template is None:
         name = REGISTRY.name_of(op)
         mode = "reverse" if kind == "adjoint" else "forward"
+        if is_distribution(op):
+            raise info.error(node, f"srcad does not differentiate a frozen distribution "
+                                   f"({name}(...)) that is passed on or kept",
+                             hint=f"name it in the function and call its methods there "
+                                  f"(rv = {_spelling(name)}(m, s); rv.logpdf(x)), or call "
+                                  f"{_spelling(name)}.logpdf(x, m, s) with the parameters")
         raise info.error(node, f"srcad has no {kind} template for {name}, so it cannot "
                                f"differentiate this call in {mode} mode",
                          hint=INSTEAD.get(name) or

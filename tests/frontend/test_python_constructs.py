@@ -14,6 +14,11 @@ import srcad
 sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
 from isolated import assert_same, run_isolated  # noqa: E402
 
+try:
+    from scipy import stats
+except ImportError:  # (an optional dependency: the tests that use it skip)
+    stats = None
+
 R = np.random.RandomState(11)
 A = R.randn(3, 3)
 X = R.randn(3)
@@ -275,3 +280,105 @@ def test_zip_of_starred_pairs_is_refused_with_what_to_write():
     with pytest.raises(srcad.SrcadError) as info:
         srcad.grad(zip_of_starred, wrt=1)(A, X)
     assert "[p[0] for p in pairs]" in str(info.value)
+
+
+# frozen scipy.stats distributions: rv = norm(m, s); rv.logpdf(x) ------------------------------
+
+def frozen_distributions(A, x):
+    rv = stats.norm(x[0], np.exp(A[0, 0]))
+    total = np.sum(rv.logpdf(x)) + rv.cdf(A[1, 1])
+    for i in range(2):
+        prior = stats.norm(loc=A[i, 0], scale=2.0 + i)
+        total = total + prior.logpdf(x[i])
+    mvn = stats.multivariate_normal(x[:2], A[:2, :2] @ A[:2, :2].T + np.eye(2))
+    return total + mvn.logpdf(A[2, :2]) + stats.t(4.0, x[1]).logpdf(x[2])
+
+
+def frozen_and_passed_on(A, x):
+    rv = stats.norm(x[0], 1.0)
+    return np.sum(log_density(rv, x))
+
+
+def log_density(dist, x):
+    return dist.logpdf(x)
+
+
+def test_frozen_distributions():
+    pytest.importorskip("scipy.stats")
+    check_everywhere(frozen_distributions, (A, X))
+
+
+def test_a_frozen_distribution_passed_to_a_helper_is_refused_at_the_call():
+    pytest.importorskip("scipy.stats")
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.grad(frozen_and_passed_on, wrt=1)(A, X)
+    message = str(info.value)
+    assert "rv = stats.norm(x[0], 1.0)" in message and "call its methods there" in message
+
+
+# loops over lists of functions and of objects --------------------------------------------------
+
+class Dense:
+    def __init__(self, W, b):
+        self.W, self.b = W, b
+
+    def __call__(self, h):
+        return np.tanh(self.W @ h + self.b)
+
+
+class Scale:
+    def __init__(self, s):
+        self.s = s
+
+    def forward(self, h):
+        return self.s * h
+
+    def __call__(self, h):
+        return self.forward(h)
+
+
+class Net:
+    def __init__(self, layers):
+        self.layers = layers
+
+    def __call__(self, h):
+        for layer in self.layers:
+            h = layer(h)
+        return h
+
+
+LAYERS = [Dense(A, X), Scale(0.5), Dense(A.T, -X)]
+NET = Net([Scale(2.0), Dense(A, 0.1 * X)])
+
+
+def softplus(v):
+    return np.log1p(np.exp(v))
+
+
+def loop_over_objects(A, x):
+    h = x
+    for layer in LAYERS:
+        h = layer(h)
+    for act in [np.tanh, softplus]:
+        h = act(h) * A[0]
+    for layer in LAYERS:
+        h = h + layer.__call__(x)
+    return np.sum(NET(h) ** 2)
+
+
+def test_loops_over_functions_and_objects():
+    check_everywhere(loop_over_objects, (A, X))
+
+
+def test_objects_are_read_when_the_code_runs_and_their_classes_are_checked():
+    df = srcad.grad(loop_over_objects, wrt=1)
+    before = df(A, X)
+    LAYERS[1] = Scale(3.0)  # a new object of the same class: its values are used
+    try:
+        srcad.check_grads(loop_over_objects, (A, X), wrt=1)
+        assert not np.allclose(df(A, X), before)
+        LAYERS[1] = Dense(A, X)  # another class: the code written for Scale refuses to run
+        with pytest.raises(RuntimeError, match="srcad wrote this loop out"):
+            df(A, X)
+    finally:
+        LAYERS[1] = Scale(0.5)

@@ -1,0 +1,198 @@
+"""object_loops: a loop over a list of functions or of objects of the user's classes, written
+out, one copy of the body per item, so each call's callee is known (statements._Methods).
+
+    LAYERS = [Dense(W1), Dense(W2)]        if len(LAYERS) != 2 or type(LAYERS[0]) is not Dense or
+    def f(x):                                      type(LAYERS[1]) is not Dense:
+        for layer in LAYERS:            ->         raise RuntimeError(...)
+            x = layer(x)                       x = Dense_call(LAYERS[0], x)
+        return x                               x = Dense_call(LAYERS[1], x)
+
+Each object is read from the list when the code runs (a model whose layers are made anew each
+step is differentiated right), and its method is the one its class had when the function was
+built (Dense_call: Dense.__call__). A function in the list is taken as it was then.
+
+The list must be known where the function is built: a global or closure name, an attribute
+of an object the call is specialized to (self.layers in a method), or a display of names of
+functions (for g in [np.tanh, act]: each copy calls the name itself). The derivative is built for
+those items; the check raises if the list has other items when it runs (the function must then
+be differentiated anew): it never computes with other methods than the items' own.
+"""
+import types
+
+import gast
+
+from ..syntax.naming import clone, walk
+from ..syntax.nodes import name
+
+_LIBRARIES = {"numpy", "scipy", "builtins", "sklearn", "jax", "torch"}
+_MOST = 64  # items written out at most
+
+
+def _callable_item(value):
+    """A function, or a callable object of a user's class."""
+    if isinstance(value, types.FunctionType):
+        return True
+    return (hasattr(value, "__dict__") and callable(value) and not isinstance(
+        value, (type, types.ModuleType)) and type(value).__module__.split(".")[0]
+            not in _LIBRARIES)
+
+
+def _leaves_loop(body):
+    for stmt in body:
+        for node in walk(stmt):
+            if isinstance(node, (gast.Break, gast.Continue)):
+                return True
+    return False
+
+
+def _guard(iterable, checks, at):
+    """if len(items) != n or type(items[0]) is not C_0 or items[1] is not g_1 ...: raise"""
+    tests = [gast.Compare(left=gast.Call(func=name("len"), args=[clone(iterable)], keywords=[]),
+                          ops=[gast.NotEq()],
+                          comparators=[gast.Constant(value=len(checks), kind=None)])]
+    for i, (is_function, holder) in enumerate(checks):
+        item = gast.Subscript(value=clone(iterable), slice=gast.Constant(value=i, kind=None),
+                              ctx=gast.Load())
+        if not is_function:
+            item = gast.Call(func=name("type"), args=[item], keywords=[])
+        tests.append(gast.Compare(left=item, ops=[gast.IsNot()], comparators=[name(holder)]))
+    message = ("srcad wrote this loop out for the items the list had when it built the "
+               "derivative (their number, the classes of objects, the functions), and it has "
+               "others now: keep them, or differentiate a function defined anew")
+    error = gast.Raise(exc=gast.Call(func=name("RuntimeError"), args=[
+        gast.Constant(value=message, kind=None)], keywords=[]), cause=None)
+    return gast.copy_location(gast.If(test=gast.BoolOp(op=gast.Or(), values=tests),
+                                      body=[gast.copy_location(error, at)], orelse=[]), at)
+
+
+_METHODS = {}  # (function, class) -> the function's copy that knows its self's class
+
+
+def method_for(cls, attr):
+    """cls's method attr (a function) as a copy that knows its first parameter is a cls, so
+    self.other(...) in it is known too (methods_of_classes, run when it is built); or None."""
+    func = getattr(cls, attr, None)
+    if not isinstance(func, types.FunctionType) or not func.__code__.co_argcount:
+        return None
+    copy = _METHODS.get((func, cls))
+    if copy is None:
+        copy = types.FunctionType(func.__code__, func.__globals__, func.__name__,
+                                  func.__defaults__, func.__closure__)
+        copy.__kwdefaults__ = func.__kwdefaults__
+        copy.__qualname__, copy.__module__ = func.__qualname__, func.__module__
+        copy.__dict__.update(func.__dict__)
+        copy.__srcad_classes__ = {func.__code__.co_varnames[0]: cls}
+        _METHODS[(func, cls)] = copy
+    return copy
+
+
+class _Calls(gast.NodeTransformer):
+    """item(...) and item.method(...) -> Class_method(item, ...): the method its class has
+    (method_for), called with the item the code reads when it runs."""
+
+    def __init__(self, target, item, cls, scope, fresh):
+        self.target, self.item, self.cls = target, item, cls
+        self.scope, self.fresh = scope, fresh
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, gast.Name) and func.id == self.target:
+            method = method_for(self.cls, "__call__")
+        elif isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and (
+                func.value.id == self.target):
+            method = method_for(self.cls, func.attr)
+        else:
+            return node
+        if method is None:
+            return node
+        ident = self.fresh(f"{self.cls.__name__}_{method.__name__.strip('_')}")
+        self.scope.injected[ident] = method
+        node.func = name(ident)
+        node.args = [clone(self.item)] + node.args
+        return node
+
+
+def methods_of_classes(fdef, func, scope):
+    """In a method copy from method_for: self(...) and self.other(...) as calls of the class's
+    methods (copies that know their self's class in turn)."""
+    taken = {n.id for n in walk(fdef) if isinstance(n, gast.Name)}
+
+    def fresh(base):
+        ident, k = base, 0
+        while ident in taken:
+            k += 1
+            ident = f"{base}_{k}"
+        taken.add(ident)
+        return ident
+
+    for param, cls in func.__srcad_classes__.items():
+        fdef.body = [_Calls(param, name(param), cls, scope, fresh).visit(stmt)
+                     for stmt in fdef.body]
+    return fdef
+
+
+class _Substitute(gast.NodeTransformer):
+    def __init__(self, old, new):
+        self.old, self.new = old, new
+
+    def visit_Name(self, node):
+        return gast.copy_location(clone(self.new), node) if node.id == self.old else node
+
+
+def write_out_object_loops(fdef, scope, fresh):
+    """fdef with each loop over a known list of functions or objects written out."""
+    def rewrite(stmts):
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
+                out.append(stmt)
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(stmt, field, None)
+                if isinstance(block, list):
+                    setattr(stmt, field, rewrite(block))
+            out += written_out(stmt) or [stmt]
+        return out
+
+    def written_out(loop):
+        if not (isinstance(loop, gast.For) and isinstance(loop.target, gast.Name)
+                and not loop.orelse):
+            return None
+        stored = {n.id for s in loop.body for n in walk(s) if isinstance(n, gast.Name)
+                  and not isinstance(n.ctx, gast.Load)}
+        if _leaves_loop(loop.body) or loop.target.id in stored:
+            return None
+        if isinstance(loop.iter, (gast.List, gast.Tuple)):  # for g in [np.tanh, act]: the
+            elts = loop.iter.elts  # names themselves, read where the loop reads them
+            if not elts or len(elts) > _MOST or not all(
+                    isinstance(e, (gast.Name, gast.Attribute)) and callable(scope.lookup(e))
+                    for e in elts):
+                return None
+            return [gast.copy_location(_Substitute(loop.target.id, e).visit(clone(s)), s)
+                    for e in elts for s in loop.body]
+        if not isinstance(loop.iter, (gast.Name, gast.Attribute)):
+            return None
+        items = scope.lookup(loop.iter)
+        if not (isinstance(items, (list, tuple)) and 0 < len(items) <= _MOST
+                and all(_callable_item(item) for item in items)):
+            return None
+        checks, out = [], []
+        for i, value in enumerate(items):
+            is_function = isinstance(value, types.FunctionType)
+            holder = fresh(loop.target.id if is_function else type(value).__name__)
+            scope.injected[holder] = value if is_function else type(value)
+            checks.append((is_function, holder))
+            item = name(holder) if is_function else gast.Subscript(
+                value=clone(loop.iter), slice=gast.Constant(value=i, kind=None),
+                ctx=gast.Load())
+            for stmt in loop.body:
+                copy = clone(stmt)
+                if not is_function:
+                    copy = _Calls(loop.target.id, item, type(value), scope, fresh).visit(copy)
+                out.append(gast.copy_location(_Substitute(loop.target.id, item).visit(copy),
+                                              stmt))
+        return [_guard(loop.iter, checks, loop)] + out
+
+    fdef.body = rewrite(fdef.body)
+    return fdef
