@@ -269,6 +269,17 @@ def test_the_mixed_second_derivative(name):
     np.testing.assert_allclose(mixed, want, rtol=1e-6, atol=1e-7)
 
 
+def two_ops(a, v):
+    return (np.sum(np.sin(scipy.signal.correlate2d(a, v, "same")))
+            + np.sum(np.cos(scipy.signal.fftconvolve(a, v, "valid"))))
+
+
+def test_third_order():
+    rng = np.random.default_rng(14)
+    a, v = rng.normal(size=(4, 3)), rng.normal(size=(2, 2))
+    srcad.check_grads(two_ops, (a, v), wrt=(0, 1), order=3)
+
+
 # ---------------------------------------------------------------------------------------------
 # the dot-product test between the modes, on the convolution itself (a non-scalar output)
 
