@@ -9,8 +9,9 @@ Each is bilinear: y = W(F(in1, in2)) where F is the full convolution,
 of in2 itself (convolve, fftconvolve, convolve2d) or of in2 flipped along every axis (correlate,
 correlate2d), and W the mode's window of F (signal_window): 'full' all of it, 'same' in1's shape
 centred, 'valid' where the smaller operand fits inside the larger one, whichever operand that
-is. fftconvolve convolves along `axes` only; along the others it multiplies entry by entry,
-broadcasting a length 1 (there F is max(in1, in2) long and W takes it whole).
+is. fftconvolve convolves along `axes` only; along the others it multiplies entry by entry
+(equal lengths: there F is that long and W takes it whole) or broadcasts a length 1 (the same
+as convolving with one entry, which is how these axes are windowed).
 
 The tangent applies the op to one tangent at a time, the other operand as it is (@bilinear).
 The adjoint puts the cotangent g in its place in a zero array shaped like F (signal_unwindow,

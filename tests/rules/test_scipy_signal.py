@@ -329,6 +329,15 @@ def test_a_convolutional_layer_trains_its_kernel():
     srcad.check_grads(convnet_loss, (kernel, image), wrt=(0, 1), order=2)
 
 
+def test_a_constant_operand_has_no_tangent_term():
+    """The image is a constant: the kernel's tangent is one correlation, not two (the ops are
+    declared bilinear, so a zero tangent drops its term)."""
+    code = "\n".join(line for line in srcad.source(convnet_loss, mode="forward").splitlines()
+                     if not line.strip().startswith("#"))
+    assert code.count("scipy.signal.correlate2d(") == 2  # the value and its tangent
+    assert "zeros_like" not in code
+
+
 def two_layers(k1, k2, w, image):
     hidden = np.tanh(signal.convolve2d(image, k1, "same"))
     pooled = scipy.signal.fftconvolve(hidden, k2, "valid")
