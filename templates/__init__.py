@@ -12,4 +12,4 @@ from . import nondifferentiable, builtins, numpy_sorting, numpy_calculus  # noqa
 from . import numpy_signal, numpy_polynomial, numpy_statistics, numpy_layout  # noqa: F401
 from . import scipy_special  # noqa: F401  (registers templates only if scipy imports)
 from . import scipy_stats, scipy_stats_families, scipy_stats_discrete  # noqa: F401  (the same)
-from . import scipy_stats_multivariate  # noqa: F401  (the same)
+from . import scipy_stats_multivariate, scipy_signal  # noqa: F401  (the same)

@@ -217,6 +217,8 @@ def imports_needed(text):
         lines.append("import scipy.special")
     if re.search(r"\bscipy\.stats\.", text):
         lines.append("import scipy.stats")
+    if re.search(r"\bscipy\.signal\.", text):
+        lines.append("import scipy.signal")
     if re.search(r"\boperator\.", text):
         lines.append("import operator")
     return lines

@@ -30,6 +30,7 @@ LIBRARY_MODULES = {
     "operator": "operator",
     "scipy.special": "scipy.special",
     "scipy.stats": "scipy.stats",
+    "scipy.signal": "scipy.signal",
 }
 IMPORT_LINES = {"np": "import numpy as np", "math": "import math", "operator": "import operator",
                 "scipy": "import scipy.special"}
