@@ -40,7 +40,7 @@ from .frontend.mutation import check_mutations
 from .frontend.parse import parse_function
 from .frontend.resolve import assigned_names, LIBRARY_MODULES, resolve
 from .frontend.object_loops import methods_of_classes
-from .frontend.starred import keyword_parameters
+from .frontend.starred import call_shape_parameters
 from .frontend.statements import lower_statements
 from .frontend.generators import list_generators, lower_generator
 from .frontend.tries import check_tries, lift_tries
@@ -290,8 +290,8 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     fdef, info = parse_function(func)
     if stage == "parse":
         return function_source(fdef)
-    if hasattr(func, "__srcad_keywords__"):  # def h(x, **kw) built for one call's keywords
-        fdef = keyword_parameters(fdef, func, info)  # (calls.with_keywords)
+    if hasattr(func, "__srcad_call_shape__"):  # def h(x, *args, **kw) built for one call's
+        fdef = call_shape_parameters(fdef, func, info)  # shape (calls.with_call_shape)
     if kind in CALLEE_KINDS and inspect.isgeneratorfunction(func):  # (a helper that yields:
         fdef = lower_generator(fdef, info)  # it returns the list of what it yields)
     tries = lift_tries(fdef, info)  # (each try: a nested function, lifted next)

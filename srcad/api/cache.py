@@ -78,7 +78,7 @@ def _key(func, mode, kind, wrt, signature, disabled=frozenset()):
     cells = tuple(id(c) for c in func.__closure__ or ())
     bindings = tuple(sorted((k, id(v)) for k, v in getattr(func, "__srcad_bindings__",
                                                                {}).items()))
-    keywords = getattr(func, "__srcad_keywords__", None)  # (calls.with_keywords' copies)
+    keywords = repr(getattr(func, "__srcad_call_shape__", None))  # (calls.with_call_shape)
     classes = tuple(sorted((k, id(v)) for k, v in getattr(func, "__srcad_classes__",
                                                            {}).items()))  # (object_loops)
     return (func.__code__, id(func.__globals__), cells, bindings, keywords, classes, mode, kind,

@@ -73,9 +73,9 @@ def _denotes(value):
 
 def key(func, mode, kind, wrt, signature):
     """The disk key of a build, or None if this function cannot be cached on disk."""
-    if getattr(func, "__srcad_bindings__", None) or hasattr(func, "__srcad_keywords__") or (
+    if getattr(func, "__srcad_bindings__", None) or hasattr(func, "__srcad_call_shape__") or (
             hasattr(func, "__srcad_classes__")):
-        return None  # (a callee specialized to the functions, keywords or classes a call
+        return None  # (a callee specialized to the functions, classes or call shape a call
         # passes it: memory only)
     try:
         text = inspect.getsource(func.__code__)  # (a functools.wraps wrapper's own text)

@@ -19,8 +19,11 @@ in Python and is not checked here. Other starred calls are left for the fence to
     h(x, **o)                                           its keys are known)
 
     def h(x, **kw):      ->   def h(x, *, s):           (a helper called with s=...: the copy
-        ...                       kw = {"s": s}         calls.with_keywords makes for the call)
-                                  ...
+        ...                       kw = {"s": s}         calls.with_call_shape makes for the
+                                  ...                   call)
+    def g(x, *args):     ->   def g(x, args_0):         (called with one more positional
+        h(x, *args)               args = (args_0,)      argument; g passes its *args on)
+                                  h(x, args[0])
 """
 import inspect
 
@@ -31,8 +34,9 @@ from ..syntax.nodes import call, name
 
 
 class _Starred(gast.NodeTransformer):
-    def __init__(self, scope):
+    def __init__(self, scope, tuples):
         self.scope = scope
+        self.tuples = tuples  # name -> its items' count: names bound once to a tuple display
 
     def display(self, node, kind):
         node = self.generic_visit(node)
@@ -68,6 +72,12 @@ class _Starred(gast.NodeTransformer):
         if len(starred) != 1 or any(isinstance(n, gast.Call)  # (*p is read once per item:
                                     for n in gast.walk(node.args[starred[0]].value)):  # pure)
             return node
+        sequence = node.args[starred[0]].value
+        if isinstance(sequence, gast.Name) and sequence.id in self.tuples:  # its items known
+            items = [gast.Subscript(value=clone(sequence), slice=gast.Constant(value=k, kind=None),
+                                    ctx=gast.Load()) for k in range(self.tuples[sequence.id])]
+            node.args = node.args[:starred[0]] + items + node.args[starred[0] + 1:]
+            return node
         func = self.scope.lookup(node.func)
         if not inspect.isfunction(func):
             return node
@@ -96,33 +106,59 @@ class _Starred(gast.NodeTransformer):
 
 
 def write_starred(fdef, scope):
-    """fdef with * in displays and in calls of functions of fixed arity written out."""
-    fdef.body = [_Starred(scope).visit(stmt) for stmt in fdef.body]
+    """fdef with * in displays and in calls of functions of fixed arity, or of tuples whose
+    length is known (a name bound once to a tuple display), written out."""
+    bound = {}
+    for node in walk(fdef):
+        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
+            bound[node.id] = bound.get(node.id, 0) + 1
+    tuples = {}
+    for node in walk(fdef):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], gast.Name) and isinstance(node.value, gast.Tuple) and not any(
+                isinstance(e, gast.Starred) for e in node.value.elts) and bound.get(
+                node.targets[0].id) == 1:
+            tuples[node.targets[0].id] = len(node.value.elts)
+    fdef.body = [_Starred(scope, tuples).visit(stmt) for stmt in fdef.body]
     return fdef
 
 
-def keyword_parameters(fdef, func, info):
-    """def h(x, **kw) built for the keywords one call passes (func.__srcad_keywords__): each a
-    keyword-only parameter, and kw the dict of them, bound first."""
-    var, keys = func.__srcad_keywords__
-    read = {n.id for n in walk(fdef) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-    bound = {n.id for n in walk(fdef) if isinstance(n, gast.Name) and not isinstance(
-        n.ctx, gast.Load)}
-    for key in keys:
-        if key in read and key not in bound:  # (a global or closure name it would hide)
-            raise info.error(fdef, f"srcad passes the keyword {key} to {fdef.name}'s **{var} as a "
-                                   f"parameter of that name, and {fdef.name} reads another {key}",
-                             hint=f"name the keyword otherwise, or give {fdef.name} a parameter "
-                                  f"{key}")
+def call_shape_parameters(fdef, func, info):
+    """def h(x, *args, **kw) built for one call's shape (func.__srcad_call_shape__, from
+    calls.with_call_shape): each extra keyword a keyword-only parameter and kw the dict of them;
+    each extra positional argument a parameter args_0, args_1, ... and args the tuple of them."""
+    shape = func.__srcad_call_shape__
     args = fdef.args
-    args.kwarg = None
-    args.kwonlyargs += [gast.Name(id=k, ctx=gast.Param(), annotation=None, type_comment=None)
-                        for k in keys]
-    args.kw_defaults += [None] * len(keys)
-    bind = gast.Assign(targets=[name(var, gast.Store())], value=gast.Dict(
-        keys=[gast.Constant(value=k, kind=None) for k in keys], values=[name(k) for k in keys]),
-        type_comment=None)
-    fdef.body = [gast.copy_location(bind, fdef.body[0])] + fdef.body
+    first = fdef.body[0]
+    if "kwargs" in shape:
+        var, keys = shape["kwargs"]
+        read = {n.id for n in walk(fdef) if isinstance(n, gast.Name)
+                and isinstance(n.ctx, gast.Load)}
+        bound = {n.id for n in walk(fdef) if isinstance(n, gast.Name) and not isinstance(
+            n.ctx, gast.Load)}
+        for key in keys:
+            if key in read and key not in bound:  # (a global or closure name it would hide)
+                raise info.error(fdef, f"srcad passes the keyword {key} to {fdef.name}'s "
+                                       f"**{var} as a parameter of that name, and {fdef.name} "
+                                       f"reads another {key}",
+                                 hint=f"name the keyword otherwise, or give {fdef.name} a "
+                                      f"parameter {key}")
+        args.kwarg = None
+        args.kwonlyargs += [gast.Name(id=k, ctx=gast.Param(), annotation=None,
+                                      type_comment=None) for k in keys]
+        args.kw_defaults += [None] * len(keys)
+        fdef.body.insert(0, gast.copy_location(gast.Assign(
+            targets=[name(var, gast.Store())], value=gast.Dict(
+                keys=[gast.Constant(value=k, kind=None) for k in keys],
+                values=[name(k) for k in keys]), type_comment=None), first))
+    if "args" in shape:
+        var, names = shape["args"]
+        args.vararg = None
+        args.args += [gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
+                      for n in names]
+        fdef.body.insert(0, gast.copy_location(gast.Assign(
+            targets=[name(var, gast.Store())], value=gast.Tuple(
+                elts=[name(n) for n in names], ctx=gast.Load()), type_comment=None), first))
     return fdef
 
 

@@ -24,6 +24,7 @@ import gast
 import numpy as np
 
 from .. import runtime
+from ..errors import SrcadError
 from ..frontend.parse import parse_function
 from .registry import REGISTRY
 
@@ -115,7 +116,7 @@ def with_function_arguments(func, args, keywords, lookup):
     them: its parameter pred denotes
     predict when its derivative is built (pipeline.build), as a global name would. One copy
     per callee and functions, so its derivatives are built and cached once."""
-    func = with_keywords(func, keywords)
+    func = with_call_shape(func, args, keywords)
     try:
         bound = inspect.signature(func).bind(*args, **keywords)
     except TypeError:
@@ -146,34 +147,65 @@ def with_function_arguments(func, args, keywords, lookup):
     return entry[0]
 
 
-_KEYWORDS = {}  # (callee, the keyword names its **kwargs takes) -> its specialized copy
+_SHAPED = {}  # (callee, its call shape) -> its specialized copy
 
 
-def with_keywords(func, keywords):
-    """func itself, or, where func takes **kwargs, a copy of it for the keywords this call
-    passes that its named parameters do not take: each is a keyword-only parameter of the
-    copy (its __signature__, and pipeline.build writes its def so, with kwargs = {those}), which
-    is differentiated like any parameter. One copy per callee and set of names."""
+def _forwards(func, var):
+    """Whether func passes its *var on whole to a call (h(x, *args))."""
+    try:
+        fdef, _ = parse_function(func)
+    except SrcadError:
+        return False
+    return any(isinstance(n, gast.Starred) and isinstance(n.value, gast.Name)
+               and n.value.id == var for n in gast.walk(fdef))
+
+
+def with_call_shape(func, args, keywords):
+    """func itself, or a copy of it for this call's shape where func takes **kwargs (each
+    keyword its named parameters do not take becomes a keyword-only parameter) or passes its
+    *args on to another call (each extra positional argument a parameter: args_0, args_1, ...).
+    Its __signature__ says so, and pipeline.build writes its def so (kwargs = {...} and args =
+    (args_0, ...) bound first: starred.call_shape_parameters); the parameters are
+    differentiated like any. One copy per callee and shape."""
     signature = inspect.signature(func)
-    params = signature.parameters.values()
-    var = next((p for p in params if p.kind == p.VAR_KEYWORD), None)
-    if var is None or None in keywords:
+    params = list(signature.parameters.values())
+    var_kw = next((p for p in params if p.kind == p.VAR_KEYWORD), None)
+    var_pos = next((p for p in params if p.kind == p.VAR_POSITIONAL), None)
+    shape, new = {}, list(params)
+    if var_kw is not None and None not in keywords:
+        named = {p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD,
+                                                          p.POSITIONAL_ONLY)}
+        extra = tuple(sorted(k for k in keywords if k not in named))
+        shape["kwargs"] = (var_kw.name, extra)
+        new = [p for p in new if p is not var_kw] + [
+            inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY) for k in extra]
+    before = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if var_pos is not None and not any(isinstance(a, gast.Starred) for a in args) and not any(
+            p.default is not p.empty for p in before) and _forwards(func, var_pos.name):
+        taken = set(func.__code__.co_varnames) | set(func.__code__.co_names)
+        names = []
+        for i in range(max(len(args) - len(before), 0)):
+            ident = f"{var_pos.name}_{i}"
+            while ident in taken:
+                ident += "_"
+            names.append(ident)
+        shape["args"] = (var_pos.name, tuple(names))
+        at = new.index(var_pos)
+        new[at:at + 1] = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                          for n in names]
+    if not shape:
         return func
-    named = {p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD,
-                                                      p.POSITIONAL_ONLY)}
-    extra = tuple(sorted(k for k in keywords if k not in named))
-    key = (func, extra)
-    copy = _KEYWORDS.get(key)
+    key = (func, tuple(sorted(shape.items())))
+    copy = _SHAPED.get(key)
     if copy is None:
         copy = types.FunctionType(func.__code__, func.__globals__, func.__name__,
                                   func.__defaults__, func.__closure__)
         copy.__kwdefaults__ = func.__kwdefaults__
         copy.__qualname__, copy.__module__ = func.__qualname__, func.__module__
         copy.__dict__.update(func.__dict__)
-        copy.__srcad_keywords__ = (var.name, extra)
-        copy.__signature__ = signature.replace(parameters=[p for p in params if p is not var] + [
-            inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY) for k in extra])
-        copy = _KEYWORDS[key] = copy
+        copy.__srcad_call_shape__ = shape
+        copy.__signature__ = signature.replace(parameters=new)
+        _SHAPED[key] = copy
     return copy
 
 

@@ -1,6 +1,6 @@
 """Python that real programs write around the calculus, beyond statements.py: sets, try
 statements (frontend/tries.py), helper generators (frontend/generators.py) and **kwargs
-(starred.py, calls.with_keywords). Each is checked in both modes against central differences,
+(starred.py, calls.with_call_shape). Each is checked in both modes against central differences,
 to second order where it can be, in builds for any shapes too; what stays refused is refused at
 the user's line with what to write instead."""
 import os
@@ -269,6 +269,27 @@ def test_dicts_whose_keys_are_unknown_are_refused_at_the_call(func):
     message = str(info.value)
     assert "return scaled(x, **options)" in message or "**GLOBAL_OPTIONS" in message
     assert "pass keyword arguments by name" in message
+
+
+def inner(x, scale=1.0, power=2):
+    return np.sum((x * scale) ** power)
+
+
+def passes_everything_on(x, *args, **kwargs):
+    return inner(x, *args, **kwargs)
+
+
+def elementwise_max(*values):
+    return np.maximum(*values)
+
+
+def args_passed_on(A, x):
+    a = passes_everything_on(x, A[0, 0], power=3) + passes_everything_on(A @ x)
+    return a + passes_everything_on(x, 2.0) + np.sum(elementwise_max(x, A[1] * 0.5))
+
+
+def test_args_and_kwargs_passed_on():
+    check_everywhere(args_passed_on, (A, X))
 
 
 def zip_of_starred(A, x):

@@ -54,9 +54,18 @@ def with_defaults(a, b=1.0):
     return np.sum(a * b)
 
 
-def star_into_defaults(x, y):
-    p = (x, y)
+def star_of_a_tuple_into_defaults(x, y):
+    p = (x, y)  # (bound once to a display: two items, whatever the callee's defaults)
     return with_defaults(*p)
+
+
+def star_into_defaults(x, y):
+    p = [x, y][:np.size(y) % 2 + 1]
+    return with_defaults(*p)
+
+
+def test_star_of_a_tuple_display_fills_parameters_with_defaults():
+    srcad.check_grads(star_of_a_tuple_into_defaults, (X, Y), wrt=(0, 1), order=2)
 
 
 def test_star_filling_parameters_with_defaults_is_refused_at_the_users_line():
