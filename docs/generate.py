@@ -401,6 +401,11 @@ def frozen_distribution(x):
     return np.sum(rv.logpdf(x)) + rv.cdf(x[1])
 
 
+def fft_power(x):
+    z = np.fft.rfft(x * np.hanning(3))
+    return np.sum(np.real(z * np.conj(z)))
+
+
 # constructs srcad.frontend.fence refuses beyond its UNSUPPORTED table (each row is checked:
 # listed only if srcad really raises SrcadError for its example)
 def refused_star_args(x):
@@ -683,6 +688,10 @@ CONSTRUCTS = [
     Construct("Functions", "frozen scipy.stats distributions (`rv = norm(m, s)`, then "
               "`rv.logpdf(x)`)", frozen_distribution, (X3,),
               instead="`stats.norm.logpdf(x, m, s)`"),
+    Construct("Not in the list above", "`np.fft` transforms and the complex values they make "
+              "(first order; + - * / @, `** n`, sums, indexing, `np.real`, `np.imag`, `np.conj`; "
+              "`|z|` written `np.sqrt(np.real(z * np.conj(z)))`)", fft_power, (X3,),
+              instead="real DFT matrices: `np.cos(2 * np.pi * np.outer(k, n) / N) @ x`"),
 ]
 
 
@@ -858,13 +867,13 @@ def constructs_page():
             lines.append(f"| {what} | {instead} |")
         else:
             print(f"warning: {func.__name__} is no longer refused; its row is left out")
-    untemplated = [name for name, op in (("np.sort", np.sort), ("np.fft.fft", np.fft.fft),
-                                         ("np.interp", np.interp), ("np.convolve", np.convolve))
-                   if not REGISTRY.knows(op)]
-    lines += ["", "A call of a callable that has no template (today, for example, "
-              + ", ".join(f"`{name}`" for name in untemplated[:2])
-              + ") is refused the same way; [templates.md](templates.md) shows how to register "
-              "one.", ""]
+    untemplated = [name for name, op in (("np.fft.rfftn", np.fft.rfftn),
+                                         ("np.gradient", np.gradient),
+                                         ("np.fft.hfft", np.fft.hfft)) if not REGISTRY.knows(op)]
+    example = (" (today, for example, " + ", ".join(f"`{name}`" for name in untemplated[:2])
+               + ")") if untemplated else ""
+    lines += ["", f"A call of a callable that has no template{example} is refused the same way; "
+              "[templates.md](templates.md) shows how to register one.", ""]
     return "\n".join(lines), failing
 
 

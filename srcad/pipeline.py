@@ -23,6 +23,7 @@ import threading
 import gast
 
 from .analysis.activity import analyze
+from .analysis.complexes import real_parts
 from .analysis.invariance import inert_names
 from .analysis.shapes import probe
 from .analysis.values import float_values_read, unread_values
@@ -348,15 +349,9 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     free_values = unread_values(fdef, *example, names, kinds, floats, read=unrolled_by) if (
         example is not None) else ()  # (the probe's facts are final here)
     sized_floats = float_values_read(fdef, *example) if example is not None else ()
-    complex_values = sorted(v for v, char in floats.items() if char in ("F", "D", "G")
-                            and activity(v))
-    if complex_values:  # (no convention for complex derivatives is implemented)
-        at = next(s for s in walk(fdef) if isinstance(s, gast.Assign) and isinstance(
-            s.targets[0], gast.Name) and s.targets[0].id in complex_values)
-        raise info.error(at, f"srcad does not differentiate complex values, and "
-                             f"{', '.join(complex_values[:3])} are complex here",
-                         hint="pass the real and imaginary parts as real arrays and compute "
-                              "with them")
+    real_values = real_parts(fdef, scope, activity, floats, bool(shapes), info) if (
+        stage != "outline") else set()  # (complex values: where they may go, and the real
+    # ones whose adjoints take the real part; the outline, which checks f, builds for any)
     inert = inert_names(fdef, shapes, floats) if (  # values the output does not depend on:
         mode == "reverse" and shapes and "invariance" not in disabled) else set()  # constants
     activity.useful -= inert
@@ -376,6 +371,7 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
                                                           names, kind, shapes, kinds,
                                                           floats)
     builder.shares = shares  # names that may share storage (views): mutation.py
+    builder.real_parts = real_values  # (analysis/complexes.py)
     derivative = builder.build()
     if stage == "derivative":
         return function_source(derivative)

@@ -13,3 +13,4 @@ from . import numpy_signal, numpy_polynomial, numpy_statistics, numpy_layout  # 
 from . import scipy_special  # noqa: F401  (registers templates only if scipy imports)
 from . import scipy_stats, scipy_stats_families, scipy_stats_discrete  # noqa: F401  (the same)
 from . import scipy_stats_multivariate, scipy_signal  # noqa: F401  (the same)
+from . import numpy_fft  # noqa: F401

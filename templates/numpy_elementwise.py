@@ -376,14 +376,11 @@ def fmod(z, x1, x2):
     d[z] = d[x1] - d[x2] * np.round((x1 - z) / x2)
 
 
-# real-valued inputs: real and conj are the identity (written as themselves, which is also the
-# usual convention for complex values)
+# real and conj: the identity on real values, and right for complex ones in srcad's convention
+# (numpy_fft.py, which has imag)
 @linear(np.real)
 def real(y, val):
     d[val] = np.real(d[y])
-
-
-non_differentiable(np.imag)  # of a real value: zeros (srcad refuses complex arguments)
 
 
 @diagonal(np.conj)

@@ -125,6 +125,8 @@ class Accumulation:
         result (value is shaped like it), or True (shape unknown): sum it down to var's shape."""
         if broadcasts and not (isinstance(broadcasts, str) and self.same_shape(broadcasts, var)):
             value = self.unbroadcast(value, broadcasts, var)
+        if var in getattr(self, "real_parts", ()):  # a real value meeting complex ones: the
+            value = call(["np", "real"], value)  # real part of its adjoint (analysis/complexes)
         adjoint = self.namer.adjoint(var)
         if var in self.appended:  # a list built with append: its adjoint is a list, popped
             value = call(["item_adjoints"], value, name(var))  # item by item in the reverse

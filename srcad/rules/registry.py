@@ -506,20 +506,17 @@ def _spelling(name):
 _INTEGRATE = ("write the integrator as a loop of your own (a Runge-Kutta step in a for loop, "
               "see examples/ode_rk4.py): srcad differentiates it, and adaptive steps are not "
               "differentiated by a template")
-_FFT = ("srcad does not differentiate complex values, and FFTs make them: for a convolution "
-        "call scipy.signal.convolve or np.convolve (both differentiated; scipy.signal."
-        "fftconvolve too), and for a spectrum write the DFT as products with real matrices "
-        "(C = np.cos(2 * np.pi * np.outer(k, n) / N), S = np.sin(...); re = C @ x, "
-        "im = -S @ x)")
+_FFT = ("srcad differentiates np.fft.fft, ifft, rfft, irfft, fft2, ifft2, fftn and ifftn: write "
+        "rfftn as rfft along the last axis, then fftn along the others (irfftn: ifftn, then "
+        "irfft); hfft(a, n) is irfft(np.conj(a), n) scaled by n")
 INSTEAD = {  # library functions whose refusal says what to write instead
     "scipy.integrate.odeint": _INTEGRATE, "scipy.integrate.solve_ivp": _INTEGRATE,
     "scipy.integrate.quad": "write the quadrature as a sum over fixed nodes (np.polynomial."
                             "legendre.leggauss gives them): srcad differentiates the sum",
     "builtins.set": "a set of differentiated values has no derivative (a set keeps no order "
                     "and merges equal values): keep the values in a list or a tuple",
-    **{f"numpy.fft.{name}": _FFT for name in ("fft", "ifft", "rfft", "irfft", "fft2", "ifft2",
-                                              "rfft2", "irfft2", "fftn", "ifftn", "rfftn",
-                                              "irfftn", "hfft", "ihfft")},
+    **{f"numpy.fft.{name}": _FFT for name in ("rfft2", "irfft2", "rfftn", "irfftn", "hfft",
+                                              "ihfft")},
 }
 
 

@@ -1,0 +1,109 @@
+"""complexes: where complex values may be differentiated, and which real values take the real
+part of their adjoints.
+
+srcad's convention for a complex value z = u + iv (templates/numpy_fft.py): its adjoint is
+dL/du - i dL/dv. Under it the templates of holomorphic ops (+ - * / @, ** n, sums, indexing,
+reshapes, exp), of the linear maps np.fft computes, and of np.real, np.imag, np.conj are right;
+others (np.abs, np.angle, comparisons, np.maximum, ...) are not. So a complex value may meet
+only those ops, and this is checked where the shape probe knows which values are complex: in a
+build specialized to the arguments. A build for any arguments (srcad.source without them, a
+helper's derivative) that would make complex values is refused.
+
+    z = np.fft.rfft(x)         x is real, z complex: x's adjoint is the real part of what
+    p = z * np.conj(z)         reaches it (real_parts: np.real(...) around each contribution)
+    y = np.abs(z)              refused: write np.sqrt(np.real(z * np.conj(z)))
+"""
+import types
+
+import gast
+import numpy as np
+
+from ..syntax.naming import walk
+
+_REAL = ("e", "f", "d", "g")
+_COMPLEX = ("F", "D", "G")
+_BINARY = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.MatMult)
+_CALLS = {np.real, np.imag, np.conj, np.conjugate, np.sum, np.mean, np.reshape, np.transpose,
+          np.exp, np.dot, np.matmul, np.multiply, np.add, np.subtract, np.divide, np.negative}
+_HINT = ("take np.real(z) and np.imag(z) (or np.real(z * np.conj(z)) for |z| ** 2) before "
+         "other functions: srcad differentiates complex values through + - * / @, ** n, "
+         "indexing, np.sum, np.mean, reshapes, np.exp, np.conj and np.fft")
+
+
+_TRANSFORMS = {"fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "fftn", "ifftn", "rfft2",
+               "irfft2", "rfftn", "irfftn", "hfft", "ihfft"}  # (those that make complex values)
+
+
+def _is_fft(value, transforms=False):
+    """Whether value is a function of np.fft (one of _TRANSFORMS)."""
+    module = getattr(value, "__module__", "") or getattr(
+        getattr(value, "__wrapped__", None), "__module__", "")
+    return module == "numpy.fft" and (not transforms or getattr(value, "__name__", "")
+                                      in _TRANSFORMS)
+
+
+def _allowed(value, scope):
+    """Whether the right-hand side keeps to the ops whose templates hold for complex values."""
+    if isinstance(value, (gast.Name, gast.Constant, gast.Subscript, gast.Tuple, gast.List)):
+        return True
+    if isinstance(value, gast.UnaryOp):
+        return isinstance(value.op, (gast.USub, gast.UAdd))
+    if isinstance(value, gast.BinOp):
+        if isinstance(value.op, gast.Pow):
+            return isinstance(value.right, gast.Constant) and type(value.right.value) is int
+        return isinstance(value.op, _BINARY)
+    if isinstance(value, gast.Call):
+        func = scope.lookup(value.func)
+        return func is not None and (_is_fft(func) or any(func is f for f in _CALLS))
+    return False
+
+
+def real_parts(fdef, scope, activity, floats, specialized, info):
+    """The real names whose adjoints take the real part (they meet complex values); a
+    SrcadError where a complex value meets an op srcad cannot differentiate it through, or
+    where the build cannot tell which values are complex."""
+    active = {v for v in activity.varied if activity(v)}
+    complex_names = {v for v in active if floats.get(v) in _COMPLEX}
+    fft_calls = [n for n in walk(fdef) if isinstance(n, gast.Call) and _is_fft(
+        scope.lookup(n.func), transforms=True)]
+    if not complex_names and not fft_calls:
+        return set()
+    if not specialized:
+        raise info.error(fft_calls[0] if fft_calls else fdef, "srcad differentiates complex "
+                         "values (np.fft) only in a derivative built for the arguments, where "
+                         "it knows which values are complex: to first order, in the function "
+                         "differentiated itself", hint="call np.fft in the function you "
+                         "differentiate, not in a helper of it, and differentiate it once (not "
+                         "hessian or a derivative of a derivative); for a convolution, "
+                         "scipy.signal.fftconvolve differentiates to any order")
+    maybe = {v for v in active if floats.get(v) not in _REAL}  # complex, or not known
+    meets = set()
+    for stmt in walk(fdef):
+        if isinstance(stmt, gast.Return) and stmt.value is not None:
+            out = [n.id for n in walk(stmt.value) if isinstance(n, gast.Name)
+                   and n.id in complex_names]
+            if out:
+                raise info.error(stmt, "srcad differentiates functions with real outputs, and "
+                                       "this one returns a complex value",
+                                 hint="return np.real(...), np.imag(...) or |z| ** 2 as "
+                                      "np.real(z * np.conj(z))")
+            continue
+        if not isinstance(stmt, gast.Assign):
+            continue
+        targets = {n.id for t in stmt.targets for n in walk(t) if isinstance(n, gast.Name)}
+        reads = {n.id for n in walk(stmt.value) if isinstance(n, gast.Name)}
+        if not (targets | reads) & maybe:
+            continue
+        if not _allowed(stmt.value, scope):
+            helper = isinstance(stmt.value, gast.Call) and isinstance(
+                scope.lookup(stmt.value.func), types.FunctionType)
+            if helper:
+                raise info.error(stmt, "srcad does not differentiate complex values passed to "
+                                       "or returned by a helper", hint="call np.fft in the "
+                                       "function you differentiate, not in a helper of it, "
+                                       "and pass the helper real values (np.real, np.imag)")
+            raise info.error(stmt, "srcad does not differentiate this operation on complex "
+                                   "values (or values it cannot tell are real)", hint=_HINT)
+        if targets & maybe:
+            meets |= {v for v in reads & active if floats.get(v) in _REAL}
+    return meets
