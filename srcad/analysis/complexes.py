@@ -64,12 +64,13 @@ def real_parts(fdef, scope, activity, floats, specialized, info):
     where the build cannot tell which values are complex."""
     active = {v for v in activity.varied if activity(v)}
     complex_names = {v for v in active if floats.get(v) in _COMPLEX}
-    fft_calls = [n for n in walk(fdef) if isinstance(n, gast.Call) and _is_fft(
-        scope.lookup(n.func), transforms=True)]
-    if not complex_names and not fft_calls:
+    makers = [n for n in walk(fdef) if (isinstance(n, gast.Call) and _is_fft(
+        scope.lookup(n.func), transforms=True)) or (isinstance(n, gast.Constant) and isinstance(
+            n.value, complex))]  # (np.fft's transforms, and 1j)
+    if not complex_names and not makers:
         return set()
     if not specialized:
-        raise info.error(fft_calls[0] if fft_calls else fdef, "srcad differentiates complex "
+        raise info.error(makers[0] if makers else fdef, "srcad differentiates complex "
                          "values (np.fft) only in a derivative built for the arguments, where "
                          "it knows which values are complex: to first order, in the function "
                          "differentiated itself", hint="call np.fft in the function you "
