@@ -87,6 +87,15 @@ def test_complex_values_reaching_the_derivative_keep_to_srcad_convention():
             transform(complex_magnitude)(*args)
 
 
+def test_complex_arguments_are_refused_by_the_code_for_any_arguments():
+    """The code built for any arguments cannot tell which values are complex (it gave the
+    derivative of |c x| as sign(Re(c x)) |c|... in place of Re(conj(c x) c) / |c x|)."""
+    for transform in (srcad.grad, srcad.jvp):
+        with pytest.raises(srcad.SrcadError, match="only in a derivative built for the"):
+            args = (X, 1 + 2j) if transform is srcad.grad else (X, 1 + 2j, X)
+            transform(complex_magnitude, disable="specialize")(*args)
+
+
 def test_real_and_imag_of_a_real_array():
     for disable in (None, "all"):
         np.testing.assert_allclose(srcad.grad(real_part, disable=disable)(X), 2 * X)
