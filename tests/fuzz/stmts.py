@@ -19,7 +19,8 @@ statements that belong together) and records the variables it defines in the sco
     helper_stmt    a, b = helper(..) (tuple results), helper([x, y]) (a list of arrays)
     side_effect    log.append(..), counter["calls"] += 1 (counted: a derivative runs them as often)
     python_idioms  [e for v in (a, b)], sum(e for v in ..), {"a": a}; d["c"] = .., {k: e for k, v
-                   in d.items()}, a tuple used whole and item by item, [*pair, a]
+                   in d.items()}, a tuple used whole and item by item, [*pair, a], sets of
+                   indices, a try that sets a flag, a correlation through np.fft
     early_return   a loop with `return` inside (the last statement group of f)
 """
 from . import exprs
@@ -609,7 +610,9 @@ def python_idioms(scope, depth=2):
     if v not in body.text:
         body = Expr(f"{body.atom()} * {v}", shape)
     result = scope.fresh("t")
-    kind = scope.pick(["listcomp", "genexpr", "dict", "dictcomp", "whole_and_item", "starred"])
+    kinds = ["listcomp", "genexpr", "dict", "dictcomp", "whole_and_item", "starred", "sets",
+             "try_flag"] + (["fft"] if shape else [])
+    kind = scope.pick(kinds)
     scope.tags.add("idiom_" + kind)
     display = "(" + ", ".join(texts) + ("," if len(texts) == 1 else "") + ")"
     if kind == "listcomp":
@@ -635,6 +638,20 @@ def python_idioms(scope, depth=2):
         pair = scope.fresh("pair")
         lines = [f"{pair} = {display}",
                  f"{result} = {pair}[0] * {pair}[1] + np.stack({pair})[-1]"]
+    elif kind == "sets":
+        picked = scope.fresh("picked")
+        lines = [f"{picked} = sorted({{k % 2 for k in range(3)}} | {{1}})",
+                 f"{result} = {display}[{picked}[-1]] * len({picked}) + {texts[0]}"]
+    elif kind == "try_flag":  # (a try binds constants: a flag, whatever the data)
+        ok = scope.fresh("ok")
+        threshold = round(scope.rng.uniform(-1.0, 1.0), 2)
+        lines = [f"{ok} = True", "try:", f"    if np.sum({texts[0]}) > {threshold!r}:",
+                 '        raise ValueError("large")', "except ValueError:", f"    {ok} = False",
+                 f"{result} = {texts[0]} * 2.0 if {ok} else {texts[1]} - {texts[0]}"]
+    elif kind == "fft":  # a circular correlation through complex values: real again
+        z = scope.fresh("z")
+        lines = [f"{z} = np.fft.rfft({texts[0]}) * np.conj(np.fft.rfft({texts[1]}))",
+                 f"{result} = np.fft.irfft({z} * (1.0 - 0.5j), n=np.shape({texts[0]})[-1])"]
     else:
         pair = scope.fresh("pair")
         lines = [f"{pair} = {display}",
