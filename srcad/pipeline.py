@@ -39,7 +39,8 @@ from .frontend.keep_dtypes import keep_in_place_dtypes
 from .frontend.lift import lift
 from .frontend.mutation import check_mutations
 from .frontend.parse import parse_function
-from .frontend.resolve import assigned_names, LIBRARY_MODULES, resolve
+from .frontend.resolve import assigned_names, LIBRARY_MODULES, resolve, Scope
+from .frontend.inline import inline_helpers
 from .frontend.object_loops import methods_of_classes
 from .frontend.starred import call_shape_parameters
 from .frontend.statements import lower_statements
@@ -54,6 +55,7 @@ from .optimize.manager import Build, Facts, run_passes, unshared  # noqa: F401 (
 from .optimize.passes import PIPELINE, stages
 from .optimize.singular import singular_names
 from .rules.calls import CALLEE_KINDS, derivative_name
+from .rules.registry import REGISTRY
 from .runtime import HELPERS
 from .syntax.naming import Namer, walk
 from .version import __version__
@@ -67,6 +69,7 @@ PASSES = (
     "specialize",      # code for the call's argument signature, not any shapes (analysis/shapes)
     "float_gradient",  # the gradient wrt one float by forward mode (api/derivatives.runs)
     "unroll",          # short loops over ranges the signature fixes written out (frontend/unroll)
+    "inline",          # small helpers of the caller's module written into it (frontend/inline)
     "invariance",      # exactly-zero adjoints of shift-invariant values (analysis/invariance.py)
     "singular",        # strong-zero guards dropped where the output is inf or nan
     "proportional",    # forward mode: tangents that scale another folded in
@@ -105,7 +108,7 @@ def disabled_passes(disable):
 # proportional in forward mode; simplify is constants, copies and dead_code; resimplify:
 # simplify again after cancel, broadcasts and factor). derivative: as the templates wrote it
 IMPROVE_STAGES = stages()
-STAGES = ("parse", "resolve", "check", "desugar", "unroll", "anf", "invariance", "activity",
+STAGES = ("parse", "inline", "resolve", "check", "desugar", "unroll", "anf", "invariance", "activity",
           "derivative", *IMPROVE_STAGES, "optimize", "emit")
 KINDS = {"reverse": ("grad", "value_and_grad", "aux", "vjp", "vjp_aux", "adjoint", "record",
                      "backward"),
@@ -299,6 +302,11 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     lifted = lift(fdef, func, info, assigned_names(fdef), write_module)
     for ident in tries:  # (its results are constants: check_tries, once activity is known)
         lifted[ident].__srcad_try__ = True
+    if "inline" not in disabled:  # (small helpers of the module: their derivatives built
+        fdef = inline_helpers(fdef, func, Scope(func, assigned_names(fdef)),  # with the
+                              REGISTRY.knows)  # caller's, specialized; then resolved)
+    if stage == "inline":
+        return function_source(fdef)
     scope = resolve(fdef, func, info, lifted)
     for param, value in getattr(func, "__srcad_bindings__", {}).items():  # functions a call
         scope.local_names.discard(param)  # passes this callee (calls.with_function_arguments)

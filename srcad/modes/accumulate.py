@@ -155,6 +155,9 @@ class Accumulation:
                 return
             if not active and not nested:
                 return
+            if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and (
+                    value.func.id == "unindex"):  # (a display read at an index: None for the
+                value = call(["item_adjoints"], value, clone(operand))  # items it did not read)
             if isinstance(value, gast.Name):
                 holder = value.id
             else:

@@ -88,7 +88,7 @@ W32 = np.array([0.1, 0.2, 0.3], dtype=np.float32)
 CFG = {"weight": 1.5, "sizes": (1, 2.0)}
 
 
-def make_mask(n):
+def make_mask(n, *unused):  # (*: a call srcad keeps, not written in: frontend/inline.py)
     return np.arange(n) % 2 == 0
 
 

@@ -48,8 +48,17 @@ def test_helpers_in_both_modes_and_second_order():
     srcad.check_grads(uses_helpers, (X, W), wrt=(0, 1), order=2)
 
 
+def test_helpers_are_written_in_and_agree_with_their_derivatives_as_calls():
+    inlined = srcad.source(uses_helpers, wrt=(0, 1))
+    assert "layer_forward" not in inlined and "polar_forward" not in inlined
+    assert "softplus_forward" in inlined  # (another module's helper stays a call)
+    for got, want in zip(srcad.grad(uses_helpers, wrt=(0, 1))(X, W),
+                         srcad.grad(uses_helpers, wrt=(0, 1), disable="inline")(X, W)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
 def test_each_helper_derivative_is_generated_once():
-    source = srcad.source(uses_helpers, wrt=(0, 1))
+    source = srcad.source(uses_helpers, wrt=(0, 1), disable="inline")
     assert source.count("= layer_forward_x_w(") == 2  # one function, two call sites
     assert source.count("= layer_backward_x_w(") == 2
     assert source.count("def layer_forward_x_w(") == 1

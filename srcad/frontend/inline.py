@@ -1,0 +1,193 @@
+"""inline: small helpers of the same module written into the caller, where the call is a whole
+statement's value, so their derivative is built with the caller's: specialized to the shapes the
+caller's probe sees, with no generic helper code (unbroadcast, dot_axes) and no call per turn.
+
+    def rhs(y, k):                          def integrate(y0, k):
+        return A @ y + k * np.tanh(y)           ...
+                                    ->          y_1 = y             (rhs's parameters, fresh)
+    def integrate(y0, k):                       k_1 = k
+        ...                                     k1 = A @ y_1 + k_1 * np.tanh(y_1)
+        k1 = rhs(y, k)
+
+A helper is written in when it is a plain function of the caller's module (the same globals,
+no closure), has no template of its own, ends with its only return, is short (at most _MOST
+statements), takes no *args or **kwargs and only constant defaults, contains nothing the fence
+would refuse, nested functions, try, global declarations or yield, and reads no global that a
+name of the caller hides. Its names are renamed fresh; its statements keep the call's position,
+so comments and errors point at the call. Helpers it calls are written in too, to a depth of
+_DEPTH (a recursive helper never is). Anything else stays a call (rules/calls.py differentiates
+it from its source).
+"""
+import inspect
+import types
+
+import gast
+
+from ..errors import SrcadError
+from ..syntax.naming import clone, walk
+from ..syntax.nodes import name
+from .fence import check
+from .parse import parse_function
+
+_MOST = 40
+_DEPTH = 3
+_STOPS = (gast.FunctionDef, gast.Lambda, gast.ClassDef, gast.Try, gast.Global, gast.Nonlocal,
+          gast.Yield, gast.YieldFrom, gast.Await)
+
+
+def _written_in(func, caller, templated):
+    """The helper's def, parsed, if it may be written into a function of `caller`'s module."""
+    if not (isinstance(func, types.FunctionType) and func.__globals__ is caller.__globals__
+            and func.__closure__ is None and not templated(func) and not func.__dict__
+            and func.__code__.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+                                          | inspect.CO_GENERATOR) == 0):
+        return None
+    try:
+        fdef, info = parse_function(func)
+        check(clone(fdef), info)  # (what the fence refuses is reported at the helper's line)
+    except SrcadError:
+        return None
+    body = [s for s in fdef.body if not (isinstance(s, gast.Expr) and isinstance(
+        s.value, gast.Constant) and isinstance(s.value.value, str))]
+    returns = [n for n in walk(fdef) if isinstance(n, gast.Return)]
+    if not body or len(returns) != 1 or body[-1] is not returns[0] or returns[0].value is None:
+        return None
+    if sum(isinstance(n, gast.stmt) for n in walk(fdef)) > _MOST + 1 or any(
+            isinstance(n, _STOPS) for s in body for n in walk(s)):
+        return None
+    args = fdef.args
+    if args.posonlyargs or any(d is not None and not isinstance(d, gast.Constant)
+                               for d in args.defaults + args.kw_defaults):
+        return None
+    fdef.body = body
+    return fdef
+
+
+def _called_parameters(hdef, params):
+    """The parameters the helper calls, or calls a method of (activation(z), model.f(x))."""
+    called = set()
+    for node in walk(hdef):
+        if isinstance(node, gast.Call):
+            root = node.func
+            while isinstance(root, gast.Attribute):
+                root = root.value
+            if isinstance(root, gast.Name) and root.id in params:
+                called.add(root.id)
+    return called
+
+
+class _Substitute(gast.NodeTransformer):
+    """Each read of a parameter the helper calls -> the caller's name for the function."""
+
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit_Name(self, node):
+        if node.id in self.mapping and isinstance(node.ctx, gast.Load):
+            return gast.copy_location(clone(self.mapping[node.id]), node)
+        return node
+
+
+class _Rename(gast.NodeTransformer):
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit_Name(self, node):
+        if node.id in self.mapping:
+            node.id = self.mapping[node.id]
+        return node
+
+
+def inline_helpers(fdef, func, scope, templated, depth=0, stack=()):
+    """fdef with calls of small same-module helpers written in (see the module docstring);
+    scope: what names denote in func (before resolve: its lookup finds the helpers);
+    templated(op): whether op has templates of its own."""
+    taken = {n.id for n in walk(fdef) if isinstance(n, gast.Name)} | {
+        a.id for a in walk(fdef.args) if isinstance(a, gast.Name)}
+    hidden = set(scope.local_names) | {n.id for n in walk(fdef) if isinstance(  # (locals: a
+        n, gast.Name) and not isinstance(n.ctx, gast.Load)}  # helper's global reads must not
+    # meet one)
+
+    def fresh(base):
+        ident, k = f"{base}_1", 1
+        while ident in taken:
+            k += 1
+            ident = f"{base}_{k}"
+        taken.add(ident)
+        return ident
+
+    def written(stmt):
+        value = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr, gast.Return)) else None
+        if not isinstance(value, gast.Call) or any(
+                isinstance(a, gast.Starred) for a in value.args) or any(
+                k.arg is None for k in value.keywords):
+            return None
+        helper = scope.lookup(value.func)
+        if helper is None or helper in stack or depth >= _DEPTH:
+            return None
+        hdef = _written_in(helper, func, templated)
+        if hdef is None:
+            return None
+        try:
+            bound = inspect.signature(helper).bind(*value.args, **{
+                k.arg: k.value for k in value.keywords})
+        except TypeError:
+            return None  # (Python raises there: the call stays, and raises as Python does)
+        own = {n.id for n in walk(hdef) if isinstance(n, gast.Name) and not isinstance(
+            n.ctx, gast.Load)} | {a.id for a in walk(hdef.args) if isinstance(a, gast.Name)}
+        reads = {n.id for n in walk(hdef) if isinstance(n, gast.Name) and isinstance(
+            n.ctx, gast.Load)} - own
+        if reads & hidden:
+            return None  # (a global the helper reads is a local of the caller's)
+        params = inspect.signature(helper).parameters
+        called = _called_parameters(hdef, params)
+        for param in called:  # a function or object the helper calls: its name, if known
+            argument = bound.arguments.get(param)
+            if not (isinstance(argument, (gast.Name, gast.Attribute))
+                    and scope.lookup(argument) is not None) or param in {
+                        n.id for stmt in hdef.body for n in walk(stmt)
+                        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}:
+                return None  # (rules/calls.py specializes the helper to it instead)
+        hdef.body = [_Substitute({p: bound.arguments[p] for p in called}).visit(s)
+                     for s in hdef.body]
+        hdef = inline_helpers(hdef, helper, scope, templated, depth + 1, stack + (helper,))
+        own |= {n.id for n in walk(hdef) if isinstance(n, gast.Name) and not isinstance(
+            n.ctx, gast.Load)}
+        mapping = {ident: fresh(ident) for ident in sorted(own)}
+        out = []
+        for param in params.values():  # p_1 = argument (or its constant default)
+            if param.name in called:
+                continue
+            argument = bound.arguments.get(param.name)
+            if argument is None:
+                argument = gast.Constant(value=param.default, kind=None)
+            out.append(gast.Assign(targets=[name(mapping[param.name], gast.Store())],
+                                   value=argument, type_comment=None))
+        body = [_Rename(mapping).visit(s) for s in hdef.body]
+        result = body.pop().value
+        out += body
+        if isinstance(stmt, gast.Assign):
+            out.append(gast.Assign(targets=stmt.targets, value=result, type_comment=None))
+        elif isinstance(stmt, gast.Return):
+            out.append(gast.Return(value=result))
+        else:
+            out.append(gast.Expr(value=result))
+        for s in out:  # (comments and errors point at the call)
+            for node in walk(s):
+                if "lineno" in getattr(node, "_attributes", ()):
+                    gast.copy_location(node, stmt)
+        return out
+
+    def rewrite(stmts):
+        out = []
+        for stmt in stmts:
+            if not isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
+                for field in ("body", "orelse"):
+                    block = getattr(stmt, field, None)
+                    if isinstance(block, list):
+                        setattr(stmt, field, rewrite(block))
+            out += written(stmt) or [stmt]
+        return out
+
+    fdef.body = rewrite(fdef.body)
+    return fdef
