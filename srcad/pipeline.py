@@ -122,11 +122,11 @@ class Built:
 
     FIELDS = ("source", "function_name", "user_globals", "user_cells", "wrt_names",
               "tangent_names", "filename", "lineno", "function_text", "header", "free_values",
-              "sized_floats")
+              "sized_floats", "inlined")
 
     def __init__(self, source, function_name, func, user_globals, user_cells, wrt_names,
                  tangent_names, filename, lineno, dependencies=(), function_text="", header="",
-                 lifted=(), free_values=(), sized_floats=()):
+                 lifted=(), free_values=(), sized_floats=(), inlined=()):
         self.source = source
         self.header = header
         self.dependencies = dict(dependencies)  # name -> (callee, kind, wrt) (calls.py)
@@ -147,6 +147,9 @@ class Built:
         # length (analysis/values.py): the signature keys floats by type, so the API runs the
         # code for any shapes where there are some
         self.sized_floats = sorted(sized_floats, key=str)
+        # the global names of the helpers written into the code (frontend/inline.py): a call
+        # finds them the same functions, or builds anew (api/cache.py)
+        self.inlined = sorted(inlined)
 
 
 class Outline:
@@ -302,9 +305,10 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     lifted = lift(fdef, func, info, assigned_names(fdef), write_module)
     for ident in tries:  # (its results are constants: check_tries, once activity is known)
         lifted[ident].__srcad_try__ = True
+    inlined = set()
     if "inline" not in disabled:  # (small helpers of the module: their derivatives built
         fdef = inline_helpers(fdef, func, Scope(func, assigned_names(fdef)),  # with the
-                              REGISTRY.knows)  # caller's, specialized; then resolved)
+                              REGISTRY.knows, inlined)  # caller's, specialized; resolved next)
     if stage == "inline":
         return function_source(fdef)
     scope = resolve(fdef, func, info, lifted)
@@ -413,4 +417,4 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     source = module_text([text], header)
     return Built(source, derivative.name, func, scope.user_globals, scope.user_cells, names,
                  tangents, info.filename, info.first_line, builder.dependencies.entries, text,
-                 header, scope.injected, free_values, sized_floats)
+                 header, scope.injected, free_values, sized_floats, inlined)

@@ -200,8 +200,10 @@ class Instance:
             dependency_syncs = self._bind_dependencies(comp, namespace, key, callee)
         finally:
             in_progress.pop(key, None)
+        inlined = tuple((name, None, func.__globals__[name]) for name in built.inlined
+                        if name in func.__globals__)  # (helpers written in: the same ones)
         self.function.__srcad_sync__ = self._make_sync(func, built, namespace, dependency_syncs,
-                                                       self._watched(func, built))
+                                                       self._watched(func, built) + inlined)
         self.sync = self.function.__srcad_sync__
         if self.sync is not None:  # bound now too, so the generated code can be read by srcad
             self.sync()
@@ -256,7 +258,7 @@ class Instance:
         upstream = getattr(func, "__srcad_sync__", None)
         user_globals = func.__globals__
         cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
-        global_names = tuple(built.user_globals)
+        global_names = tuple(built.user_globals) + tuple(built.inlined)
         cell_items = tuple((name, cells[name]) for name in built.user_cells)
         if upstream is None and not global_names and not cell_items and not dependency_syncs:
             return None

@@ -98,8 +98,29 @@ def key(func, mode, kind, wrt, signature):
         names.append((name, _denotes(value)))
     payload = json.dumps([_fingerprint(), REGISTRY.user_templates_fingerprint(), text,
                           filename, code.co_firstlineno, mode, kind,
-                          repr(wrt), repr(signature), names])
+                          repr(wrt), repr(signature), names, _module_helpers(func)])
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
+
+
+def _module_helpers(func, depth=3):
+    """The source of each function of func's module that func reads (and they read, to the
+    depth frontend/inline.py writes helpers in): a build may hold their code written in."""
+    texts, seen, todo = [], {func}, [(func, 0)]
+    while todo:
+        current, level = todo.pop()
+        if level >= depth:
+            continue
+        for name in sorted(current.__code__.co_names):
+            value = func.__globals__.get(name)
+            if isinstance(value, types.FunctionType) and value.__globals__ is func.__globals__ \
+                    and value not in seen:
+                seen.add(value)
+                try:
+                    texts.append((name, inspect.getsource(value.__code__)))
+                except (OSError, TypeError):
+                    texts.append((name, None))
+                todo.append((value, level + 1))
+    return sorted(texts, key=str)
 
 
 def _path(digest):
@@ -150,7 +171,8 @@ _FIELDS = {"source": lambda v: isinstance(v, str), "function_name": _is_name,
            "free_values": lambda v: isinstance(v, list) and all(
                _is_name(s) or (_is_int(s) and s >= 0) for s in v),
            "sized_floats": lambda v: isinstance(v, list) and all(
-               _is_name(s) or (_is_int(s) and s >= 0) for s in v)}
+               _is_name(s) or (_is_int(s) and s >= 0) for s in v),
+           "inlined": _names}
 
 
 def _function(module, qualname):

@@ -98,10 +98,11 @@ class _Rename(gast.NodeTransformer):
         return node
 
 
-def inline_helpers(fdef, func, scope, templated, depth=0, stack=()):
+def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
     """fdef with calls of small same-module helpers written in (see the module docstring);
     scope: what names denote in func (before resolve: its lookup finds the helpers);
-    templated(op): whether op has templates of its own."""
+    templated(op): whether op has templates of its own; inlined: a set that gets the global
+    names of the helpers written in (a later call checks they still denote them)."""
     taken = {n.id for n in walk(fdef) if isinstance(n, gast.Name)} | {
         a.id for a in walk(fdef.args) if isinstance(a, gast.Name)}
     hidden = set(scope.local_names) | {n.id for n in walk(fdef) if isinstance(  # (locals: a
@@ -150,7 +151,8 @@ def inline_helpers(fdef, func, scope, templated, depth=0, stack=()):
                 return None  # (rules/calls.py specializes the helper to it instead)
         hdef.body = [_Substitute({p: bound.arguments[p] for p in called}).visit(s)
                      for s in hdef.body]
-        hdef = inline_helpers(hdef, helper, scope, templated, depth + 1, stack + (helper,))
+        hdef = inline_helpers(hdef, helper, scope, templated, inlined, depth + 1,
+                              stack + (helper,))
         own |= {n.id for n in walk(hdef) if isinstance(n, gast.Name) and not isinstance(
             n.ctx, gast.Load)}
         mapping = {ident: fresh(ident) for ident in sorted(own)}
@@ -164,6 +166,8 @@ def inline_helpers(fdef, func, scope, templated, depth=0, stack=()):
             out.append(gast.Assign(targets=[name(mapping[param.name], gast.Store())],
                                    value=argument, type_comment=None))
         body = [_Rename(mapping).visit(s) for s in hdef.body]
+        if isinstance(value.func, gast.Name):
+            inlined.add(value.func.id)
         result = body.pop().value
         out += body
         if isinstance(stmt, gast.Assign):

@@ -121,3 +121,46 @@ def test_an_error_in_a_helper_points_at_the_helper():
     with pytest.raises(srcad.SrcadError) as info:  # (the fence refuses loop_else: a call,
         srcad.grad(calls_loop_else)(X)  # reported where its source says)
     assert "for t in v:" in str(info.value)
+
+
+MODULE = '''import numpy as np
+
+
+def rhs(y):
+    return np.sin(y) * {scale}
+
+
+def rhs_b(y):
+    return np.cos(y)
+
+
+def f(y):
+    z = rhs(y)
+    return np.sum(z * y)
+'''
+
+
+def _module(tmp_path, name, scale):
+    import importlib.util
+    path = tmp_path / "inlined_helpers.py"
+    path.write_text(MODULE.format(scale=scale))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_helper_rebound_after_the_build_is_seen(tmp_path):
+    module = _module(tmp_path, "inlined_helpers_a", 2.0)
+    df = srcad.grad(module.f)
+    np.testing.assert_allclose(df(X), 2.0 * (np.sin(X) + X * np.cos(X)))
+    module.rhs = module.rhs_b  # (a notebook cell run again: the caller is built anew)
+    np.testing.assert_allclose(df(X), np.cos(X) - X * np.sin(X))
+
+
+def test_the_disk_key_holds_the_helpers_source(tmp_path):
+    from srcad.api import diskcache
+    first = _module(tmp_path, "inlined_helpers_b", 2.0)
+    key = diskcache.key(first.f, "reverse", "grad", 0, None)
+    second = _module(tmp_path, "inlined_helpers_c", 3.0)  # (f's text and file are the same)
+    assert diskcache.key(second.f, "reverse", "grad", 0, None) != key
