@@ -19,6 +19,7 @@ import numpy as np
 
 from ..syntax.naming import clone, walk
 from ..syntax.nodes import parameter_ids, SHAPE_ATTRIBUTES
+from ..syntax.visitor import Transformer
 
 
 _ARRAY, _FLOAT = np.ndarray, float
@@ -85,7 +86,7 @@ def _typed(item):
     return item[:1] if type(item) is tuple and item[0] in _BY_VALUE else item
 
 
-class _Recorder(gast.NodeTransformer):
+class _Recorder(Transformer):
     """After each assignment to a name: __record__(site, 'name', name)."""
 
     def __init__(self):

@@ -18,11 +18,12 @@ import astor
 import gast
 
 from .. import runtime
+from ..syntax.visitor import Transformer, Visitor
 
 _COMMENT = re.compile(r"^(\s*)__srcad_comment_(\d+)__\s*$")
 
 
-class _NumberComments(gast.NodeVisitor):
+class _NumberComments(Visitor):
     """Give each comment marker a unique name, so its text can be put back after astor."""
 
     def __init__(self):
@@ -70,7 +71,7 @@ def _fill_empty_blocks(fdef):
                 node.orelse.append(gast.Pass())
 
 
-class _SignedNumbers(ast.NodeTransformer):
+class _SignedNumbers(Transformer):
     """A negative number (a folded constant) as the negation of a number: astor writes
     Constant(-0.6) as `-0.6`, and `-0.6 ** 2` is -(0.6 ** 2); `(-0.6) ** 2` is what it means.
     (A constant tuple, as a tuple display of constants: what its text reads back as.)"""

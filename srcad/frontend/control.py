@@ -24,6 +24,8 @@ only one the later passes see: the reverse pass counts that loop's iterations.
 """
 import gast
 
+from ..syntax.visitor import Transformer
+
 
 def _name(ident, ctx=None):
     return gast.Name(id=ident, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
@@ -83,7 +85,7 @@ def _walk_block(stmt, into_loops):
         yield from _walk_block(child, into_loops)
 
 
-class LowerLoops(gast.NodeTransformer):
+class LowerLoops(Transformer):
     """for over arrays, enumerate and zip -> for over range; a if c else b -> if statements."""
 
     def __init__(self, fresh, info):

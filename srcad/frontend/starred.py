@@ -28,9 +28,10 @@ import gast
 
 from ..syntax.naming import clone, walk
 from ..syntax.nodes import call, name
+from ..syntax.visitor import Transformer
 
 
-class _Starred(gast.NodeTransformer):
+class _Starred(Transformer):
     def __init__(self, scope):
         self.scope = scope
 
