@@ -24,6 +24,7 @@ only one the later passes see: the reverse pass counts that loop's iterations.
 """
 import gast
 
+from ..syntax.naming import walk_breadth
 from ..syntax.visitor import Transformer
 
 
@@ -151,7 +152,7 @@ class LowerLoops(Transformer):
     def _hold(self, expr, head, origin):
         """A name for the sequence a loop iterates over: its own, unless the loop body binds it
         again (Python iterates over the object the loop started with: keep that in a new name)."""
-        rebound = {n.id for stmt in origin.body + [origin.target] for n in gast.walk(stmt)
+        rebound = {n.id for stmt in origin.body + [origin.target] for n in walk_breadth(stmt)
                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}  # (the loop's
         # own targets too: for a, b in zip(b, c) binds b each turn)
         if isinstance(expr, gast.Name) and expr.id not in rebound:
@@ -233,7 +234,7 @@ class LowerLoops(Transformer):
                 if isinstance(stmt, gast.If) and isinstance(stmt.test, gast.Name) and any(
                         isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
                         and n.id == stmt.test.id for s in stmt.body + stmt.orelse
-                        for n in gast.walk(s)):
+                        for n in walk_breadth(s)):
                     # `if c: c = ...`: the adjoint sweep decides which branch ran by the test's
                     # name, so the test must keep the value it had when the primal decided
                     test = self.fresh("t")

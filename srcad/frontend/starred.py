@@ -26,7 +26,7 @@ import inspect
 
 import gast
 
-from ..syntax.naming import clone, walk
+from ..syntax.naming import clone, walk, walk_breadth
 from ..syntax.nodes import call, name
 from ..syntax.visitor import Transformer
 
@@ -67,7 +67,7 @@ class _Starred(Transformer):
         node = self.generic_visit(node)
         starred = [i for i, a in enumerate(node.args) if isinstance(a, gast.Starred)]
         if len(starred) != 1 or any(isinstance(n, gast.Call)  # (*p is read once per item:
-                                    for n in gast.walk(node.args[starred[0]].value)):  # pure)
+                                    for n in walk_breadth(node.args[starred[0]].value)):  # pure)
             return node
         func = self.scope.lookup(node.func)
         if not inspect.isfunction(func):
