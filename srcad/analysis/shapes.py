@@ -17,6 +17,7 @@ import copy
 import gast
 import numpy as np
 
+from ..syntax.convert import gast_to_ast
 from ..syntax.naming import clone, walk
 from ..syntax.nodes import parameter_ids, SHAPE_ATTRIBUTES
 from ..syntax.visitor import Transformer
@@ -164,7 +165,7 @@ def probe(fdef, func, scope, args, kwargs):
     namespace["__record__"] = record
     namespace["__srcad_comment__"] = None  # comment markers, compiled as they are
     try:
-        module = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
+        module = gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
         code = compile(ast.fix_missing_locations(module), "<srcad shape probe>", "exec")
         exec(code, namespace)
         state = np.random.get_state()

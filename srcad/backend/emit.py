@@ -18,6 +18,8 @@ import astor
 import gast
 
 from .. import runtime
+from ..syntax.convert import gast_to_ast
+from ..syntax.naming import walk_breadth
 from ..syntax.visitor import Transformer, Visitor
 
 _COMMENT = re.compile(r"^(\s*)__srcad_comment_(\d+)__\s*$")
@@ -41,8 +43,9 @@ def function_source(fdef):
     numbering = _NumberComments()
     numbering.visit(fdef)
     _fill_empty_blocks(fdef)
-    module = _SignedNumbers().visit(gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[])))
-    ast.fix_missing_locations(module)
+    module = _SignedNumbers().visit(gast_to_ast(gast.Module(body=[fdef], type_ignores=[])))
+    # (no ast.fix_missing_locations: the tree is never compiled, astor writes no line numbers
+    # and _same_tree compares fields only; a walk of every node saved)
     text = astor.to_source(module, pretty_source=_one_line_per_statement)
     if not _same_tree(ast.parse(text), module):  # the text must mean the code (precedence)
         raise AssertionError(f"srcad internal error: the source written for {fdef.name} does not "
@@ -63,7 +66,7 @@ def _fill_empty_blocks(fdef):
     """A block the passes emptied (dead code, a propagated copy) holds `pass`; so does a block
     left with comments only (`# grad of: ...` over an adjoint that was all dead code), which
     would be an empty block once the comments are written as comments."""
-    for node in gast.walk(fdef):
+    for node in walk_breadth(fdef):
         if isinstance(node, (gast.If, gast.For, gast.While)):
             if all(hasattr(stmt, "comment") for stmt in node.body):
                 node.body.append(gast.Pass())
