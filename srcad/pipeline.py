@@ -252,7 +252,7 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
 # is raised to _YOUNG (young collections, and so full ones, ~30 times rarer); the first build
 # to start raises it, the last to end puts back what was there (unless someone changed it
 # meanwhile). Nothing is collected less in the end: only later.
-_YOUNG = 20000
+_YOUNG = 100000
 _COLLECTIONS = threading.Lock()
 _BUILDING = [0, None]  # builds running, (the threshold before, the one set)
 
