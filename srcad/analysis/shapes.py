@@ -17,8 +17,10 @@ import copy
 import gast
 import numpy as np
 
+from ..syntax.convert import gast_to_ast
 from ..syntax.naming import clone, walk
 from ..syntax.nodes import parameter_ids, SHAPE_ATTRIBUTES
+from ..syntax.visitor import Transformer
 
 
 _ARRAY, _FLOAT = np.ndarray, float
@@ -85,7 +87,7 @@ def _typed(item):
     return item[:1] if type(item) is tuple and item[0] in _BY_VALUE else item
 
 
-class _Recorder(gast.NodeTransformer):
+class _Recorder(Transformer):
     """After each assignment to a name: __record__(site, 'name', name)."""
 
     def __init__(self):
@@ -163,7 +165,7 @@ def probe(fdef, func, scope, args, kwargs):
     namespace["__record__"] = record
     namespace["__srcad_comment__"] = None  # comment markers, compiled as they are
     try:
-        module = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
+        module = gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
         code = compile(ast.fix_missing_locations(module), "<srcad shape probe>", "exec")
         exec(code, namespace)
         state = np.random.get_state()

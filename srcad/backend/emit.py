@@ -18,11 +18,14 @@ import astor
 import gast
 
 from .. import runtime
+from ..syntax.convert import gast_to_ast
+from ..syntax.naming import walk_breadth
+from ..syntax.visitor import Transformer, Visitor
 
 _COMMENT = re.compile(r"^(\s*)__srcad_comment_(\d+)__\s*$")
 
 
-class _NumberComments(gast.NodeVisitor):
+class _NumberComments(Visitor):
     """Give each comment marker a unique name, so its text can be put back after astor."""
 
     def __init__(self):
@@ -40,8 +43,9 @@ def function_source(fdef):
     numbering = _NumberComments()
     numbering.visit(fdef)
     _fill_empty_blocks(fdef)
-    module = _SignedNumbers().visit(gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[])))
-    ast.fix_missing_locations(module)
+    module = _SignedNumbers().visit(gast_to_ast(gast.Module(body=[fdef], type_ignores=[])))
+    # (no ast.fix_missing_locations: the tree is never compiled, astor writes no line numbers
+    # and _same_tree compares fields only; a walk of every node saved)
     text = astor.to_source(module, pretty_source=_one_line_per_statement)
     if not _same_tree(ast.parse(text), module):  # the text must mean the code (precedence)
         raise AssertionError(f"srcad internal error: the source written for {fdef.name} does not "
@@ -62,7 +66,7 @@ def _fill_empty_blocks(fdef):
     """A block the passes emptied (dead code, a propagated copy) holds `pass`; so does a block
     left with comments only (`# grad of: ...` over an adjoint that was all dead code), which
     would be an empty block once the comments are written as comments."""
-    for node in gast.walk(fdef):
+    for node in walk_breadth(fdef):
         if isinstance(node, (gast.If, gast.For, gast.While)):
             if all(hasattr(stmt, "comment") for stmt in node.body):
                 node.body.append(gast.Pass())
@@ -70,7 +74,7 @@ def _fill_empty_blocks(fdef):
                 node.orelse.append(gast.Pass())
 
 
-class _SignedNumbers(ast.NodeTransformer):
+class _SignedNumbers(Transformer):
     """A negative number (a folded constant) as the negation of a number: astor writes
     Constant(-0.6) as `-0.6`, and `-0.6 ** 2` is -(0.6 ** 2); `(-0.6) ** 2` is what it means.
     (A constant tuple, as a tuple display of constants: what its text reads back as.)"""

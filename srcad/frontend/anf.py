@@ -13,6 +13,7 @@ import gast
 
 from .resolve import LIBRARY_MODULES
 from ..syntax.naming import clone, loaded_names, walk
+from ..syntax.visitor import Transformer
 
 _ALIASES = {alias.split(".")[0] for alias in LIBRARY_MODULES.values()}
 
@@ -190,7 +191,7 @@ def _anf_block(stmts, fresh, carried, fresh_name=None):
     return lin.out
 
 
-class _Rename(gast.NodeTransformer):
+class _Rename(Transformer):
     def __init__(self, mapping):
         self.mapping = mapping
 

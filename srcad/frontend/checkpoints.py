@@ -12,15 +12,16 @@ where the user's line is at hand: a constant positive `every`, a plain for state
 import gast
 
 from ..runtime import checkpoint
+from ..syntax.naming import walk_breadth
 
 
 def mark_checkpoints(fdef, scope, info):
     """Strip srcad.checkpoint(...) from loop heads, noting `every` on the loop (in place)."""
-    for node in gast.walk(fdef):
+    for node in walk_breadth(fdef):
         if isinstance(node, gast.For) and isinstance(node.iter, gast.Call) and (
                 scope.lookup(node.iter.func) is checkpoint):
             node.iter, node.checkpoint = _checked(node.iter, info)
-    for node in gast.walk(fdef):  # anywhere else it is the iterable itself, as when run
+    for node in walk_breadth(fdef):  # anywhere else it is the iterable itself, as when run
         if isinstance(node, gast.Call) and scope.lookup(node.func) is checkpoint:
             raise info.error(node, "srcad.checkpoint marks the iterable of a for statement",
                              hint="write it in the loop's head: for t in "

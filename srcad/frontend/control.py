@@ -24,6 +24,9 @@ only one the later passes see: the reverse pass counts that loop's iterations.
 """
 import gast
 
+from ..syntax.naming import walk_breadth
+from ..syntax.visitor import Transformer
+
 
 def _name(ident, ctx=None):
     return gast.Name(id=ident, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
@@ -83,7 +86,7 @@ def _walk_block(stmt, into_loops):
         yield from _walk_block(child, into_loops)
 
 
-class LowerLoops(gast.NodeTransformer):
+class LowerLoops(Transformer):
     """for over arrays, enumerate and zip -> for over range; a if c else b -> if statements."""
 
     def __init__(self, fresh, info):
@@ -149,7 +152,7 @@ class LowerLoops(gast.NodeTransformer):
     def _hold(self, expr, head, origin):
         """A name for the sequence a loop iterates over: its own, unless the loop body binds it
         again (Python iterates over the object the loop started with: keep that in a new name)."""
-        rebound = {n.id for stmt in origin.body + [origin.target] for n in gast.walk(stmt)
+        rebound = {n.id for stmt in origin.body + [origin.target] for n in walk_breadth(stmt)
                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}  # (the loop's
         # own targets too: for a, b in zip(b, c) binds b each turn)
         if isinstance(expr, gast.Name) and expr.id not in rebound:
@@ -231,7 +234,7 @@ class LowerLoops(gast.NodeTransformer):
                 if isinstance(stmt, gast.If) and isinstance(stmt.test, gast.Name) and any(
                         isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)
                         and n.id == stmt.test.id for s in stmt.body + stmt.orelse
-                        for n in gast.walk(s)):
+                        for n in walk_breadth(s)):
                     # `if c: c = ...`: the adjoint sweep decides which branch ran by the test's
                     # name, so the test must keep the value it had when the primal decided
                     test = self.fresh("t")

@@ -24,6 +24,7 @@ and cannot be cut (under a branch, or in a while test) is refused with a SrcadEr
 import ast
 
 from ..errors import SrcadError
+from ..syntax.naming import walk_breadth
 
 LIMIT = 100  # levels an expression may have as written
 PIECE = 50  # levels of each piece a deeper one is cut into
@@ -156,7 +157,7 @@ def _cut(root_place, fresh):
     """Cut the expression at root_place into pieces until it is within LIMIT levels; returns
     the assignments of the pieces, in order, or None if it cannot be cut."""
     root = _get(root_place)
-    if any(isinstance(n, _UNSPLITTABLE) for n in ast.walk(root)):
+    if any(isinstance(n, _UNSPLITTABLE) for n in walk_breadth(root)):
         return None
     heights = _heights(root)
     pieces = []
@@ -209,8 +210,8 @@ def split_deep(tree, info):
     _check_blocks(tree, info)
     if not too_deep(tree):
         return tree
-    taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | {
-        n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
+    taken = {n.id for n in walk_breadth(tree) if isinstance(n, ast.Name)} | {
+        n.arg for n in walk_breadth(tree) if isinstance(n, ast.arg)}
     counter = [0]
 
     def fresh():

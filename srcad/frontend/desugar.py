@@ -13,6 +13,7 @@ import gast
 
 from ..syntax.naming import clone, walk
 from ..syntax.nodes import attribute_chain
+from ..syntax.visitor import Transformer
 
 # array method -> numpy function taking the array first (same remaining arguments)
 ARRAY_METHODS = {
@@ -31,7 +32,7 @@ def _name(ident, ctx=None):
     return gast.Name(id=ident, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
 
 
-class Desugar(gast.NodeTransformer):
+class Desugar(Transformer):
     def __init__(self, local_names, fresh):
         self.local_names = local_names
         self.fresh = fresh

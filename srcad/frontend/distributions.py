@@ -17,6 +17,7 @@ import gast
 
 from ..syntax.naming import clone, walk
 from ..syntax.nodes import name
+from ..syntax.visitor import Transformer
 
 
 def is_distribution(value):
@@ -39,7 +40,7 @@ def _unfrozen(method_call, freeze, args, keywords):
         keywords=method_call.keywords + [clone(k) for k in keywords]), method_call)
 
 
-class _Inline(gast.NodeTransformer):
+class _Inline(Transformer):
     def __init__(self, scope):
         self.scope = scope
 
@@ -87,7 +88,7 @@ def unfreeze(fdef, scope, fresh):
                         for h, v in zip(holders + [h for _, h in named],
                                         list(freeze.args) + [kw.value for kw in freeze.keywords])]
 
-    class _Uses(gast.NodeTransformer):
+    class _Uses(Transformer):
         def visit_Call(self, node):
             self.generic_visit(node)
             if isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name) \

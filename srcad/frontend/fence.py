@@ -5,6 +5,8 @@ docs' table of unsupported constructs is generated from it. Later passes may ass
 """
 import gast
 
+from ..syntax.naming import walk_breadth
+
 # node type -> (what it is, what to do instead)
 UNSUPPORTED = {
     gast.With: ("with statements other than np.errstate (not raising) and "
@@ -55,7 +57,7 @@ def _names_only(target):
 def check(fdef, info):
     """Raise SrcadError at the first construct srcad does not support."""
     for stmt in fdef.body:
-        for node in gast.walk(stmt):
+        for node in walk_breadth(stmt):
             entry = UNSUPPORTED.get(type(node))
             if entry is not None:
                 what, hint = entry
@@ -102,6 +104,6 @@ def check(fdef, info):
     last = fdef.body[-1] if fdef.body else None
     if last is None or not any(isinstance(n, gast.Return) and n.value is not None and not (
             isinstance(n.value, gast.Constant) and n.value.value is None)
-                               for n in gast.walk(fdef)):
+                               for n in walk_breadth(fdef)):
         raise info.error(last or fdef, "the differentiated function must return a value",
                          hint="return the value to differentiate")

@@ -22,6 +22,7 @@ from ..errors import SrcadError
 from ..syntax.naming import walk
 from ..syntax.nodes import call, name
 from .parse import parse_function
+from ..syntax.visitor import Transformer
 
 
 def _append(items, value, at):
@@ -96,7 +97,7 @@ def as_list(node, func, info):
     return gast.copy_location(call(["list"], node), node)
 
 
-class _Lists(gast.NodeTransformer):
+class _Lists(Transformer):
     def __init__(self, scope, info):
         self.scope, self.info = scope, info
 

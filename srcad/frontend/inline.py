@@ -26,6 +26,7 @@ import gast
 from ..errors import SrcadError
 from ..syntax.naming import clone, walk
 from ..syntax.nodes import name
+from ..syntax.visitor import Transformer
 from .fence import check
 from .parse import parse_function
 
@@ -76,7 +77,7 @@ def _called_parameters(hdef, params):
     return called
 
 
-class _Substitute(gast.NodeTransformer):
+class _Substitute(Transformer):
     """Each read of a parameter the helper calls -> the caller's name for the function."""
 
     def __init__(self, mapping):
@@ -88,7 +89,7 @@ class _Substitute(gast.NodeTransformer):
         return node
 
 
-class _Rename(gast.NodeTransformer):
+class _Rename(Transformer):
     def __init__(self, mapping):
         self.mapping = mapping
 

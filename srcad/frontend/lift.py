@@ -22,6 +22,7 @@ import gast
 from ..backend.emit import function_source
 from .parse import _lambda_as_def
 from ..syntax.naming import bound_counts, clone, loaded_names
+from ..syntax.visitor import Transformer
 
 
 
@@ -111,7 +112,7 @@ def lift(fdef, func, info, local_names, write_module):
     return {name: entry[0] for name, entry in lifted.items()}
 
 
-class _CallRewriter(gast.NodeTransformer):
+class _CallRewriter(Transformer):
     """g(x) -> g(x, w=w): pass the lifted function what it read from f."""
 
     def __init__(self, lifted, info):

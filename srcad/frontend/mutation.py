@@ -32,7 +32,7 @@ import numpy as np
 from .parse import parse_function
 from .resolve import canonical_name
 from ..runtime import HELPERS
-from ..syntax.naming import loaded_names
+from ..syntax.naming import loaded_names, walk_breadth
 from ..syntax.nodes import parameter_ids, SHAPE_ATTRIBUTES
 
 OUTSIDE = "outside"  # storage of globals, closure cells and what unknown calls return
@@ -374,7 +374,7 @@ def _writes_parameters(func):
     except Exception:
         return False
     params = set(parameter_ids(fdef))
-    for node in gast.walk(fdef):
+    for node in walk_breadth(fdef):
         target = None
         if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and (
                 node.target.id in params):

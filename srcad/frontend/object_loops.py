@@ -23,6 +23,7 @@ import gast
 
 from ..syntax.naming import clone, walk
 from ..syntax.nodes import name
+from ..syntax.visitor import Transformer
 
 _LIBRARIES = {"numpy", "scipy", "builtins", "sklearn", "jax", "torch"}
 _MOST = 64  # items written out at most
@@ -86,7 +87,7 @@ def method_for(cls, attr):
     return copy
 
 
-class _Calls(gast.NodeTransformer):
+class _Calls(Transformer):
     """item(...) and item.method(...) -> Class_method(item, ...): the method its class has
     (method_for), called with the item the code reads when it runs."""
 
@@ -132,7 +133,7 @@ def methods_of_classes(fdef, func, scope):
     return fdef
 
 
-class _Substitute(gast.NodeTransformer):
+class _Substitute(Transformer):
     def __init__(self, old, new):
         self.old, self.new = old, new
 

@@ -15,6 +15,8 @@ import gast
 
 from ..errors import SrcadError
 from .deep import split_deep
+from ..syntax.convert import ast_to_gast
+from ..syntax.naming import walk_breadth
 
 
 class SourceInfo:
@@ -91,10 +93,10 @@ def parse_function(func):
                          line=info.line(info.first_line),
                          hint="srcad differentiates functions written with def") from None
     _check_current(func, text, info)
-    module = gast.ast_to_gast(split_deep(tree, info))  # (expressions too deep to walk: cut)
+    module = ast_to_gast(split_deep(tree, info))  # (expressions too deep to walk: cut)
     node = module.body[0]
     if not isinstance(node, gast.FunctionDef):
-        lambdas = [n for n in gast.walk(module) if isinstance(n, gast.Lambda)]
+        lambdas = [n for n in walk_breadth(module) if isinstance(n, gast.Lambda)]
         if len(lambdas) > 1:
             raise info.error(None, "srcad cannot tell which of the lambdas on this line to "
                                    "differentiate", hint="put the lambda on a line of its own, "
@@ -109,7 +111,7 @@ def parse_function(func):
                          hint="wrap the computation in a def")
     node.decorator_list = []
     node.returns = None
-    for sub in gast.walk(node):
+    for sub in walk_breadth(node):
         if hasattr(sub, "lineno") and sub.lineno is not None:
             sub.lineno += info.first_line - 1
             if getattr(sub, "end_lineno", None) is not None:

@@ -19,6 +19,7 @@ import gast
 from .. import runtime
 from ..syntax.naming import walk
 from ..syntax.nodes import attribute_chain, dotted_parts
+from ..syntax.visitor import Transformer
 
 # module -> how generated code spells it (and the import line that binds that spelling)
 LIBRARY_MODULES = {
@@ -165,7 +166,7 @@ def _importable(modname):
         return False
 
 
-class _Resolver(gast.NodeTransformer):
+class _Resolver(Transformer):
     def __init__(self, scope, info):
         self.scope = scope
         self.info = info

@@ -29,11 +29,12 @@ import inspect
 
 import gast
 
-from ..syntax.naming import clone, walk
+from ..syntax.naming import clone, walk, walk_breadth
 from ..syntax.nodes import call, name
+from ..syntax.visitor import Transformer
 
 
-class _Starred(gast.NodeTransformer):
+class _Starred(Transformer):
     def __init__(self, scope, tuples):
         self.scope = scope
         self.tuples = tuples  # name -> its items' count: names bound once to a tuple display
@@ -70,7 +71,7 @@ class _Starred(gast.NodeTransformer):
         node = self.generic_visit(node)
         starred = [i for i, a in enumerate(node.args) if isinstance(a, gast.Starred)]
         if len(starred) != 1 or any(isinstance(n, gast.Call)  # (*p is read once per item:
-                                    for n in gast.walk(node.args[starred[0]].value)):  # pure)
+                                    for n in walk_breadth(node.args[starred[0]].value)):  # pure)
             return node
         sequence = node.args[starred[0]].value
         if isinstance(sequence, gast.Name) and sequence.id in self.tuples:  # its items known

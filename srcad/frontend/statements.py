@@ -40,6 +40,7 @@ from ..syntax.nodes import name
 from .distributions import unfreeze
 from .object_loops import write_out_object_loops
 from .starred import expand_keywords, write_starred
+from ..syntax.visitor import Transformer
 
 _COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp)
 # expressions under which a sub-expression may run zero or many times
@@ -62,7 +63,7 @@ class _Fresh:
         return ident
 
 
-class _Rename(gast.NodeTransformer):
+class _Rename(Transformer):
     def __init__(self, mapping):
         self.mapping = mapping
 
@@ -76,7 +77,7 @@ def _stored(target):
     return [n.id for n in walk(target) if isinstance(n, gast.Name)]
 
 
-class _Hoist(gast.NodeTransformer):
+class _Hoist(Transformer):
     """Replace each comprehension evaluated once in an expression by the name of a list (or
     dict) the loops before the statement build (self.before); map(f, xs) is a comprehension."""
 
@@ -307,7 +308,7 @@ def _harmless(stmt, scope):
     return True
 
 
-class _Methods(gast.NodeTransformer):
+class _Methods(Transformer):
     """model(W, x) for an object whose class defines __call__, and model.forward(W, x), where
     model is a global or closure variable: Model.__call__(model, W, x), the method's function
     called with its object, which srcad differentiates like any helper (its attributes are
@@ -342,7 +343,7 @@ class _Methods(gast.NodeTransformer):
         return node
 
 
-class _Dicts(gast.NodeTransformer):
+class _Dicts(Transformer):
     """{"W": W, "b": b} and dict(W=W, b=b) -> dict_of([W, b], ("W", "b")): a call whose
     derivative templates exist (runtime.dict_of), instead of a display of its own kind."""
 

@@ -126,6 +126,11 @@ class Facts:
         self._code, self._known = code, {}
         return self
 
+    def counted(self, counts):
+        """counts: the fact counts of the code as it is now (census counts them on the way),
+        kept unless it is known already (the same counts)."""
+        self._known.setdefault("counts", counts)
+
     def changed(self, code, keeps):
         """The code was changed (into code): only the facts in keeps stay."""
         self._code = code
@@ -144,34 +149,58 @@ def fingerprint(code, after):
     node is in two places: the passes rewrite nodes in place, so a shared one would be
     rewritten for two statements by a rewrite meant for one, silently (a number folded twice
     was 0.25 for 0.5). A shared node is an internal error."""
+    return census(code, after)[0]
+
+
+def census(code, after):
+    """(fingerprint(code, after), naming.name_counts(code)): both in one walk. The manager
+    fingerprints the code after every pass, and the passes ask for the fact counts (binds and
+    loads) of most versions of the code: counted on the way, they cost no walk of their own.
+    The walk is naming.walk's (so the counts' dicts are in the order name_counts gives)."""
     seen, shared, parts = set(), [], []
+    bound, loads, roots = {}, {}, []
     append, ast, name, checked = parts.append, gast.AST, gast.Name, (gast.expr, gast.stmt)
+    load, store, param, subscript = gast.Load, gast.Store, gast.Param, gast.Subscript
     stack = [code]
+    pop, push = stack.pop, stack.append
     while stack:
-        n = stack.pop()
+        n = pop()
         key = id(n)
         if key in seen and isinstance(n, checked):
             shared.append(n)
         seen.add(key)
         append(key)
-        if type(n) is name:
+        kind = type(n)
+        if kind is name:
             append(n.id)
+            ctx = type(n.ctx)
+            if ctx is load:
+                loads[n.id] = loads.get(n.id, 0) + 1
+            elif ctx is store or ctx is param:
+                bound[n.id] = bound.get(n.id, 0) + 1
             continue
+        if kind is subscript and type(n.ctx) is store and type(n.value) is name:
+            roots.append(n.value.id)  # (y[i] = v binds y: counted after the names, as
+            # name_counts does)
         size = len(stack)
         for field in n._fields:
             value = getattr(n, field, None)
             if type(value) is list:
-                stack.extend(v for v in value if isinstance(v, ast))
+                for item in value:  # (a loop: faster than extend of a generator here)
+                    if isinstance(item, ast):
+                        push(item)
                 append(len(stack))  # (which list field each child is in)
             elif isinstance(value, ast):
-                stack.append(value)
+                push(value)
         append(len(stack) - size)
     if shared:
         raise AssertionError(f"srcad internal error: after {after}, {len(shared)} nodes of the "
                              f"generated code are in two places, e.g. "
                              f"{gast.dump(shared[0])[:80]}; the pass must clone what it "
                              f"copies")
-    return parts
+    for var in roots:
+        bound[var] = bound.get(var, 0) + 1
+    return parts, (bound, loads)
 
 
 def unshared(code, after):
@@ -186,7 +215,8 @@ def run_passes(code, passes, build, facts, stop=None):
     checked and fingerprinted after each entry (a group as a whole); within a group a pass
     keeps only the facts it declares."""
     facts.about(code)
-    before = fingerprint(code, "the derivative pass")
+    before, counts = census(code, "the derivative pass")
+    facts.counted(counts)
 
     def one(entry, checked):
         nonlocal code, before
@@ -196,10 +226,12 @@ def run_passes(code, passes, build, facts, stop=None):
                 code = entry.run(code, facts)
             finally:
                 facts._allowed = None
-            now = fingerprint(code, entry.name) if checked else None
+            now, counts = census(code, entry.name) if checked else (None, None)
             if now is None or now != before:
                 facts.changed(code, entry.keeps)
                 before = now if now is not None else before
+            if counts is not None:
+                facts.counted(counts)
         return entry.name == stop
 
     for entry in passes:
@@ -211,10 +243,11 @@ def run_passes(code, passes, build, facts, stop=None):
             for member in entry.passes:
                 if one(member, False):
                     return unshared(code, member.name)
-            now = fingerprint(code, entry.name)
+            now, counts = census(code, entry.name)
             if now != before:
                 facts.changed(code, ())  # (the members dropped what they did not keep)
                 before = now
+            facts.counted(counts)
         if entry.name == stop:
             return code
     return code

@@ -16,9 +16,10 @@ import gast
 
 from ..analysis.defuse import bound_once_at_top
 from ..syntax.naming import bound_counts, parents, stored_roots, walk
+from ..syntax.visitor import Transformer
 
 
-class FoldConstants(gast.NodeTransformer):
+class FoldConstants(Transformer):
     """2 - 1 -> 1, 1.0 / 4 -> 0.25, x ** 1 -> x, x * 1 -> x, 1.0 * x -> x (x a float),
     -(2.0) -> -2.0: what templates instantiated with constants leave."""
 
@@ -205,7 +206,7 @@ def _substitute_numbers(fdef, values):
     if not values:
         return fdef
 
-    class Substitute(gast.NodeTransformer):
+    class Substitute(Transformer):
         def visit_Name(self, node):
             if isinstance(node.ctx, gast.Load) and node.id in values:
                 return gast.Constant(value=values[node.id], kind=None)

@@ -41,6 +41,7 @@ import math
 import gast
 
 from ..syntax.naming import bound_counts, number_value, walk
+from ..syntax.visitor import Transformer
 
 _ADDITIVE = (gast.Add, gast.Sub)
 _SUMS = {"sum", "mean"}
@@ -162,7 +163,7 @@ def singular_names(fdef, shapes, kinds, floats):
             if kinds.get(v) == "array"}
 
 
-class _Unguard(gast.NodeTransformer):
+class _Unguard(Transformer):
     def __init__(self, facts):
         self.facts = facts
 

@@ -20,6 +20,7 @@ import math
 import gast
 
 from ..syntax.nodes import constant_node
+from ..syntax.visitor import Transformer
 
 METHODS = ("sum", "mean", "max", "min", "prod")
 
@@ -32,7 +33,7 @@ def _axes(axis, ndim):
     return {a % ndim for a in items}
 
 
-class ReduceStrength(gast.NodeTransformer):
+class ReduceStrength(Transformer):
     def __init__(self, float_arrays, shapes, arrays=()):
         self.float_arrays = float_arrays  # names always bound to float (or complex) arrays
         self.shapes = shapes  # probed shapes of names

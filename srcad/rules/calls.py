@@ -26,6 +26,7 @@ import numpy as np
 from .. import runtime
 from ..errors import SrcadError
 from ..frontend.parse import parse_function
+from ..syntax.naming import walk_breadth
 from .registry import REGISTRY
 
 KIND_SUFFIX = {"adjoint": "adjoint", "tangent": "tangent", "record": "forward",
@@ -64,7 +65,7 @@ def returns_tuple(func):
     """Whether the function returns a tuple display (return a, b) somewhere."""
     fdef, _ = parse_function(func)
     return any(isinstance(n, gast.Return) and isinstance(n.value, (gast.Tuple, gast.List))
-               for n in gast.walk(fdef))
+               for n in walk_breadth(fdef))
 
 
 def positional_params(func):

@@ -17,6 +17,7 @@ from .operations import Index, index_value
 from .registry import Default, REGISTRY
 from ..syntax.naming import clone, number_value, walk
 from ..syntax.nodes import call, constant_node, name
+from ..syntax.visitor import Transformer
 
 
 class Accumulate:
@@ -42,7 +43,7 @@ def _is_d(node):
             and node.value.id == "d")
 
 
-class _Substitute(gast.NodeTransformer):
+class _Substitute(Transformer):
     def __init__(self, bound, derivative, fresh_names):
         self.bound = bound
         self.derivative = derivative
@@ -161,7 +162,7 @@ _SHAPE_FUNCTIONS = {"shape": lambda s: s, "ndim": len,
                     "size": lambda s: int(__import__("math").prod(s))}
 
 
-class _ShapeFacts(gast.NodeTransformer):
+class _ShapeFacts(Transformer):
     """np.shape(v) / np.ndim(v) / np.size(v) of a probed name -> its constant value; a numpy
     ufunc of numbers (np.log(1.5), from a template) -> the Python float it is: a Python float is
     weak, so a float32 adjoint times it stays float32 as the user's 1.5 ** x is, where numpy's
@@ -391,7 +392,7 @@ def simplify_zeros(node):
     return node
 
 
-class _MaterializeZeros(gast.NodeTransformer):
+class _MaterializeZeros(Transformer):
     def __init__(self, containers):
         self.containers = containers
 

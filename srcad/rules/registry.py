@@ -30,6 +30,7 @@ import gast
 from .. import runtime
 from ..frontend.distributions import is_distribution
 from ..frontend.resolve import canonical_name
+from ..syntax.naming import walk_breadth
 
 
 class _Derivative:
@@ -119,7 +120,7 @@ class TransposedTemplate(Template):
             _check_diagonal(self.func, fdef)
             result, operand = [a.id for a in fdef.args.args[:2]]
             swap = {result: operand, operand: result}
-            for node in gast.walk(fdef):
+            for node in walk_breadth(fdef):
                 if _derivative_of_name(node):
                     node.slice.id = swap.get(node.slice.id, node.slice.id)
             self._node = fdef
@@ -178,7 +179,7 @@ class AppliedTangent(Template):
         if self._node is None:
             fdef = parse_template(self.func)
             params = list(self.signature.parameters.values())
-            written = {node.slice.id for stmt in gast.walk(fdef) if isinstance(stmt, gast.Assign)
+            written = {node.slice.id for stmt in walk_breadth(fdef) if isinstance(stmt, gast.Assign)
                        for node in stmt.targets if _derivative_of_name(node)}
             operands = [p.name for p in params[1:] if p.name in written]
             if len(operands) < (2 if self.bilinear else 1):
