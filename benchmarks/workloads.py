@@ -110,11 +110,27 @@ def pair_energy(x):
     diff = x[:, None, :] - x[None, :, :]
     d2 = np.sum(diff ** 2, axis=2)
     return np.sum(np.exp(-d2))
+
+
+def ode_rhs(y, k, A):
+    return A @ y + k * np.tanh(y)
+
+
+def ode_rk4(y0, k, A, steps):
+    y = y0
+    h = 0.05
+    for i in range(steps):
+        k1 = ode_rhs(y, k, A)
+        k2 = ode_rhs(y + 0.5 * h * k1, k, A)
+        k3 = ode_rhs(y + 0.5 * h * k2, k, A)
+        k4 = ode_rhs(y + h * k3, k, A)
+        y = y + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    return np.sum(y ** 2)
 '''
 
 FUNCTION_NAMES = ("helmholtz", "logistic", "mlp", "rnn", "batchnorm",
                   "tiny_var", "tiny_log", "tiny_mlp", "gp_nll", "rosenbrock", "logreg",
-                  "pair_energy")
+                  "pair_energy", "ode_rk4")
 
 _TEMP_DIR = None
 _COUNTER = [0]
@@ -335,6 +351,50 @@ def logreg_grad(w, X, y, lam):
     return X.T @ (-y * (0.5 * (1.0 + np.tanh(0.5 * t)))) + lam * w  # sigma(t) = d/dt log(1+e^t)
 
 
+def ode_rk4_grad(y0, k, A, steps):
+    """d/d(y0, k) of ode_rk4: the RK4 steps run forward keeping each stage's state, then back,
+    each stage's adjoint through rhs's Jacobian, J(u)^T v = A^T v + k (1 - tanh(u)^2) v."""
+    h = 0.05
+    y = y0
+    saved = []
+    for _ in range(steps):
+        u1 = y
+        t1 = np.tanh(u1)
+        k1 = A @ u1 + k * t1
+        u2 = y + 0.5 * h * k1
+        t2 = np.tanh(u2)
+        k2 = A @ u2 + k * t2
+        u3 = y + 0.5 * h * k2
+        t3 = np.tanh(u3)
+        k3 = A @ u3 + k * t3
+        u4 = y + h * k3
+        t4 = np.tanh(u4)
+        k4 = A @ u4 + k * t4
+        saved.append((t1, t2, t3, t4))
+        y = y + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    by = 2.0 * y
+    bk = 0.0
+    AT = A.T
+    for t1, t2, t3, t4 in reversed(saved):
+        c = h / 6.0 * by
+        b4 = c
+        u = AT @ b4 + k * (1.0 - t4 * t4) * b4
+        bk += t4 @ b4
+        b3 = 2.0 * c + h * u
+        by = by + u
+        u = AT @ b3 + k * (1.0 - t3 * t3) * b3
+        bk += t3 @ b3
+        b2 = 2.0 * c + 0.5 * h * u
+        by = by + u
+        u = AT @ b2 + k * (1.0 - t2 * t2) * b2
+        bk += t2 @ b2
+        b1 = c + 0.5 * h * u
+        by = by + u
+        by = by + AT @ b1 + k * (1.0 - t1 * t1) * b1
+        bk += t1 @ b1
+    return by, bk
+
+
 def pair_energy_grad(x):
     """-4 (x_k sum_j E_kj - (E x)_k): the broadcast N x N x 3 differences summed by a matrix
     product."""
@@ -444,4 +504,9 @@ def make_workloads():
     out.append(Workload("pair_energy", "pair_energy", 0, (rng.normal(size=(64, 3)),),
                         pair_energy_grad, "pairwise Gaussian energy of 64 points in 3-D "
                                           "(N x N x 3 differences), d/dx", tags=("new",)))
+    rng = np.random.default_rng(13)
+    A = rng.normal(size=(8, 8)) * 0.3 - 0.2 * np.eye(8)
+    out.append(Workload("ode_rk4", "ode_rk4", (0, 1), (rng.normal(size=8), 0.4, A, 50),
+                        ode_rk4_grad, "RK4, 50 steps, right-hand side A y + k tanh(y) in a "
+                                      "helper, 8 states, d/d(y0, k)", tags=("new",)))
     return out
