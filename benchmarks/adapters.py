@@ -1,4 +1,5 @@
-"""Optional comparison frameworks: autograd (the `bench` extra), JAX (if installed).
+"""Optional comparison frameworks: autograd (the `bench` extra), JAX (if installed), and
+srcad's own derivative compiled by numba (srcad.grad(f, jit="numba"), if numba is installed).
 
 Both take the *same* workload source text with `np` rebound to the framework's NumPy wrapper
 (autograd.numpy, jax.numpy), so they differentiate exactly the functions srcad does. PyTorch has
@@ -70,11 +71,36 @@ def _jax():
     return Adapter("jax", "jax (eager, no jit)", make)
 
 
+def _srcad_numba():
+    try:
+        import numba  # noqa: F401  (only whether it is there)
+    except ImportError:
+        return None
+    import time
+
+    import srcad
+    namespace = fresh_functions()
+    compile_ms = {}
+
+    def make(workload):
+        """The gradient compiled by numba: the first call compiles it (its time is printed);
+        a workload outside numba's subset raises SrcadError, which drops its column."""
+        g = srcad.grad(namespace[workload.func_name], wrt=workload.wrt, jit="numba")
+        started = time.perf_counter()
+        g(*workload.args)
+        compile_ms[workload.name] = (time.perf_counter() - started) * 1e3
+        print(f"  note: numba compiled {workload.name}'s gradient in "
+              f"{compile_ms[workload.name]:.0f} ms")
+        return g
+
+    return Adapter("numba", "srcad + numba (jit='numba')", make)
+
+
 def available():
     """The adapters whose framework imports, and a dict framework -> status text."""
     adapters = []
     status = {}
-    for name, factory in (("autograd", _autograd), ("jax", _jax)):
+    for name, factory in (("autograd", _autograd), ("jax", _jax), ("numba", _srcad_numba)):
         adapter = factory()
         if adapter is None:
             status[name] = "not installed"
