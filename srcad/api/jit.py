@@ -8,6 +8,7 @@ for the argument types of that call; code outside numba's subset (dicts, isinsta
 raises a SrcadError then, naming the derivative and what numba said. numba is optional and
 imported only here, when asked for.
 """
+import dis
 import types
 
 from ..errors import SrcadError
@@ -33,6 +34,13 @@ def _numba():
     return numba
 
 
+def _globals_read(code):
+    """The global names code reads (co_names also holds attribute names: `x.real` must not
+    reach a function named real of the module)."""
+    return sorted({ins.argval for ins in dis.get_instructions(code)
+                   if ins.opname == "LOAD_GLOBAL"})
+
+
 def numba_compiled(function, name):
     """function (a generated derivative) compiled by numba with what it calls; the first call
     compiles it for its arguments' types, or raises a SrcadError saying why numba cannot."""
@@ -46,7 +54,7 @@ def numba_compiled(function, name):
                              hint="leave jit out for this function")
         if fn not in done:
             namespace = dict(fn.__globals__)
-            for global_name in fn.__code__.co_names:
+            for global_name in _globals_read(fn.__code__):
                 value = namespace.get(global_name)
                 if isinstance(value, types.FunctionType):
                     namespace[global_name] = compiled(value, path | {fn})

@@ -68,3 +68,14 @@ def test_without_numba_the_option_says_how_to_get_it():
 def test_an_unknown_jit_is_refused():
     with pytest.raises(srcad.SrcadError, match="jit must be None or 'numba'"):
         srcad.grad(logistic, jit="cuda")
+
+
+def test_only_global_reads_are_followed():
+    """co_names also holds attribute names: a helper reading `x.real` or `np.real` was taken
+    to call the module's function named real (a template's), which calls np.real: 'calls real
+    recursively', for 11 of 20 workloads of make bench."""
+    from srcad.api.jit import _globals_read
+
+    def reads(x):
+        return x.real + np.sin(x) + np.real(x)
+    assert _globals_read(reads.__code__) == ["np"]
