@@ -24,9 +24,8 @@ import types
 import gast
 
 from ..errors import SrcadError
-from ..syntax.naming import clone, walk
+from ..syntax.naming import clone, Namer, Rename, Substitute, walk
 from ..syntax.nodes import name
-from ..syntax.visitor import Transformer
 from .fence import check
 from .parse import parse_function
 
@@ -77,46 +76,16 @@ def _called_parameters(hdef, params):
     return called
 
 
-class _Substitute(Transformer):
-    """Each read of a parameter the helper calls -> the caller's name for the function."""
-
-    def __init__(self, mapping):
-        self.mapping = mapping
-
-    def visit_Name(self, node):
-        if node.id in self.mapping and isinstance(node.ctx, gast.Load):
-            return gast.copy_location(clone(self.mapping[node.id]), node)
-        return node
-
-
-class _Rename(Transformer):
-    def __init__(self, mapping):
-        self.mapping = mapping
-
-    def visit_Name(self, node):
-        if node.id in self.mapping:
-            node.id = self.mapping[node.id]
-        return node
-
-
 def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
     """fdef with calls of small same-module helpers written in (see the module docstring);
     scope: what names denote in func (before resolve: its lookup finds the helpers);
     templated(op): whether op has templates of its own; inlined: a set that gets the global
     names of the helpers written in (a later call checks they still denote them)."""
-    taken = {n.id for n in walk(fdef) if isinstance(n, gast.Name)} | {
-        a.id for a in walk(fdef.args) if isinstance(a, gast.Name)}
+    fresh = Namer({n.id for n in walk(fdef) if isinstance(n, gast.Name)} | {
+        a.id for a in walk(fdef.args) if isinstance(a, gast.Name)}).fresh  # (y -> y_1, y_2)
     hidden = set(scope.local_names) | {n.id for n in walk(fdef) if isinstance(  # (locals: a
         n, gast.Name) and not isinstance(n.ctx, gast.Load)}  # helper's global reads must not
     # meet one)
-
-    def fresh(base):
-        ident, k = f"{base}_1", 1
-        while ident in taken:
-            k += 1
-            ident = f"{base}_{k}"
-        taken.add(ident)
-        return ident
 
     def written(stmt):
         value = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr, gast.Return)) else None
@@ -150,7 +119,7 @@ def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
                         n.id for stmt in hdef.body for n in walk(stmt)
                         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}:
                 return None  # (rules/calls.py specializes the helper to it instead)
-        hdef.body = [_Substitute({p: bound.arguments[p] for p in called}).visit(s)
+        hdef.body = [Substitute({p: bound.arguments[p] for p in called}).visit(s)
                      for s in hdef.body]
         hdef = inline_helpers(hdef, helper, scope, templated, inlined, depth + 1,
                               stack + (helper,))
@@ -166,7 +135,7 @@ def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
                 argument = gast.Constant(value=param.default, kind=None)
             out.append(gast.Assign(targets=[name(mapping[param.name], gast.Store())],
                                    value=argument, type_comment=None))
-        body = [_Rename(mapping).visit(s) for s in hdef.body]
+        body = [Rename(mapping).visit(s) for s in hdef.body]
         if isinstance(value.func, gast.Name):
             inlined.add(value.func.id)
         result = body.pop().value

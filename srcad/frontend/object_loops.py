@@ -21,9 +21,10 @@ import types
 
 import gast
 
-from ..syntax.naming import clone, walk
+from ..syntax.naming import clone, Namer, Substitute, walk
 from ..syntax.nodes import name
 from ..syntax.visitor import Transformer
+from .functions import function_copy
 
 _LIBRARIES = {"numpy", "scipy", "builtins", "sklearn", "jax", "torch"}
 _MOST = 64  # items written out at most
@@ -77,13 +78,8 @@ def method_for(cls, attr):
         return None
     copy = _METHODS.get((func, cls))
     if copy is None:
-        copy = types.FunctionType(func.__code__, func.__globals__, func.__name__,
-                                  func.__defaults__, func.__closure__)
-        copy.__kwdefaults__ = func.__kwdefaults__
-        copy.__qualname__, copy.__module__ = func.__qualname__, func.__module__
-        copy.__dict__.update(func.__dict__)
-        copy.__srcad_classes__ = {func.__code__.co_varnames[0]: cls}
-        _METHODS[(func, cls)] = copy
+        copy = _METHODS[(func, cls)] = function_copy(
+            func, __srcad_classes__={func.__code__.co_varnames[0]: cls})
     return copy
 
 
@@ -117,28 +113,11 @@ class _Calls(Transformer):
 def methods_of_classes(fdef, func, scope):
     """In a method copy from method_for: self(...) and self.other(...) as calls of the class's
     methods (copies that know their self's class in turn)."""
-    taken = {n.id for n in walk(fdef) if isinstance(n, gast.Name)}
-
-    def fresh(base):
-        ident, k = base, 0
-        while ident in taken:
-            k += 1
-            ident = f"{base}_{k}"
-        taken.add(ident)
-        return ident
-
+    fresh = Namer({n.id for n in walk(fdef) if isinstance(n, gast.Name)}).fresh_name
     for param, cls in func.__srcad_classes__.items():
         fdef.body = [_Calls(param, name(param), cls, scope, fresh).visit(stmt)
                      for stmt in fdef.body]
     return fdef
-
-
-class _Substitute(Transformer):
-    def __init__(self, old, new):
-        self.old, self.new = old, new
-
-    def visit_Name(self, node):
-        return gast.copy_location(clone(self.new), node) if node.id == self.old else node
 
 
 def write_out_object_loops(fdef, scope, fresh):
@@ -170,7 +149,7 @@ def write_out_object_loops(fdef, scope, fresh):
                     isinstance(e, (gast.Name, gast.Attribute)) and callable(scope.lookup(e))
                     for e in elts):
                 return None
-            return [gast.copy_location(_Substitute(loop.target.id, e).visit(clone(s)), s)
+            return [gast.copy_location(Substitute({loop.target.id: e}).visit(clone(s)), s)
                     for e in elts for s in loop.body]
         if not isinstance(loop.iter, (gast.Name, gast.Attribute)):
             return None
@@ -191,7 +170,7 @@ def write_out_object_loops(fdef, scope, fresh):
                 copy = clone(stmt)
                 if not is_function:
                     copy = _Calls(loop.target.id, item, type(value), scope, fresh).visit(copy)
-                out.append(gast.copy_location(_Substitute(loop.target.id, item).visit(copy),
+                out.append(gast.copy_location(Substitute({loop.target.id: item}).visit(copy),
                                               stmt))
         return [_guard(loop.iter, checks, loop)] + out
 

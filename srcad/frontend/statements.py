@@ -35,7 +35,7 @@ import gast
 import numpy as np
 
 from .. import runtime
-from ..syntax.naming import clone, walk
+from ..syntax.naming import clone, Rename, walk
 from ..syntax.nodes import name
 from .distributions import unfreeze
 from .object_loops import write_out_object_loops
@@ -61,16 +61,6 @@ class _Fresh:
             ident = f"{base}_{k}"
         self.taken.add(ident)
         return ident
-
-
-class _Rename(Transformer):
-    def __init__(self, mapping):
-        self.mapping = mapping
-
-    def visit_Name(self, node):
-        if node.id in self.mapping:
-            node.id = self.mapping[node.id]
-        return node
 
 
 def _stored(target):
@@ -127,7 +117,7 @@ class _Hoist(Transformer):
             params = func.args.args
             if func.args.vararg or func.args.kwonlyargs or len(params) != len(items):
                 return self.generic_visit(node)
-            elt = _Rename({p.id: i.id for p, i in zip(params, items)}).visit(clone(func.body))
+            elt = Rename({p.id: i.id for p, i in zip(params, items)}).visit(clone(func.body))
         else:
             elt = gast.Call(func=func, args=items, keywords=[])
         stores = [name(i.id, gast.Store()) for i in items]
@@ -144,7 +134,7 @@ class _Hoist(Transformer):
         for generator in node.generators:  # fresh names for the comprehension's own names
             for ident in _stored(generator.target):
                 mapping[ident] = self.fresh(ident)
-        rename = _Rename(mapping)
+        rename = Rename(mapping)
         if isinstance(node, gast.DictComp):  # items = dict_with(items, key, value)
             start = gast.Call(func=name("dict_of"), args=[
                 gast.List(elts=[], ctx=gast.Load()), gast.Tuple(elts=[], ctx=gast.Load())],

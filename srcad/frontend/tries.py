@@ -20,7 +20,7 @@ are passed in, so they keep their values as in Python.
 """
 import gast
 
-from ..syntax.naming import walk
+from ..syntax.naming import Namer, walk
 from ..syntax.nodes import name
 
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
@@ -84,17 +84,9 @@ def lift_tries(fdef, info):
     """fdef with each try statement replaced by a call of a nested function (placed first in
     fdef's body, for lift); returns the names of those functions."""
     params = {a.id for a in walk(fdef.args) if isinstance(a, gast.Name)}
-    taken = {n.id for n in walk(fdef) if isinstance(n, gast.Name)} | {
-        n.name for n in walk(fdef) if isinstance(n, gast.FunctionDef)}
+    fresh = Namer({n.id for n in walk(fdef) if isinstance(n, gast.Name)} | {
+        n.name for n in walk(fdef) if isinstance(n, gast.FunctionDef)}).fresh_name
     made = []
-
-    def fresh(base):
-        ident, k = base, 0
-        while ident in taken:
-            k += 1
-            ident = f"{base}_{k}"
-        taken.add(ident)
-        return ident
 
     def rewrite(stmts):
         out = []

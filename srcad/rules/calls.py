@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import runtime
 from ..errors import SrcadError
+from ..frontend.functions import function_copy
 from ..frontend.parse import parse_function
 from ..syntax.naming import walk_breadth
 from .registry import REGISTRY
@@ -138,12 +139,8 @@ def with_function_arguments(func, args, keywords, lookup):
     key = (func, tuple(sorted((k, id(v)) for k, v in bindings.items())))
     entry = _SPECIALIZED.get(key)
     if entry is None:
-        copy = types.FunctionType(func.__code__, func.__globals__, func.__name__,
-                                  func.__defaults__, func.__closure__)
-        copy.__kwdefaults__ = func.__kwdefaults__
-        copy.__qualname__, copy.__module__ = func.__qualname__, func.__module__
-        copy.__dict__.update(func.__dict__)  # (a lifted function's text)
-        copy.__srcad_bindings__ = dict(getattr(func, "__srcad_bindings__", {}), **bindings)
+        copy = function_copy(func, __srcad_bindings__=dict(
+            getattr(func, "__srcad_bindings__", {}), **bindings))
         entry = _SPECIALIZED[key] = (copy, tuple(bindings.values()))
     return entry[0]
 
@@ -199,14 +196,8 @@ def with_call_shape(func, args, keywords):
     key = (func, tuple(sorted(shape.items())))
     copy = _SHAPED.get(key)
     if copy is None:
-        copy = types.FunctionType(func.__code__, func.__globals__, func.__name__,
-                                  func.__defaults__, func.__closure__)
-        copy.__kwdefaults__ = func.__kwdefaults__
-        copy.__qualname__, copy.__module__ = func.__qualname__, func.__module__
-        copy.__dict__.update(func.__dict__)
-        copy.__srcad_call_shape__ = shape
-        copy.__signature__ = signature.replace(parameters=new)
-        _SHAPED[key] = copy
+        copy = _SHAPED[key] = function_copy(func, __srcad_call_shape__=shape,
+                                            __signature__=signature.replace(parameters=new))
     return copy
 
 

@@ -3,11 +3,13 @@
 Every name is checked against the names the user's function, its globals and the generated
 module already use, so a user variable called `bx` never collides with the adjoint of `x`.
 (Also the small AST utilities the passes share: clone, walk, names, load_counts, parents,
-loaded_names, names_in, bound_counts, binds, number_value.)
+loaded_names, names_in, bound_counts, binds, number_value, Rename, Substitute.)
 """
 import collections
 
 import gast
+
+from .visitor import Transformer
 
 
 def clone(node):
@@ -210,6 +212,30 @@ def number_value(node):
             return value
         return -value
     return None
+
+
+class Rename(Transformer):
+    """Each name in mapping (reads and binds) -> its new name, in place."""
+
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit_Name(self, node):
+        if node.id in self.mapping:
+            node.id = self.mapping[node.id]
+        return node
+
+
+class Substitute(Transformer):
+    """Each read of a name in mapping -> a copy of the expression it maps to."""
+
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit_Name(self, node):
+        if node.id in self.mapping and isinstance(node.ctx, gast.Load):
+            return gast.copy_location(clone(self.mapping[node.id]), node)
+        return node
 
 
 class Namer:
