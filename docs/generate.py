@@ -403,7 +403,7 @@ def frozen_distribution(x):
 
 def fft_power(x):
     z = np.fft.rfft(x * np.hanning(3))
-    return np.sum(np.real(z * np.conj(z)))
+    return np.sum(np.abs(z) ** 2) + np.sum(np.real(z * np.conj(z)))
 
 
 # constructs srcad.frontend.fence refuses beyond its UNSUPPORTED table (each row is checked:
@@ -689,8 +689,8 @@ CONSTRUCTS = [
               "`rv.logpdf(x)`)", frozen_distribution, (X3,),
               instead="`stats.norm.logpdf(x, m, s)`"),
     Construct("Not in the list above", "`np.fft` transforms and the complex values they make "
-              "(first order; + - * / @, `** n`, sums, indexing, `np.real`, `np.imag`, `np.conj`; "
-              "`|z|` written `np.sqrt(np.real(z * np.conj(z)))`)", fft_power, (X3,),
+              "(first order; + - * / @, `** n`, sums, indexing, `np.real`, `np.imag`, `np.conj`, "
+              "`np.abs`)", fft_power, (X3,),
               instead="real DFT matrices: `np.cos(2 * np.pi * np.outer(k, n) / N) @ x`"),
 ]
 

@@ -4,30 +4,35 @@ part of their adjoints.
 srcad's convention for a complex value z = u + iv (templates/numpy_fft.py): its adjoint is
 dL/du - i dL/dv. Under it the templates of holomorphic ops (+ - * / @, ** n, sums, indexing,
 reshapes, exp), of the linear maps np.fft computes, and of np.real, np.imag, np.conj are right;
-others (np.abs, np.angle, comparisons, np.maximum, ...) are not. So a complex value may meet
+np.abs is written complex_abs, whose templates hold for complex values; others (np.angle,
+comparisons, np.maximum, ...) are not right for them. So a complex value may meet
 only those ops, and this is checked where the shape probe knows which values are complex: in a
 build specialized to the arguments. A build for any arguments (srcad.source without them, a
 helper's derivative) that would make complex values is refused.
 
     z = np.fft.rfft(x)         x is real, z complex: x's adjoint is the real part of what
     p = z * np.conj(z)         reaches it (real_parts: np.real(...) around each contribution)
-    y = np.abs(z)              refused: write np.sqrt(np.real(z * np.conj(z)))
+    y = np.abs(z)              written complex_abs(z), whose templates hold for complex z
+    y = np.maximum(z, 0)       refused, at the user's line
 """
 import types
 
 import gast
 import numpy as np
 
+from .. import runtime
 from ..syntax.naming import walk
+from ..syntax.nodes import name
 
 _REAL = ("e", "f", "d", "g")
 _COMPLEX = ("F", "D", "G")
 _BINARY = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.MatMult)
 _CALLS = {np.real, np.imag, np.conj, np.conjugate, np.sum, np.mean, np.reshape, np.transpose,
           np.exp, np.dot, np.matmul, np.multiply, np.add, np.subtract, np.divide, np.negative}
-_HINT = ("take np.real(z) and np.imag(z) (or np.real(z * np.conj(z)) for |z| ** 2) before "
-         "other functions: srcad differentiates complex values through + - * / @, ** n, "
-         "indexing, np.sum, np.mean, reshapes, np.exp, np.conj and np.fft")
+_HELPERS = {"complex_abs"}  # (runtime helpers written here, whose templates hold for them)
+_HINT = ("take np.real(z), np.imag(z) or np.abs(z) before other functions: srcad "
+         "differentiates complex values through + - * / @, ** n, indexing, np.sum, np.mean, "
+         "reshapes, np.exp, np.conj, np.abs and np.fft")
 
 
 _TRANSFORMS = {"fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "fftn", "ifftn", "rfft2",
@@ -54,7 +59,9 @@ def _allowed(value, scope):
         return isinstance(value.op, _BINARY)
     if isinstance(value, gast.Call):
         func = scope.lookup(value.func)
-        return func is not None and (_is_fft(func) or any(func is f for f in _CALLS))
+        return func is not None and (_is_fft(func) or any(func is f for f in _CALLS) or (
+            isinstance(value.func, gast.Name) and value.func.id in _HELPERS
+            and func is runtime.HELPERS.get(value.func.id)))
     return False
 
 
@@ -95,6 +102,11 @@ def real_parts(fdef, scope, activity, floats, specialized, info):
         reads = {n.id for n in walk(stmt.value) if isinstance(n, gast.Name)}
         if not (targets | reads) & maybe:
             continue
+        if isinstance(stmt.value, gast.Call) and any(scope.lookup(stmt.value.func) is f for f in (
+                np.abs, np.absolute)) and not reads & {v for v in active if floats.get(v)
+                                                        in _REAL}:  # |z|: its own templates
+            stmt.value.func = name("complex_abs")
+            scope.injected["complex_abs"] = runtime.HELPERS["complex_abs"]
         if not _allowed(stmt.value, scope):
             helper = isinstance(stmt.value, gast.Call) and isinstance(
                 scope.lookup(stmt.value.func), types.FunctionType)
