@@ -81,9 +81,11 @@ def real_parts(fdef, scope, activity, floats, specialized, info):
                          "values (np.fft) only in a derivative built for the arguments, where "
                          "it knows which values are complex: to first order, in the function "
                          "differentiated itself", hint="call np.fft in the function you "
-                         "differentiate, not in a helper of it, and differentiate it once (not "
-                         "hessian or a derivative of a derivative); for a convolution, "
-                         "scipy.signal.fftconvolve differentiates to any order")
+                         "differentiate, not in a helper of it; pass it arrays and numbers (for "
+                         "lists, tuples or dicts of them srcad builds code for any arguments); "
+                         "differentiate it once (not hessian or a derivative of a derivative); "
+                         "for a convolution, scipy.signal.fftconvolve differentiates to any "
+                         "order")
     maybe = {v for v in active if floats.get(v) not in _REAL}  # complex, or not known
     meets = set()
     for stmt in walk(fdef):
