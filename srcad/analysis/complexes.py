@@ -65,12 +65,18 @@ def _allowed(value, scope):
     return False
 
 
-def real_parts(fdef, scope, activity, floats, specialized, info):
+def real_parts(fdef, scope, activity, floats, specialized, info, wrt_names=()):
     """The real names whose adjoints take the real part (they meet complex values); a
-    SrcadError where a complex value meets an op srcad cannot differentiate it through, or
-    where the build cannot tell which values are complex."""
+    SrcadError where a complex value meets an op srcad cannot differentiate it through, where
+    the build cannot tell which values are complex, or where it differentiates with respect
+    to a complex argument (the API refuses those too: derivatives._check_arguments)."""
     active = {v for v in activity.varied if activity(v)}
     complex_names = {v for v in active if floats.get(v) in _COMPLEX}
+    complex_wrt = [v for v in wrt_names if floats.get(v) in _COMPLEX]
+    if complex_wrt:
+        raise info.error(fdef, f"srcad does not differentiate with respect to complex "
+                               f"arguments, and {complex_wrt[0]} is complex",
+                         hint="pass the real and imaginary parts as two float arrays")
     makers = [n for n in walk(fdef) if (isinstance(n, gast.Call) and _is_fft(
         scope.lookup(n.func), transforms=True)) or (isinstance(n, gast.Constant) and isinstance(
             n.value, complex))]  # (np.fft's transforms, and 1j)

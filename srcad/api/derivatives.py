@@ -18,6 +18,7 @@ from ..analysis.shapes import signature_of, values_left_out, without_values
 from . import cache, compose, html
 from .jit import check_jit, numba_compiled
 from .dispatch import COTANGENT, FastPath, last_kwonly, signature_key, types_of, TYPES_OF_FEW
+from .trees import check_real
 from .verify import verify_call, verify_on
 from ..errors import SrcadError
 from ..pipeline import disabled_passes, target_function
@@ -178,7 +179,7 @@ class Derivative:
         does not read."""
         _check_arguments(self.target, args, kwargs, self.wrt)
         if signature is None:
-            _check_real(self.target, args, kwargs)
+            check_real(self.target, args, kwargs)
             generic, comp = self.instance, None
         else:
             mode, kind = runs(self.mode, self.built_kind, self.wrt, args, self.disabled)
@@ -186,7 +187,7 @@ class Derivative:
                                   example=(args, kwargs), signature=signature,
                                   disabled=self.disabled)
             if comp.built.sized_floats:  # a float's value may decide a shape, and floats are
-                _check_real(self.target, args, kwargs)  # keyed by type: the code for any
+                check_real(self.target, args, kwargs)  # keyed by type: the code for any
                 generic, comp = self.instance, None  # shapes
         with _BINDING:  # one entry per signature, whichever thread asks first
             if comp is not None:
@@ -394,7 +395,7 @@ def _check_arguments(func, args, kwargs, wrt):
     """Refuse arguments srcad does not differentiate correctly: subclasses of ndarray
     (np.matrix, masked arrays: their operators mean other things), and complex numbers among
     the arguments it differentiates (complex values inside f are checked where the shape probe
-    sees them: analysis/complexes.py, and _check_real for the code for any arguments), also
+    sees them: analysis/complexes.py, and trees.check_real for the code for any arguments), also
     inside dicts, lists and tuples of parameters."""
     positions = set(wrt) if isinstance(wrt, tuple) else {wrt}
     positions = {p % len(args) for p in positions if -len(args) <= p < len(args)}
@@ -422,26 +423,6 @@ def _check_arguments(func, args, kwargs, wrt):
                              f" at these arguments: {where} is {found}",
                              hint="pass float arrays (np.asarray(x, dtype=float)); for complex "
                                   "values, pass the real and imaginary parts as two arrays")
-
-
-def _check_real(func, args, kwargs):
-    """Refuse complex arguments for the code built for any arguments: only a build specialized
-    to them knows which values are complex and checks what they meet (analysis/complexes.py)."""
-    def complex_in(value, depth=0):
-        if isinstance(value, (complex, np.complexfloating)) or (
-                isinstance(value, np.ndarray) and value.dtype.kind == "c"):
-            return True
-        if depth < 4 and isinstance(value, (list, tuple, dict)):
-            items = value.values() if isinstance(value, dict) else value
-            return any(complex_in(v, depth + 1) for v in items)
-        return False
-    if any(complex_in(v) for v in list(args) + list(kwargs.values())):
-        raise SrcadError(f"srcad differentiates {getattr(func, '__qualname__', func)} with "
-                         f"complex arguments only in a derivative built for the arguments, and "
-                         f"this call runs the code for any arguments (specialization disabled, "
-                         f"or past its caps, or a float that decides a shape)",
-                         hint="let srcad specialize (no disable='specialize'), or pass the real "
-                              "and imaginary parts as two float arrays")
 
 
 def runs(mode, kind, wrt, args, disabled=frozenset()):

@@ -9,6 +9,8 @@ A leaf is an array or a float; ints, strings, None and other objects inside a tr
 """
 import numpy as np
 
+from ..errors import SrcadError
+
 
 def is_leaf(value):
     return isinstance(value, (np.ndarray, float, np.floating))
@@ -87,3 +89,23 @@ def inner(a, b):
 
 def shapes(tree):
     return [np.shape(leaf) for leaf in leaves(tree)]
+
+
+def check_real(func, args, kwargs):
+    """Refuse complex arguments for the code built for any arguments: only a build specialized
+    to them knows which values are complex and checks what they meet (analysis/complexes.py)."""
+    def complex_in(value, depth=0):
+        if isinstance(value, (complex, np.complexfloating)) or (
+                isinstance(value, np.ndarray) and value.dtype.kind == "c"):
+            return True
+        if depth < 4 and isinstance(value, (list, tuple, dict)):
+            items = value.values() if isinstance(value, dict) else value
+            return any(complex_in(v, depth + 1) for v in items)
+        return False
+    if any(complex_in(v) for v in list(args) + list(kwargs.values())):
+        raise SrcadError(f"srcad differentiates {getattr(func, '__qualname__', func)} with "
+                         f"complex arguments only in a derivative built for the arguments, and "
+                         f"this call runs the code for any arguments (specialization disabled, "
+                         f"or past its caps, or a float that decides a shape)",
+                         hint="let srcad specialize (no disable='specialize'), or pass the real "
+                              "and imaginary parts as two float arrays")

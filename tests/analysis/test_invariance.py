@@ -99,7 +99,7 @@ def complex_softmax(z, w):
 
 def test_complex_values_are_not_followed(rng):
     """Only real floats: for complex values the logarithm's branch cut breaks the rules. (srcad
-    now refuses complex values that reach the derivative altogether.)"""
+    refuses to differentiate with respect to a complex argument: analysis/complexes.py.)"""
     z = rng.normal(size=(3, 4)) + 1j * rng.normal(size=(3, 4))
     w = rng.normal(size=(3, 4))
     with pytest.raises(srcad.SrcadError, match="complex"):
