@@ -187,6 +187,30 @@ class _ShapeFacts(Transformer):
                 return constant_node(_SHAPE_FUNCTIONS[func.attr](()))
             node.shape_unknown = True  # (a name, or anything else: the general branch)
         return node
+
+    def visit_BinOp(self, node):
+        """5 // 2 + 1 (arithmetic of ints a shape fact made) -> 3: exact, so folded."""
+        node = self.generic_visit(node)
+        a, b = number_value(node.left), number_value(node.right)
+        if type(a) is int and type(b) is int and type(node.op) in _INT_OPS and not (
+                isinstance(node.op, (gast.FloorDiv, gast.Mod)) and b == 0):
+            return gast.copy_location(gast.Constant(value=_INT_OPS[type(node.op)](a, b),
+                                                    kind=None), node)
+        return node
+
+    def visit_Subscript(self, node):
+        """(5, 3)[-1] (a shape fact indexed by a number: np.shape(a)[axis]) -> 3."""
+        node = self.generic_visit(node)
+        index = number_value(node.slice)
+        if isinstance(node.value, gast.Tuple) and type(index) is int and isinstance(
+                node.ctx, gast.Load) and -len(node.value.elts) <= index < len(node.value.elts):
+            item = node.value.elts[index]
+            if number_value(item) is not None:
+                return item
+        return node
+_INT_OPS = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
+            gast.Mult: lambda a, b: a * b, gast.FloorDiv: lambda a, b: a // b,
+            gast.Mod: lambda a, b: a % b}
 _NUMBER_OPS = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
                gast.Mult: lambda a, b: a * b, gast.Gt: lambda a, b: a > b,
                gast.GtE: lambda a, b: a >= b, gast.Lt: lambda a, b: a < b,

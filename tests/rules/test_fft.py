@@ -112,3 +112,11 @@ def test_second_derivatives_are_refused_with_what_to_write():
         srcad.hessian(power_spectrum)(X)
     assert "differentiate it once" in str(info.value)
     assert "scipy.signal.fftconvolve" in str(info.value)
+
+
+def test_shape_facts_indexed_and_added_are_folded():
+    """np.shape(a)[axis] // 2 + 1 in a template, shapes known: one number in the code
+    (instantiate's shape facts fold a tuple literal's item and int arithmetic)."""
+    text = srcad.source(fft_convolution, args=(X, K), wrt=(0, 1))
+    body = text.split("def fft_convolution_grad")[1]
+    assert ")[-1]" not in body and "// 2" not in body
