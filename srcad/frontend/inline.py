@@ -12,8 +12,9 @@ caller's probe sees, with no generic helper code (unbroadcast, dot_axes) and no 
 A helper is written in when it is a plain function of the caller's module (the same globals,
 no closure), has no template of its own, ends with its only return, is short (at most _MOST
 statements), takes no *args or **kwargs and only constant defaults, contains nothing the fence
-would refuse, nested functions, try, global declarations or yield, and reads no global that a
-name of the caller hides. Its names are renamed fresh; its statements keep the call's position,
+would refuse, nested functions, try, global declarations or yield, changes no parameter's
+value in place (p += v, p[i] = v, p.append(v), p.sort(): such a call is refused as a call, with
+the helper's name), and reads no global that a name of the caller hides. Its names are renamed fresh; its statements keep the call's position,
 so comments and errors point at the call. Helpers it calls are written in too, to a depth of
 _DEPTH (a recursive helper never is). Anything else stays a call (rules/calls.py differentiates
 it from its source).
@@ -27,6 +28,7 @@ from ..errors import SrcadError
 from ..syntax.naming import clone, Namer, Rename, Substitute, walk
 from ..syntax.nodes import name
 from .fence import check
+from .mutation import CHANGING_METHODS
 from .parse import parse_function
 
 _MOST = 40
@@ -59,8 +61,27 @@ def _written_in(func, caller, templated):
     if args.posonlyargs or any(d is not None and not isinstance(d, gast.Constant)
                                for d in args.defaults + args.kw_defaults):
         return None
+    params = {a.id for a in args.args + args.kwonlyargs}
+    if any(_changes(node, params) for s in body for node in walk(s)):
+        return None  # (a helper that changes its argument stays a call: refused as one, there)
     fdef.body = body
     return fdef
+
+
+def _changes(node, params):
+    """Whether node may change the value a parameter holds: p += v, p[i] = v, p.append(v)."""
+    if isinstance(node, gast.AugAssign):
+        target = node.target
+    elif isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, gast.Store):
+        target = node.value
+    elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and (
+            node.func.attr in CHANGING_METHODS):
+        target = node.func.value  # (a method that changes it: append, sort, fill, ...)
+    else:
+        return False
+    while isinstance(target, (gast.Subscript, gast.Attribute)):
+        target = target.value
+    return isinstance(target, gast.Name) and target.id in params
 
 
 def _called_parameters(hdef, params):

@@ -67,6 +67,10 @@ WRITING_METHODS = {
     "popitem": "build a new dict", "shuffle": "y = y[rng.permutation(len(y))]",
 }
 
+# every method that changes its object: the writers above and the list ops srcad follows
+# inside a function (append, pop), which change a list another function holds
+CHANGING_METHODS = frozenset(WRITING_METHODS) | {"append", "pop"}
+
 # builtins whose result is a new object not sharing storage with the arguments
 _NEW_BUILTINS = {"abs", "len", "float", "int", "round", "range", "bool", "sum", "pow",
                  "divmod", "complex", "isinstance", "print", "repr", "str", "hash", "id"}

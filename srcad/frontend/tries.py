@@ -22,9 +22,8 @@ import gast
 
 from ..syntax.naming import Namer, walk
 from ..syntax.nodes import name
+from .mutation import CHANGING_METHODS
 
-_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
-             "sort", "fill", "resize", "put", "itemset", "add", "discard", "popitem"}
 
 
 def _definite(stmts):
@@ -74,7 +73,7 @@ def _mutations(try_, own, info):
                                  hint="bind a new name in the try and store after it")
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and isinstance(
                 node.func.value, gast.Name) and node.func.value.id not in own and (
-                node.func.attr in _MUTATORS):
+                node.func.attr in CHANGING_METHODS | {"add", "discard"}):  # (and sets')
             raise info.error(node, f"srcad does not differentiate a try statement that "
                                    f"changes {node.func.value.id} (.{node.func.attr})",
                              hint="bind a new name in the try and change it after the try")

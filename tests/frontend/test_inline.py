@@ -164,3 +164,21 @@ def test_the_disk_key_holds_the_helpers_source(tmp_path):
     key = diskcache.key(first.f, "reverse", "grad", 0, None)
     second = _module(tmp_path, "inlined_helpers_c", 3.0)  # (f's text and file are the same)
     assert diskcache.key(second.f, "reverse", "grad", 0, None) != key
+
+
+def grow(arr, v):
+    arr += v  # (changes the caller's array)
+    return 0
+
+
+def calls_grow(v):
+    y = v * 1.0
+    grow(y, v)
+    return np.sum(y ** 2)
+
+
+def test_a_helper_that_changes_its_argument_stays_a_call_and_is_refused_as_one():
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.grad(calls_grow)(X)
+    assert "grow changes an argument in place" in str(info.value)
+    assert "grow(" in srcad.source(calls_grow, stage="inline")
