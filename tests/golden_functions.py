@@ -83,3 +83,25 @@ def rnn(W, U, b, xs, h0):
 
 def log_product(a, c):
     return np.sum(np.log(a[:, :3] * c))
+
+
+# two of issue 15's workloads (benchmarks/workloads.py): their gradients should read like the
+# hand-written ones
+def rosenbrock(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def ode_rhs(y, k, A):
+    return A @ y + k * np.tanh(y)
+
+
+def ode_rk4(y0, k, A, steps):
+    y = y0
+    h = 0.05
+    for i in range(steps):
+        k1 = ode_rhs(y, k, A)
+        k2 = ode_rhs(y + 0.5 * h * k1, k, A)
+        k3 = ode_rhs(y + 0.5 * h * k2, k, A)
+        k4 = ode_rhs(y + h * k3, k, A)
+        y = y + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    return np.sum(y ** 2)

@@ -67,6 +67,12 @@ SPECIALIZED = {
     "rnn_reverse_specialized": (gf.rnn, dict(mode="reverse", wrt=(0, 1, 2)),
                                 (np.ones((5, 5)) * 0.1, np.ones((5, 3)) * 0.1, np.ones(5) * 0.1,
                                  np.ones((40, 3)), np.ones(5))),
+    # issue 15's workloads: Rosenbrock (bx[i] -= g in place), and RK4 whose right-hand side
+    # helper is written in (inline.py): no helper derivative, no unbroadcast
+    "rosenbrock_reverse_specialized": (gf.rosenbrock, dict(mode="reverse", wrt=0),
+                                       (np.ones(10),)),
+    "ode_rk4_reverse_specialized": (gf.ode_rk4, dict(mode="reverse", wrt=(0, 1)),
+                                    (np.ones(4), 0.4, np.eye(4) * 0.1, 20)),
 }
 def _like(example):
     """Random arguments of the example's shapes (the specialized code assumes those shapes)."""

@@ -4,10 +4,12 @@ caller's probe sees, with no generic helper code (unbroadcast, dot_axes) and no 
 
     def rhs(y, k):                          def integrate(y0, k):
         return A @ y + k * np.tanh(y)           ...
-                                    ->          y_1 = y             (rhs's parameters, fresh)
-    def integrate(y0, k):                       k_1 = k
-        ...                                     k1 = A @ y_1 + k_1 * np.tanh(y_1)
-        k1 = rhs(y, k)
+                                    ->          y_1 = y + h * k3    (rhs's parameter, fresh)
+    def integrate(y0, k):                       k4 = A @ y_1 + k * np.tanh(y_1)
+        ...
+        k4 = rhs(y + h * k3, k)                 (an argument that is a name or a number, and
+                                                that the helper does not rebind, is read as
+                                                it is)
 
 A helper is written in when it is a plain function of the caller's module (the same globals,
 no closure), has no template of its own, ends with its only return, is short (at most _MOST
@@ -132,13 +134,14 @@ def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
         if reads & hidden:
             return None  # (a global the helper reads is a local of the caller's)
         params = inspect.signature(helper).parameters
+        stored = {n.id for s in hdef.body for n in walk(s) if isinstance(n, gast.Name)
+                  and not isinstance(n.ctx, gast.Load)}
         called = _called_parameters(hdef, params)
         for param in called:  # a function or object the helper calls: its name, if known
             argument = bound.arguments.get(param)
             if not (isinstance(argument, (gast.Name, gast.Attribute))
-                    and scope.lookup(argument) is not None) or param in {
-                        n.id for stmt in hdef.body for n in walk(stmt)
-                        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}:
+                    and scope.lookup(argument) is not None) or param in stored or {
+                        n.id for n in walk(argument) if isinstance(n, gast.Name)} & own:
                 return None  # (rules/calls.py specializes the helper to it instead)
         hdef.body = [Substitute({p: bound.arguments[p] for p in called}).visit(s)
                      for s in hdef.body]
@@ -147,16 +150,19 @@ def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
         own |= {n.id for n in walk(hdef) if isinstance(n, gast.Name) and not isinstance(
             n.ctx, gast.Load)}
         mapping = {ident: fresh(ident) for ident in sorted(own)}
-        out = []
+        out, direct = [], {}
         for param in params.values():  # p_1 = argument (or its constant default)
             if param.name in called:
                 continue
             argument = bound.arguments.get(param.name)
             if argument is None:
                 argument = gast.Constant(value=param.default, kind=None)
+            if isinstance(argument, (gast.Name, gast.Constant)) and param.name not in stored:
+                direct[mapping[param.name]] = argument  # (read as it is: no copy to a name)
+                continue
             out.append(gast.Assign(targets=[name(mapping[param.name], gast.Store())],
                                    value=argument, type_comment=None))
-        body = [Rename(mapping).visit(s) for s in hdef.body]
+        body = [Substitute(direct).visit(Rename(mapping).visit(s)) for s in hdef.body]
         if isinstance(value.func, gast.Name):
             inlined.add(value.func.id)
         result = body.pop().value

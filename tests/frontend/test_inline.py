@@ -64,7 +64,8 @@ def test_written_in_helpers_agree_with_their_calls():
 def test_the_written_in_code_reads_like_the_callers():
     text = srcad.source(rk4, stage="inline")
     assert "rhs(" not in text and text.count("np.tanh(") == 4
-    assert "y_1 = y" in text and "k1 = A @ y_1 + k_1 * np.tanh(y_1)" in text
+    assert "k1 = A @ y + k * np.tanh(y)" in text  # (names passed are read as they are)
+    assert "y_2 = y + 0.5 * h * k1" in text and "k2 = A @ y_2 + k * np.tanh(y_2)" in text
     generated = srcad.source(rk4, args=(X, 0.3), wrt=(0, 1))  # (specialized to the shapes)
     assert "rhs_forward" not in generated and "unbroadcast(" not in generated.split(
         "def rk4_grad")[1]
