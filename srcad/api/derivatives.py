@@ -160,16 +160,22 @@ class Derivative:
     def _specialized(self, args, kwargs):
         """(entry, kept): the entry of self.specialized for these arguments, built on first use;
         kept is False for the generic code that a call past the caps (VALUES, TOTAL) runs,
-        which is remembered under no key of its own (so that the tables stay bounded)."""
+        which is remembered under no key of its own (so that the tables stay bounded), and for
+        the generic code called with lists, tuples or dicts (checked for complex values on
+        every call: trees.check_real)."""
         signature = signature_of(args, kwargs) if "specialize" not in self.disabled else None
-        if signature is None:
-            return self.specialized.get(None) or self._entry(None, args, kwargs), True
+        if signature is None:  # (the code for any arguments: on every call, not only the first,
+            check_real(self.target, args, kwargs)  # it cannot take complex arguments; calls
+            # with lists, tuples or dicts, which may hold them, are not given a fast key)
+            entry = self.specialized.get(None) or self._entry(None, args, kwargs)
+            return entry, not any(isinstance(a, (list, tuple, dict)) for a in args)
         types = call_types(args, kwargs)
         entry = self.specialized.get(without_values(signature, self.free.get(types), len(args)))
         if entry is not None:
             return entry, True
         alike = values_left_out(signature, len(args))
         if self.alike.get(alike, 0) >= VALUES or len(self.specialized) >= TOTAL:
+            check_real(self.target, args, kwargs)  # (past the caps: the code for any arguments)
             return self._entry(None, args, kwargs), False
         return self._entry(signature, args, kwargs), True
 
@@ -178,8 +184,7 @@ class Derivative:
         bound and kept in self.specialized under the signature without the values the build
         does not read."""
         _check_arguments(self.target, args, kwargs, self.wrt)
-        if signature is None:
-            check_real(self.target, args, kwargs)
+        if signature is None:  # (checked by _specialized, which asks for it)
             generic, comp = self.instance, None
         else:
             mode, kind = runs(self.mode, self.built_kind, self.wrt, args, self.disabled)
@@ -292,7 +297,7 @@ class Derivative:
             signature = signature_of(args, kwargs)
             free = self.free.get(call_types(args, kwargs)) if signature is not None else None
             entry = self.specialized.get(without_values(signature, free, len(args)))
-            if entry is None:
+            if entry is None or signature is None:  # (the code for any arguments: checked)
                 entry = self.specialize(args, kwargs)
         else:  # the usual call, so kept short: see keyed
             types = TYPES_OF_FEW.get(len(args), types_of)(args)

@@ -104,6 +104,25 @@ def test_complex_arguments_are_refused_by_the_code_for_any_arguments():
             transform(complex_magnitude, disable="specialize")(*args)
 
 
+def complex_in_a_list(x, cs):
+    return np.sum(np.abs(cs[0] * x))
+
+
+def test_complex_arguments_are_refused_after_real_ones_by_the_code_for_any_arguments():
+    """The check ran when the generic code was first made: a later call with a complex argument
+    reused it and got |c| sign(Re(c x))-like numbers, silently (a call with a list, which may
+    hold one, skipped it on the fast path)."""
+    df = srcad.grad(complex_magnitude, disable="specialize")
+    np.testing.assert_allclose(df(X, 2.0), 2.0 * np.sign(X))
+    with pytest.raises(srcad.SrcadError, match="only in a derivative built for the"):
+        df(X, 1 + 2j)
+    dl = srcad.grad(complex_in_a_list)
+    for _ in range(3):  # (the fast path would learn the real list's call)
+        np.testing.assert_allclose(dl(X, [2.0]), 2.0 * np.sign(X))
+    with pytest.raises(srcad.SrcadError, match="only in a derivative built for the"):
+        dl(X, [1 + 2j])
+
+
 def test_real_and_imag_of_a_real_array():
     for disable in (None, "all"):
         np.testing.assert_allclose(srcad.grad(real_part, disable=disable)(X), 2 * X)
