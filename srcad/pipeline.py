@@ -79,6 +79,7 @@ PASSES = (
     "cancel",          # common factors of products and quotients cancelled (optimize/cancel.py)
     "broadcasts",      # spread adjoints left to numpy's broadcasting (optimize/broadcasts.py)
     "factor",          # common scalar factors of an adjoint's contributions (optimize/factor.py)
+    "contract",        # sums of products of arrays as one np.einsum (optimize/contract.py)
     "signs",           # negated contributions subtracted (optimize/signs.py)
     "inplace",         # accumulation in place into owned adjoint arrays (optimize/inplace.py)
     "outer",           # per-step outer products batched into matrix products (optimize/outer.py)

@@ -115,6 +115,20 @@ def solve(x, a, b):
                                           - d[a] @ solve_column(x, b)), b)
 
 
+@helper(tangent="linear")
+def lower_half(s):
+    """Phi(S): the lower triangle of s with its diagonal halved (linear and self-adjoint)."""
+    out = np.tril(s)
+    k = np.arange(np.shape(s)[-1])
+    out[..., k, k] *= 0.5
+    return out
+
+
+@adjoint(lower_half)
+def lower_half_adjoint(z, s):
+    d[s] = lower_half(d[z])
+
+
 # A = L L^T (A symmetric: derivatives along symmetric directions, gradients symmetric).
 # L^-1 dA L^-T = X + X^T with X = L^-1 dL lower triangular, so
 #   dL = L Phi(L^-1 dA L^-T),  A_bar = sym(L^-T Phi(L^T L_bar) L^-1),
@@ -127,7 +141,7 @@ def cholesky(l, a, upper=False):
     else:
         low = l
         p = np.swapaxes(low, -1, -2) @ d[l]
-    phi = np.tril(p) - 0.5 * p * np.eye(np.shape(p)[-1])
+    phi = lower_half(p)
     lt = np.swapaxes(low, -1, -2)
     q = triangular_solve(lt, np.swapaxes(triangular_solve(lt, np.swapaxes(phi, -1, -2), False),
                                          -1, -2), False)
@@ -142,7 +156,7 @@ def cholesky(l, a, upper=False):
         low = l
     sym = 0.5 * (d[a] + np.swapaxes(d[a], -1, -2))
     s = triangular_solve(low, np.swapaxes(triangular_solve(low, sym, True), -1, -2), True)
-    dl = low @ (np.tril(s) - 0.5 * s * np.eye(np.shape(s)[-1]))
+    dl = low @ lower_half(s)
     if upper:
         d[l] = np.swapaxes(dl, -1, -2)
     else:

@@ -314,10 +314,11 @@ def _broadcast(shapes):
         return None
 
 
-def reduction(node, shape_of_name):
+def reduction(node, shape_of_name, shape_of=None):
     """(operand, its shape, the axes reduced, keepdims) for a reduction written x.f(axis=A,
     keepdims=K) or np.f(x, axis=A, keepdims=K), A and K constants (absent: every axis, False),
-    x's shape known; else None. Which f it is, is the caller's question (node.func.attr)."""
+    x's shape known (shape_of(x), expression_shape's by default); else None. Which f it is, is
+    the caller's question (node.func.attr)."""
     if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)):
         return None
     if isinstance(node.func.value, gast.Name) and node.func.value.id == "np":
@@ -339,7 +340,7 @@ def reduction(node, shape_of_name):
         axis = None if axis is None else axis.value
     else:
         return None
-    full = expression_shape(operand, shape_of_name)
+    full = shape_of(operand) if shape_of else expression_shape(operand, shape_of_name)
     axes = None if full is None else _axes(axis, len(full))
     return None if axes is None else (operand, full, axes, keep is not None and keep.value)
 

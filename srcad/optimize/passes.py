@@ -2,7 +2,7 @@
 the PASSES name that switches it off, the builds it runs for, the facts it reads and keeps.
 
     forward mode:   proportional, simplify (constants, copies, dead_code), strength
-    reverse mode:   simplify, [cancel, broadcasts, factor, resimplify], signs, inplace,
+    reverse mode:   simplify, [cancel, broadcasts, factor, contract, resimplify], signs, inplace,
                     [singular], [outer], [rank_one], [strength]
                                                               ([...]: shape-specialized builds)
 
@@ -10,6 +10,7 @@ pipeline.improve builds the facts of the build and hands this table to manager.r
 """
 from .broadcasts import sink_broadcasts
 from .cancel import cancel_factors
+from .contract import contract_sums
 from .copies import copies
 from .deadcode import dead_code
 from .factor import factor_contributions
@@ -45,6 +46,8 @@ PIPELINE = (
          needs=("shape_of", "fresh", "loads", "new_shapes")),
     Pass("factor", factor_contributions, switch="factor", modes=REVERSE, specialized=True,
          needs=("derived", "shape_of", "float_of", "binds", "loads")),
+    Pass("contract", contract_sums, switch="contract", modes=REVERSE, specialized=True,
+         needs=("shape_of", "float_of", "top_once", "derived")),
     Group("resimplify", simplify(), modes=REVERSE, specialized=True),
     Pass("signs", sink_signs, switch="signs", modes=REVERSE, needs=("derived", "top_once"),
          keeps=("binds", "loads", "top_once")),  # (only minus signs and + - change)

@@ -1,0 +1,254 @@
+"""sums of products as contractions (reverse mode, shape-specialized builds): an adjoint that
+sums an elementwise product of arrays over some of its axes is one np.einsum, which reduces as
+it multiplies and forms no array of the product's shape:
+
+    bdiff = np.reshape(bd2, (64, 64, 1)) * 2 * diff
+    bt1 = bdiff.sum(axis=(1,), keepdims=True)     ->   bt1 = 2 * np.einsum('ab,abc->ac', bd2, diff)[:, None, :]
+    bt2 = -bdiff.sum(axis=(0,), keepdims=True)         bt2 = -(2 * np.einsum('ab,abc->bc', bd2, diff)[None, :, :])
+
+Pairwise code meets this: the adjoint of `x[:, None, :] - x[None, :, :]` sums an N x N x 3
+adjoint back to N x 3 twice, and numpy's reduction over a middle axis with a short last axis
+is slow (62 us for 64 x 64 x 3; einsum: 21 us, with no 64 x 64 x 3 product formed). A sum of
+every item of the product of two arrays of one shape is a dot product, np.vdot (BLAS: 1.2 us
+for 64 x 64, against 7 us to multiply and sum).
+
+Applies to x.sum(...) / np.sum(x, ...) with constant axes and keepdims, in the value of a
+top-level assignment to a derivative name, where x is a product (a * b * ...) of two or three
+arrays and any numbers or 0-d values, or a name bound once at the top level to one, with
+nothing between that binding and the sum changing what it reads. Each array is a name or
+expression whose shape the probe knows, or a view of one that only inserts axes of length 1
+(np.reshape(v, (64, 64, 1)), v[:, None, :]): the einsum reads v itself. All of them hold
+floats of one dtype (einsum of ints or bools is not their product's sum). Below MIN_SIZE
+elements in the product, einsum's fixed cost (about a microsecond) outweighs the gain, and the
+code stays as written. The terms are the same; only the order of the additions changes.
+"""
+import string
+
+import gast
+import numpy as np
+
+from ..analysis.shapes import common_char, expression_shape, reduction
+from ..syntax.naming import clone, walk
+from ..syntax.nodes import call, constant_node, dotted_parts
+
+MIN_SIZE = 1000  # elements of the product (about where einsum overtakes multiply-and-sum)
+_LETTERS = string.ascii_letters
+
+
+def _factors(node, out):
+    """The factors of a product a * b * ... (a unary minus is a factor -1), into out."""
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
+        _factors(node.left, out)
+        _factors(node.right, out)
+    elif isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        out.append(constant_node(-1))
+        _factors(node.operand, out)
+    else:
+        out.append(node)
+    return out
+
+
+class Contract:
+    def __init__(self, fdef, facts):
+        self.fdef = fdef
+        self.shape_of = facts.shape_of
+        self.float_of = facts.float_of
+        self.top_once = facts.top_once
+        self.derived = facts.derived
+
+    def shape(self, node):
+        """The shape of node's value: expression_shape's, and that of a unit-axis view and of
+        a product of such views."""
+        found = expression_shape(node, self.shape_of)
+        if found is not None:
+            return found
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
+            left, right = self.shape(node.left), self.shape(node.right)
+            return None if left is None or right is None else _broadcast(left, right)
+        view = self.unit_view(node)
+        if view is not None:
+            return _view_shape(self.shape(view[0]), view[1], node)
+        return None
+
+    def unit_view(self, node):
+        """(v, positions) where node is a view of v that only inserts axes of length 1, v's
+        axes landing at `positions` of node's; else None."""
+        parts = dotted_parts(node.func) if isinstance(node, gast.Call) else None
+        if parts == ["np", "reshape"] and len(node.args) == 2 and not node.keywords:
+            base, target = node.args
+            if not (isinstance(target, gast.Tuple) and all(
+                    isinstance(e, gast.Constant) and type(e.value) is int for e in target.elts)):
+                return None
+            target = [e.value for e in target.elts]
+            shape = self.shape(base)
+            if shape is None or [n for n in shape if n != 1] != [n for n in target if n != 1]:
+                return None
+            kept = [i for i, n in enumerate(target) if n != 1]
+            # v's axes of length 1 have no place of their own: the einsum sums them away
+            positions, k = [], 0
+            for n in shape:
+                positions.append(kept[k] if n != 1 else None)
+                k += n != 1
+            return base, positions
+        if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Tuple):
+            items = node.slice.elts
+            if not all(_is_none(e) or _is_full_slice(e) for e in items):
+                return None
+            shape = self.shape(node.value)
+            positions = [i for i, e in enumerate(items) if not _is_none(e)]
+            if shape is None or len(positions) != len(shape):
+                return None
+            return node.value, positions
+        return None
+
+    def operand(self, node, full):
+        """(expression, einsum labels) for an array factor of a product shaped `full`, its axes
+        right-aligned with full's; axes of length 1 where full's are longer get labels of their
+        own (summed away). None where its shape is unknown."""
+        view = self.unit_view(node)
+        if view is not None:
+            base, positions = view
+            shape, view_shape = self.shape(base), self.shape(node)
+        else:
+            base, shape = node, self.shape(node)
+            view_shape, positions = shape, list(range(len(shape or ())))
+        if shape is None or view_shape is None or len(view_shape) > len(full):
+            return None
+        offset = len(full) - len(view_shape)
+        labels = []
+        for n, position in zip(shape, positions):
+            axis = None if position is None else offset + position
+            if axis is not None and n == full[axis]:
+                labels.append(axis)
+            elif n == 1:
+                labels.append(None)  # a length-1 axis: a label of its own
+            else:
+                return None
+        return base, labels
+
+    def contraction(self, node, body, index):
+        """The einsum expression for the reduction `node` in body[index]'s value, or None."""
+        found = reduction(node, self.shape_of, self.shape)
+        if found is None or node.func.attr != "sum":
+            return None
+        operand, full, axes, keepdims = found
+        product = operand
+        if isinstance(operand, gast.Name):
+            definition = self.top_once.get(operand.id)
+            at = self.position.get(id(definition), index)
+            if at >= index:
+                return None
+            product = definition.value
+            if self.changed_between(product, body[at + 1:index]):
+                return None
+        if int(np.prod(full)) < MIN_SIZE or common_char(product, self.float_of) not in (
+                "f", "d", "g"):
+            return None
+        numbers, arrays = [], []
+        for factor in _factors(product, []):
+            (numbers if self.shape(factor) == () else arrays).append(factor)
+        if not 2 <= len(arrays) <= 3:
+            return None
+        operands = [self.operand(a, full) for a in arrays]
+        if any(o is None for o in operands):
+            return None
+        free = iter(_LETTERS[len(full):])
+        specs = ["".join(_LETTERS[label] if label is not None else next(free)
+                         for label in labels) for _, labels in operands]
+        kept = [i for i in range(len(full)) if i not in axes]
+        if not set(kept) <= {label for _, labels in operands for label in labels}:
+            return None
+        spec = ",".join(specs) + "->" + "".join(_LETTERS[i] for i in kept)
+        if len(operands) == 2 and not kept and specs[0] == specs[1] == _LETTERS[:len(full)]:
+            # every axis summed, two arrays of the product's shape: a dot product (BLAS)
+            value = call(["np", "vdot"], *(clone(base) for base, _ in operands))
+        else:
+            value = call(["np", "einsum"], constant_node(spec),
+                         *(clone(base) for base, _ in operands))
+        if keepdims and axes and kept:
+            value = gast.Subscript(value=value, slice=gast.Tuple(elts=[
+                constant_node(None) if i in axes else gast.Slice(lower=None, upper=None,
+                                                                  step=None)
+                for i in range(len(full))], ctx=gast.Load()), ctx=gast.Load())
+        elif keepdims:
+            value = call(["np", "reshape"], value, constant_node((1,) * len(full)))
+        for number in reversed(numbers):
+            value = gast.BinOp(left=clone(number), op=gast.Mult(), right=value)
+        return value
+
+    @staticmethod
+    def changed_between(value, stmts):
+        """Whether a statement between a product's binding and its sum could change what the
+        product reads: anything but `name = value` of other names (stores into arrays, in-place
+        updates, loops and calls for their effects are all taken as changes)."""
+        read = {n.id for n in walk(value) if isinstance(n, gast.Name)}
+        for stmt in stmts:
+            if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], gast.Name)
+                    and stmt.targets[0].id not in read):
+                if not _is_comment(stmt):
+                    return True
+        return False
+
+    def run(self):
+        body = self.fdef.body
+        self.position = {id(stmt): i for i, stmt in enumerate(body)}
+        for index, stmt in enumerate(body):
+            if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], gast.Name)
+                    and stmt.targets[0].id in self.derived):
+                continue
+            stmt.value = self.rewrite(stmt.value, body, index)
+        return self.fdef
+
+    def rewrite(self, node, body, index):
+        if isinstance(node, gast.Call):
+            found = self.contraction(node, body, index)
+            if found is not None:
+                return found
+        for field, value in gast.iter_fields(node):
+            if isinstance(value, gast.AST):
+                setattr(node, field, self.rewrite(value, body, index))
+            elif isinstance(value, list):
+                setattr(node, field, [self.rewrite(v, body, index)
+                                      if isinstance(v, gast.AST) else v for v in value])
+        return node
+
+
+def _is_none(node):
+    return isinstance(node, gast.Constant) and node.value is None
+
+
+def _is_full_slice(node):
+    return isinstance(node, gast.Slice) and node.lower is None and node.upper is None and (
+        node.step is None)
+
+
+def _is_comment(stmt):
+    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Name)
+            and stmt.value.id == "__srcad_comment__")
+
+
+def _view_shape(shape, positions, node):
+    """The shape of a unit-axis view of a value shaped `shape` (its axes at `positions`)."""
+    if isinstance(node, gast.Subscript):
+        ndim = len(node.slice.elts)
+    else:
+        ndim = len(node.args[1].elts)
+    out = [1] * ndim
+    for n, position in zip(shape, positions):
+        if position is not None:
+            out[position] = n
+    return tuple(out)
+
+
+def _broadcast(a, b):
+    try:
+        return tuple(np.broadcast_shapes(a, b))
+    except ValueError:
+        return None
+
+
+def contract_sums(fdef, facts):
+    """The pass (see the module docstring)."""
+    return Contract(fdef, facts).run()

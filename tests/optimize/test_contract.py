@@ -1,0 +1,124 @@
+"""optimize/contract.py: an adjoint that sums a product of arrays over some axes is one
+np.einsum (a dot product, np.vdot, where every axis is summed), with no array of the product's
+shape formed. The numbers against central differences and against the derivative without the
+pass; the pass leaves the code alone where what the product reads may change before the sum,
+where the values are not floats, and where the product is small."""
+import numpy as np
+
+import srcad
+from srcad.optimize.contract import contract_sums
+
+from before_after import check_rewrite, check_unchanged
+from regressions.numeric import central_gradient
+
+
+def pair_energy(x):
+    diff = x[:, None, :] - x[None, :, :]
+    d2 = np.sum(diff ** 2, axis=2)
+    return np.sum(np.exp(-d2))
+
+
+def test_the_adjoint_of_pairwise_differences_is_summed_as_it_is_multiplied():
+    x = np.random.default_rng(0).normal(size=(24, 3))
+    text = srcad.source(pair_energy, args=(x,))
+    assert "np.einsum('ab,abc->ac', bd2, diff)" in text and "bdiff" not in text
+    got = srcad.grad(pair_energy)(x)
+    np.testing.assert_allclose(got, central_gradient(pair_energy, (x,)), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(got, srcad.grad(pair_energy, disable="contract")(x), rtol=1e-12,
+                               atol=1e-14)
+    srcad.check_grads(pair_energy, (x,), order=2)
+
+
+RNG = np.random.default_rng(1)
+ARGS = (RNG.normal(size=(20, 20)), RNG.normal(size=(20, 20, 3)), RNG.normal(size=(20, 20)))
+SHAPES = {"w": (20, 20), "d": (20, 20, 3), "k": (20, 20), "p": (20, 20, 3), "q": (20, 20),
+          "bt1": (20, 1, 3), "bt2": (1, 20, 3), "bs": (), "m": (20, 20, 3)}
+FACTS = dict(shape_of=SHAPES.get, probed=lambda name: "d" if name in SHAPES else None,
+             derived={"p", "bt1", "bt2", "bs", "q"})
+
+
+def test_a_sum_of_a_product_bound_before_is_an_einsum_of_its_arrays():
+    check_rewrite(contract_sums, """
+        def f(w, d, k):
+            p = np.reshape(w, (20, 20, 1)) * 2 * d
+            bt1 = p.sum(axis=(1,), keepdims=True)
+            bt2 = -p.sum(axis=(0,), keepdims=True)
+            return bt1, bt2
+        """, """
+        def f(w, d, k):
+            p = np.reshape(w, (20, 20, 1)) * 2 * d
+            bt1 = 2 * np.einsum('ab,abc->ac', w, d)[:, None, :]
+            bt2 = -(2 * np.einsum('ab,abc->bc', w, d)[None, :, :])
+            return bt1, bt2
+        """, ARGS, **FACTS)
+
+
+def test_every_axis_summed_of_two_arrays_of_one_shape_is_a_dot_product():
+    check_rewrite(contract_sums, """
+        def f(w, d, k):
+            bs = (d * d).sum()
+            return bs
+        """, """
+        def f(w, d, k):
+            bs = np.vdot(d, d)
+            return bs
+        """, ARGS, **FACTS)
+
+
+def test_three_arrays_and_a_view_with_unit_axes():
+    check_rewrite(contract_sums, """
+        def f(w, d, k):
+            q = np.sum(w[:, :, None] * d * k[:, :, None], axis=2)
+            return q
+        """, """
+        def f(w, d, k):
+            q = np.einsum('ab,abc,ab->ab', w, d, k)
+            return q
+        """, ARGS, **FACTS)
+
+
+def test_a_store_between_the_product_and_its_sum_keeps_the_code():
+    check_unchanged(contract_sums, """
+        def f(w, d, k):
+            p = np.reshape(w, (20, 20, 1)) * d
+            w[0, 0] = 5.0
+            bt1 = p.sum(axis=(1,), keepdims=True)
+            return bt1
+        """, ARGS, **FACTS)
+
+
+def test_a_name_the_product_reads_bound_again_before_the_sum_keeps_the_code():
+    check_unchanged(contract_sums, """
+        def f(w, d, k):
+            p = np.reshape(w, (20, 20, 1)) * d
+            w = k
+            bt1 = p.sum(axis=(1,), keepdims=True)
+            return bt1
+        """, ARGS, **FACTS)
+
+
+def test_values_that_are_not_floats_keep_the_code():
+    ints = (ARGS[0].astype(int), ARGS[1].astype(int), ARGS[2])
+    check_unchanged(contract_sums, """
+        def f(w, d, k):
+            bt1 = (np.reshape(w, (20, 20, 1)) * d).sum(axis=(1,), keepdims=True)
+            return bt1
+        """, ints, **dict(FACTS, probed=lambda name: None))
+
+
+def test_a_small_product_keeps_the_code():
+    small = {"w": (4, 4), "k": (4, 4), "bs": ()}
+    check_unchanged(contract_sums, """
+        def f(w, k):
+            bs = (w * k).sum()
+            return bs
+        """, (ARGS[0][:4, :4], ARGS[2][:4, :4]),
+        **dict(FACTS, shape_of=small.get))
+
+
+def test_a_sum_that_is_not_a_derivative_keeps_the_code():
+    check_unchanged(contract_sums, """
+        def f(w, d, k):
+            m = (w * k).sum()
+            return m
+        """, ARGS, **FACTS)
