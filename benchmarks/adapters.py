@@ -1,24 +1,33 @@
-"""Optional comparison frameworks: autograd (the `bench` extra), JAX (if installed), and
-srcad's own derivative compiled by numba (srcad.grad(f, jit="numba"), if numba is installed).
+"""Optional comparison frameworks: autograd (the `bench` extra), JAX eager and JAX jit (if jax is
+installed), PyTorch eager (if torch is installed), and srcad's own derivative compiled by numba
+(srcad.grad(f, jit="numba"), if numba is installed). A framework that does not import has no
+column; nothing else changes.
 
-Both take the *same* workload source text with `np` rebound to the framework's NumPy wrapper
-(autograd.numpy, jax.numpy), so they differentiate exactly the functions srcad does. PyTorch has
-no NumPy-compatible namespace, so it would need rewritten workloads; the suite only reports
-whether it is installed.
+autograd and JAX take the *same* workload source text with `np` rebound to the framework's NumPy
+wrapper (autograd.numpy, jax.numpy), so they differentiate exactly the functions srcad does.
+PyTorch has no NumPy-compatible namespace: its workloads are written again in
+benchmarks/torch_workloads.py, and a workload with none there has no torch column.
 """
-import importlib
-
 from workloads import fresh_functions
 
 
 class Adapter:
     """name, and make(workload) -> a callable with the workload's calling convention that
-    returns the gradient (a tuple when the workload's wrt is a tuple)."""
+    returns the gradient (a tuple when the workload's wrt is a tuple). compile_ms: workload name
+    -> milliseconds of the first call, for the frameworks that compile on it (printed as a note
+    and written to the JSON)."""
 
-    def __init__(self, name, label, make):
+    def __init__(self, name, label, make, compile_ms=None):
         self.name = name
         self.label = label
         self.make = make
+        self.compile_ms = compile_ms
+
+
+def _static_positions(args):
+    """Positions of the Python ints among args (step counts, loop bounds): static for jax.jit,
+    whose traced values cannot be range() bounds."""
+    return tuple(i for i, a in enumerate(args) if isinstance(a, int) and not isinstance(a, bool))
 
 
 def _autograd():
@@ -71,6 +80,80 @@ def _jax():
     return Adapter("jax", "jax (eager, no jit)", make)
 
 
+def _jax_jit():
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        return None
+    import time
+    jax.config.update("jax_enable_x64", True)
+    namespace = fresh_functions()
+    namespace["np"] = jnp
+    compile_ms = {}
+
+    def make(workload):
+        """jax.jit(jax.grad(f)), the Python ints among the arguments static; the first call
+        traces and compiles it (its time is printed and kept apart from the timed calls)."""
+        g = jax.jit(jax.grad(namespace[workload.func_name], argnums=workload.wrt),
+                    static_argnums=_static_positions(workload.args))
+
+        def call(*args):
+            return jax.block_until_ready(g(*args))
+        started = time.perf_counter()
+        call(*workload.args)
+        compile_ms[workload.name] = (time.perf_counter() - started) * 1e3
+        print(f"  note: jax.jit compiled {workload.name}'s gradient in "
+              f"{compile_ms[workload.name]:.0f} ms")
+        return call
+
+    return Adapter("jax_jit", "jax.jit(jax.grad)", make, compile_ms)
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        return None
+    import os
+
+    import numpy as np
+
+    import torch_workloads
+    if os.environ.get("OMP_NUM_THREADS") == "1":
+        torch.set_num_threads(1)  # as BLAS: one thread (environment.py)
+
+    def make(workload):
+        """The torch version of the workload (torch_workloads.py); NotImplementedError when
+        there is none. Its arrays become float64 tensors once, here (torch.from_numpy shares
+        their memory), the differentiated ones leaves with requires_grad: a torch user keeps
+        parameters and data as tensors, so the timed call is the forward pass and
+        torch.autograd.grad, not a conversion from NumPy. The call takes the workload's
+        arguments for the harness's calling convention and computes on those tensors, which
+        are the same values."""
+        f = torch_workloads.FUNCTIONS.get(workload.func_name)
+        if f is None:
+            raise NotImplementedError(f"no torch version of {workload.func_name} "
+                                      f"(benchmarks/torch_workloads.py)")
+        many = isinstance(workload.wrt, tuple)
+        wrt = workload.wrt if many else (workload.wrt,)
+        tensors = []
+        for i, a in enumerate(workload.args):
+            if isinstance(a, np.ndarray) or (isinstance(a, float) and i in wrt):
+                a = torch.from_numpy(np.asarray(a, dtype=np.float64))
+                if i in wrt:
+                    a.requires_grad_(True)
+            tensors.append(a)
+        params = [tensors[i] for i in wrt]
+
+        def call(*args):
+            grads = torch.autograd.grad(f(*tensors), params)
+            return grads if many else grads[0]
+        return call
+
+    return Adapter("torch", "torch (eager, autograd.grad)", make)
+
+
 def _srcad_numba():
     try:
         import numba  # noqa: F401  (only whether it is there)
@@ -93,23 +176,19 @@ def _srcad_numba():
               f"{compile_ms[workload.name]:.0f} ms")
         return g
 
-    return Adapter("numba", "srcad + numba (jit='numba')", make)
+    return Adapter("numba", "srcad + numba (jit='numba')", make, compile_ms)
 
 
 def available():
     """The adapters whose framework imports, and a dict framework -> status text."""
     adapters = []
     status = {}
-    for name, factory in (("autograd", _autograd), ("jax", _jax), ("numba", _srcad_numba)):
+    for name, factory in (("autograd", _autograd), ("jax", _jax), ("jax_jit", _jax_jit),
+                          ("torch", _torch), ("numba", _srcad_numba)):
         adapter = factory()
         if adapter is None:
             status[name] = "not installed"
         else:
             adapters.append(adapter)
             status[name] = "used"
-    try:
-        importlib.import_module("torch")
-        status["torch"] = "installed, no adapter (workloads are NumPy code)"
-    except ImportError:
-        status["torch"] = "not installed"
     return adapters, status

@@ -6,7 +6,8 @@
 
 For every workload (benchmarks/workloads.py) it
   1. checks srcad's gradient against the hand-written one (relative 1e-10; exits 1 if not),
-  2. times f, srcad's gradient, the hand-written gradient (and autograd / JAX when installed)
+  2. times f, srcad's gradient, the hand-written gradient (and autograd, JAX eager and jit,
+     PyTorch, srcad + numba when installed)
      interleaved: one calibrated batch (~3 ms) of each, in that order, repeated; per-call medians
      and medians of the paired per-round ratios,
   3. times srcad's cold build (fresh function object, empty in-memory caches) and its cached
@@ -441,7 +442,7 @@ def parse_args(argv):
                         help="the clock the tables and targets use (both are recorded): wall "
                              "time, or this process's CPU time (steadier on a busy machine)")
     parser.add_argument("--no-frameworks", action="store_true",
-                        help="skip autograd / JAX even when installed")
+                        help="skip autograd / JAX / PyTorch / numba even when installed")
     parser.add_argument("--no-generated", dest="generated", action="store_false",
                         help="do not time srcad's generated function separately from the API")
     parser.add_argument("--json", default=os.path.join(HERE, "results", "latest.json"),
@@ -487,7 +488,8 @@ def main(argv=None):
     # Build everything once first (this also loads srcad's templates, so the cold builds timed
     # later measure building one function, not importing the compiler), and verify.
     namespace = fresh_functions()
-    frameworks, status = ([], {"autograd": "skipped", "jax": "skipped", "torch": "skipped"}) \
+    frameworks, status = ([], {"autograd": "skipped", "jax": "skipped", "jax_jit": "skipped",
+                               "torch": "skipped", "numba": "skipped"}) \
         if config.no_frameworks else adapters.available()
     failures = []
     prepared = []
@@ -531,6 +533,8 @@ def main(argv=None):
     for w, func, grad, extra in prepared:
         t0 = time.perf_counter()
         result = measure(w, func, grad, w.hand, extra, config)
+        result["compile_ms"] = {fw.name: fw.compile_ms[w.name] for fw in frameworks
+                                if fw.compile_ms and w.name in fw.compile_ms and fw.name in extra}
         results.append(result)
         print(f"  timed  {w.name:<16} srcad/hand {result['ratios']['srcad/hand']['median']:.2f}"
               f"  ({time.perf_counter() - t0:.1f} s)")
@@ -541,6 +545,13 @@ def main(argv=None):
                                    if any(fw.name in r["times"] for r in results)]
     print()
     print(render(results, checks, extra_names, status, config.clock))
+    compiled = [fw for fw in frameworks if fw.compile_ms]
+    for fw in compiled:
+        times = [f"{r['name']} {r['compile_ms'][fw.name]:,.0f}" for r in results
+                 if fw.name in r["compile_ms"]]
+        if times:
+            print(f"\nFirst call (trace and compile) of {fw.label}, ms, not in the times above: "
+                  + ", ".join(times))
     elapsed = time.perf_counter() - started
     print(f"\n({elapsed:.0f} s)")
 

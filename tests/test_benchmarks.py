@@ -54,3 +54,30 @@ def test_helmholtz_reference_holds_for_a_nonsymmetric_matrix(n, functions):
     x, A, b = workload.args
     assert np.max(np.abs(workload.variants["hand_sym"](x, A, b) - workload.hand(x, A, b))) \
         <= 1e-12 * np.max(np.abs(workload.hand(x, A, b)))
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=[w.name for w in WORKLOADS])
+def test_torch_versions_match_the_hand_written_gradients(workload):
+    """benchmarks/torch_workloads.py (the torch column; skipped where torch is not installed):
+    each torch version's gradient agrees with the hand-written one as srcad's does."""
+    torch = pytest.importorskip("torch")
+    sys.path.insert(0, BENCHMARKS)
+    try:
+        import torch_workloads
+    finally:
+        sys.path.remove(BENCHMARKS)
+    f = torch_workloads.FUNCTIONS.get(workload.func_name)
+    if f is None:
+        pytest.skip(f"no torch version of {workload.func_name}")
+    many = isinstance(workload.wrt, tuple)
+    wrt = workload.wrt if many else (workload.wrt,)
+    tensors = [torch.tensor(a, dtype=torch.float64, requires_grad=i in wrt)
+               if isinstance(a, np.ndarray) or (isinstance(a, float) and i in wrt) else a
+               for i, a in enumerate(workload.args)]
+    got = torch.autograd.grad(f(*tensors), [tensors[i] for i in wrt])
+    want = workload.hand(*workload.args)
+    want = want if many else (want,)
+    for g, h in zip(got, want):
+        scale = max(float(np.max(np.abs(h))), workload.grad_floor)
+        assert tuple(g.shape) == np.shape(h)
+        assert float(np.max(np.abs(g.numpy() - h))) <= 1e-10 * scale, workload.name
