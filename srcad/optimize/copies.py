@@ -52,7 +52,7 @@ def propagate_copies(fdef, counts=None, loads=None, params=None):
             if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
                     and isinstance(stmt.value, gast.Name) and stmt.targets[0].id != stmt.value.id):
                 a, b = stmt.targets[0].id, stmt.value.id
-                if counts.get(a) == 1 and counts.get(b, 0) <= 1 and _replace_after(
+                if counts.get(a) == 1 and _replace_after(
                         index, i, a, b, loads.get(a, 0)):
                     loads[b] = loads.get(b, 0) + loads.pop(a, 0) - 1
                     index.delete(i)

@@ -230,17 +230,15 @@ class InPlace:
         return stmt
 
     def basic(self, index):
-        """An index without repeats: ints, slices (as slice(...) calls) and range loop names."""
+        """An index without repeats: ints, range loop names and slices (as slice(...) calls,
+        whatever their bounds: a slice names each item once)."""
         if isinstance(index, gast.Constant):
             return isinstance(index.value, int) and not isinstance(index.value, bool)
         if isinstance(index, gast.Name):
             return index.id in self.loop_indices
         if isinstance(index, gast.Tuple):
             return all(self.basic(e) for e in index.elts)
-        if isinstance(index, gast.Call) and _call_name(index) == "slice":
-            return all(isinstance(a, gast.Constant) or (
-                isinstance(a, gast.Name) and a.id in self.loop_indices) for a in index.args)
-        return False
+        return isinstance(index, gast.Call) and _call_name(index) == "slice"
 
     def as_index(self, index):
         """slice(1, None, None) -> 1: (the subscript form of an index value)."""
