@@ -366,7 +366,12 @@ def in_dtype_of(g, x):
 
 @helper(tangent="linear")
 def zero_at(g, index):
-    """g with zeros at index (a copy: the adjoint of the values a store overwrote is zero)."""
+    """g with zeros at index (a copy: the adjoint of the values a store overwrote is zero); a
+    list of adjoints gets None there (zero, for add_adjoint)."""
+    if isinstance(g, (list, tuple)):
+        out = list(g)
+        out[index] = None
+        return out
     out = np.array(g, dtype=np.result_type(g, 0.0))
     out[index] = 0.0
     return out

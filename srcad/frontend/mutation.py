@@ -33,7 +33,7 @@ from .parse import parse_function
 from .resolve import canonical_name
 from ..runtime import HELPERS
 from ..syntax.naming import loaded_names, walk_breadth
-from ..syntax.nodes import parameter_ids, SHAPE_ATTRIBUTES
+from ..syntax.nodes import flatten, parameter_ids, SHAPE_ATTRIBUTES
 
 OUTSIDE = "outside"  # storage of globals, closure cells and what unknown calls return
 
@@ -119,6 +119,22 @@ class _Facts:
                 changed = True
             self.set(name, objects)
         return changed
+
+
+def _copy_groups(body):
+    """name -> a representative of the names joined to it by copies `a = b` anywhere in the
+    body (two names of one group may be two names for one list)."""
+    parent = {}
+
+    def find(n):
+        while parent.get(n, n) != n:
+            n = parent[n]
+        return n
+    for stmt in flatten(body):
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
+                stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.Name):
+            parent[find(stmt.targets[0].id)] = find(stmt.value.id)
+    return {n: find(n) for n in parent} | {find(n): find(n) for n in parent}
 
 
 class MutationFence:
@@ -216,6 +232,7 @@ class MutationFence:
     # statements ---------------------------------------------------------------------------
     def run(self, params, check=True):
         self.liveness(self.fdef.body, set())
+        self.copied = _copy_groups(self.fdef.body)
         facts = _Facts({p: frozenset({("param", p)}) for p in params})
         self.block(self.fdef.body, facts, check=check)
         return self
@@ -323,8 +340,18 @@ class MutationFence:
         func = call.func
         if (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
                 and func.value.id in facts.table and func.attr in ("append", "pop")):
+            holder = func.value.id
+            others = [n for n in self.live.get(id(stmt), ()) if n != holder and self.copied.get(
+                n, n) == self.copied.get(holder, holder) and facts.table.get(n, frozenset())
+                & facts.table[holder]] if check else []
+            if others:  # (the derivative's list of tangents or adjoints is the holder's alone)
+                raise self.info.error(call, f"{holder}.{func.attr}(...) changes the list "
+                                            f"{holder} holds, and {', '.join(others)} (read "
+                                            f"afterwards) may be another name for it: srcad "
+                                            f"does not model changes seen through another name",
+                                      hint="use one name for the list, or bind the second "
+                                           "name to a copy, list(...), where it is bound")
             if func.attr == "append" and call.args:  # the list keeps a reference
-                holder = func.value.id
                 return self.bind(facts, holder, facts.table[holder] | self.points(call.args[0],
                                                                                   facts))
             return facts

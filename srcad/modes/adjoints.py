@@ -147,7 +147,10 @@ class AdjointSweep:
         adjoint = self.namer.adjoint(var)
         part = gast.Subscript(value=name(adjoint), slice=clone(target.slice),
                               ctx=gast.Load())
-        if not self.basic_index(target.slice):  # an index array may name an entry twice
+        if var in self.sequences:  # a list's adjoint may hold None (nothing reached it)
+            part = call(["item_of"], name(adjoint), operations.index_value(clone(target.slice)),
+                        clone(stmt.value))
+        elif not self.basic_index(target.slice):  # an index array may name an entry twice
             part = call(["stored_part"], name(adjoint),
                         operations.index_value(clone(target.slice)))
         self.accumulate_operand(stmt.value, part, True, out)

@@ -58,14 +58,17 @@ class Forward:
         self.has_tangent = set(wrt)
         self.dependencies = Dependencies(namer)
         # names assigned in blocks always carry a tangent (a zero one where it folds away), so
-        # every path through a branch or loop agrees on which tangents exist
+        # every path through a branch or loop agrees on which tangents exist; so do active
+        # lists grown by append, whatever made them (list(), list(range(0)), zero_gradient(s)):
+        # the tangents of the items appended go into a list of tangents made with the list
         stored = {assigned_name(s) for s in flatten(fdef.body) if isinstance(s, gast.Assign)
                   and isinstance(s.targets[0], gast.Subscript)}
         self.stored = {v for v in stored if activity(v)}
         self.stored_tangents = None  # (build: with the views of those arrays, builder.shares)
         self.sequences = sequence_names(fdef.body, scope, self.kinds)
         self.appended = appended_names(fdef.body)
-        self.always = {v for v in assigned_in_blocks(fdef.body) | stored if activity(v)}
+        self.always = {v for v in assigned_in_blocks(fdef.body) | stored | self.appended
+                       if activity(v)}
         self.has_tangent |= self.always
 
     def active(self, var):
@@ -127,9 +130,11 @@ class Forward:
             raise self.info.error(value, f"srcad cannot match this call to its template ({exc})",
                                   hint="check the arguments of the call") from None
         out = []
-        if isinstance(value, gast.List) and (not value.elts or target in self.appended):
-            self.has_tangent.add(target)  # lst = [] or [y0] grown by append: its tangents'
-            return [assign(self.namer.tangent(target), gast.List(elts=[  # list, as a list
+        if isinstance(value, gast.List) and (not value.elts or target in self.appended
+                                             or target in self.stored):
+            self.has_tangent.add(target)  # lst = [] or [y0] grown by append or stored into
+            return [assign(self.namer.tangent(target), gast.List(elts=[  # (lst[i] = v): its
+                # tangents' list, as a list
                 self.tangent_or_zero(e.id) if isinstance(e, gast.Name) else
                 gast.Constant(value=0.0, kind=None) for e in value.elts], ctx=gast.Load()))]
         for piece in pieces:

@@ -110,7 +110,10 @@ class Reverse(AdjointSweep, Accumulation, Checkpointing):
             list, tuple) and stmt.value.args and isinstance(stmt.value.args[0], gast.Name)}
         unknown = (params & passed) | (results & {n.value.id for n in read}) | by_key | listed | (
             self.of_unknown_kind(fdef, params, results) & {n.value.id for n in read})
-        found = set(self.containers) | self.tuple_vars | self.appended | {
+        displays = {stmt.targets[0].id for stmt in flatten(fdef.body) if isinstance(
+            stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) and isinstance(
+            stmt.value, (gast.List, gast.Tuple))}  # (lists stored into: not tuple_vars)
+        found = set(self.containers) | self.tuple_vars | self.appended | displays | {
             v for v, kind in self.kinds.items() if kind == "other"} | {
             v for v in unknown if v not in self.kinds}
         changed = True
@@ -176,10 +179,14 @@ class Reverse(AdjointSweep, Accumulation, Checkpointing):
         return out
 
     def find_tuple_vars(self, body):
-        """Names bound to tuples whose items get adjoints of their own (t1[0] -> bt1_0)."""
-        out = set()
+        """Names bound to tuples whose items get adjoints of their own (t1[0] -> bt1_0). Not a
+        list stored into (lst[i] = v): the store's adjoint reads lst's adjoint, a list whole."""
+        out, body = set(), list(body)
+        stored = {s.targets[0].value.id for s in body if isinstance(s, gast.Assign) and isinstance(
+            s.targets[0], gast.Subscript) and isinstance(s.targets[0].value, gast.Name)}
         for stmt in body:
-            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) and (
+                    stmt.targets[0].id not in stored):
                 try:
                     op, _, _ = operations.operation(stmt.value, self.scope)
                 except operations.UnknownCall:

@@ -1,0 +1,76 @@
+"""Lists changed after they are made: grown by append, or stored into by item. Each gave a
+wrong number without an error, or crashed, before the fixes named in the tests:
+
+- forward mode gave a list grown by append a list of tangents only when a display made it
+  (lst = []): after lst = list(), list(range(0)) or list(np.zeros(2)) the appended items'
+  tangents were dropped (and a gradient of a float, which runs forward mode, lost them too);
+- reverse mode treated a list display stored into (lst[0] = v) as a tuple whose items have
+  adjoints of their own, and never took the store's adjoint (a wrong gradient), or crashed on
+  the store's adjoint in a loop; forward mode made its tangents a tuple, and crashed storing;
+- appends through a second name for the list (q = lst; q.append(v)) were lost: refused now.
+"""
+import numpy as np
+import pytest
+
+import srcad
+
+from regressions.numeric import central_gradient
+
+
+def grown_after_list_call(x):
+    st = list()
+    for i in range(3):
+        st.append(x * (i + 1.0))
+    return st.pop() * x + st[0]
+
+
+def grown_after_list_of_range(x):
+    st = list(range(0))
+    st.append(np.sin(x))
+    return st[-1] * x
+
+
+def grown_after_list_of_array(x):
+    st = list(np.zeros(2))
+    st.append(x * 3.0)
+    return st[-1] * x + st[0]
+
+
+def stored_into_display(x):
+    st = [0.0, 1.0]
+    st[1] = x * 3.0
+    return st[0] + st[1] * x
+
+
+def stored_into_display_in_a_loop(x):
+    st = [0.0, 0.0]
+    for i in range(2):
+        st[i] = x * (i + 1.0)
+    return st[0] * x + st[1]
+
+
+@pytest.mark.parametrize("f", [grown_after_list_call, grown_after_list_of_range,
+                               grown_after_list_of_array, stored_into_display,
+                               stored_into_display_in_a_loop])
+def test_a_changed_list_carries_derivatives_in_every_mode(f):
+    x = 0.7
+    want = central_gradient(f, (x,))
+    assert np.isclose(srcad.grad(f)(x), want, rtol=1e-7)
+    assert np.isclose(srcad.jvp(f)(x, 1.0), want, rtol=1e-7)
+    assert np.isclose(srcad.grad(f, disable="float_gradient")(x), want, rtol=1e-7)
+    second = central_gradient(srcad.grad(f), (x,))
+    assert np.isclose(srcad.hessian(f)(x), second, rtol=1e-6)
+
+
+def appended_through_another_name(x):
+    st = []
+    q = st
+    q.append(x * 3.0)
+    return st.pop() * x
+
+
+def test_appends_through_a_second_name_for_the_list_are_refused():
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.grad(appended_through_another_name)(0.7)
+    message = str(info.value)
+    assert "q.append(x * 3.0)" in message and "st (read afterwards)" in message
