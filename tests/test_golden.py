@@ -47,8 +47,12 @@ CASES = {
                          lambda rng: (rng.normal(size=4),)),
     "element_loop_reverse": (gf.element_loop, dict(mode="reverse", wrt=0),
                              lambda rng: (rng.normal(size=5),)),
-    "helper_call_reverse": (gf.helper_call, dict(mode="reverse", wrt=(0, 1)),
+    # the helper kept as a call (its generated forward and backward halves), and written in
+    # (frontend/inline.py: calls inside expressions are bound to names first)
+    "helper_call_reverse": (gf.helper_call, dict(mode="reverse", wrt=(0, 1), disable="inline"),
                             lambda rng: (rng.normal(size=3), 0.7)),
+    "helper_call_inlined_reverse": (gf.helper_call, dict(mode="reverse", wrt=(0, 1)),
+                                    lambda rng: (rng.normal(size=3), 0.7)),
     "running_sum_loop_forward": (gf.running_sum_loop, dict(mode="forward", wrt=0),
                                  lambda rng: (rng.normal(size=5), 5)),
 }

@@ -25,10 +25,11 @@ import inspect
 import types
 
 import gast
+import numpy as np
 
 from ..errors import SrcadError
 from ..syntax.naming import clone, Namer, Rename, Substitute, walk
-from ..syntax.nodes import name
+from ..syntax.nodes import dotted_parts, name
 from .fence import check
 from .mutation import CHANGING_METHODS
 from .parse import parse_function
@@ -68,6 +69,27 @@ def _written_in(func, caller, templated):
         return None  # (a helper that changes its argument stays a call: refused as one, there)
     fdef.body = body
     return fdef
+
+
+_CONDITIONAL = (gast.BoolOp, gast.IfExp, gast.ListComp, gast.SetComp, gast.DictComp,
+                gast.GeneratorExp, gast.Lambda, gast.NamedExpr)
+_READING_BUILTINS = frozenset((len, abs, min, max, sum, float, int, bool, range, tuple, list,
+                               zip, enumerate, round, pow, reversed, sorted, isinstance))
+
+
+def _reads_only(call, scope):
+    """Whether a call surely changes nothing another call could see: a numpy (not
+    numpy.random) or math function, a builtin that reads, or a method that changes nothing."""
+    op = scope.lookup(call.func)
+    if op is None:  # a method of a value: an array's that changes nothing
+        return isinstance(call.func, gast.Attribute) and hasattr(np.ndarray, call.func.attr) and (
+            call.func.attr not in CHANGING_METHODS)
+    if any(op is b for b in _READING_BUILTINS):
+        return True
+    module = getattr(op, "__module__", None) or ""
+    if isinstance(op, np.ufunc):
+        return True
+    return (module == "math" or module.startswith("numpy")) and "random" not in module
 
 
 def _changes(node, params):
@@ -179,6 +201,57 @@ def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
                     gast.copy_location(node, stmt)
         return out
 
+    # (a generated derivative differentiated again keeps its calls of the callees' halves as
+    # they are: the higher-order builds read their tape records whole)
+    generated = hasattr(func, "__srcad_sync__")
+
+    def candidate(call):
+        """Whether a call would be written in if it were a statement's whole value."""
+        helper = scope.lookup(call.func)
+        return helper is not None and helper not in stack and depth < _DEPTH and not any(
+            isinstance(a, gast.Starred) for a in call.args) and not any(
+            k.arg is None for k in call.keywords) and _written_in(
+            helper, func, templated) is not None
+
+    def hoisted(stmt):
+        """(statements, stmt): the helper calls inside stmt's value (or an if's test) bound to
+        fresh names before it, in the order Python calls them, so each is a statement's whole
+        value; only where nothing else the statement calls can see the difference (numpy and
+        math functions, builtins that read, methods that change nothing) and no call is
+        conditional (and/or, x if c else y, a chained comparison, a comprehension, a lambda)."""
+        root = stmt.test if isinstance(stmt, gast.If) else getattr(stmt, "value", None) if (
+            isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Return, gast.Expr))) else None
+        if root is None or generated:
+            return [], stmt
+        calls = [n for n in walk(root) if isinstance(n, gast.Call)]
+        found = [c for c in calls if c is not root and candidate(c)]
+        if not found or any(isinstance(n, _CONDITIONAL) or isinstance(n, gast.Compare) and len(
+                n.ops) > 1 for n in walk(root)) or not all(
+                c in found or c is root and candidate(c) or _reads_only(c, scope)
+                for c in calls):
+            return [], stmt
+        chosen = {id(c) for c in found}
+        pre = []
+
+        def lift(node):  # post-order: arguments before the call, left to right
+            for field, value in gast.iter_fields(node):
+                if isinstance(value, gast.AST):
+                    setattr(node, field, lift(value))
+                elif isinstance(value, list):
+                    setattr(node, field, [lift(v) if isinstance(v, gast.AST) else v
+                                          for v in value])
+            if id(node) in chosen:
+                ident = fresh(dotted_parts(node.func)[-1])
+                pre.append(gast.copy_location(gast.Assign(
+                    targets=[name(ident, gast.Store())], value=node, type_comment=None), stmt))
+                return name(ident)
+            return node
+        if isinstance(stmt, gast.If):
+            stmt.test = lift(stmt.test)
+        else:
+            stmt.value = lift(stmt.value)
+        return pre, stmt
+
     def rewrite(stmts):
         out = []
         for stmt in stmts:
@@ -187,7 +260,9 @@ def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
                     block = getattr(stmt, field, None)
                     if isinstance(block, list):
                         setattr(stmt, field, rewrite(block))
-            out += written(stmt) or [stmt]
+            pre, stmt = hoisted(stmt)
+            for s in pre + [stmt]:
+                out += written(s) or [s]
         return out
 
     fdef.body = rewrite(fdef.body)

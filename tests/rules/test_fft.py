@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import srcad
+from regressions.numeric import central_gradient
 
 R = np.random.default_rng(3)
 X = R.normal(size=6)
@@ -95,16 +96,25 @@ def through_a_helper(x):
     return np.sum(np.real(spectrum(x)))
 
 
-@pytest.mark.parametrize("func, snippet, hint", [
-    (clipped, "np.maximum(np.fft.fft(x), 0.0)", "np.abs(z) before other functions"),
-    (complex_output, "return np.sum(np.fft.fft(x))", "return np.real(...)"),
-    (through_a_helper, "np.real(spectrum(x))", "not in a helper"),
+@pytest.mark.parametrize("func, snippet, hint, options", [
+    (clipped, "np.maximum(np.fft.fft(x), 0.0)", "np.abs(z) before other functions", {}),
+    (complex_output, "return np.sum(np.fft.fft(x))", "return np.real(...)", {}),
+    # (the helper kept as a call: written in, its values are the caller's: the next test)
+    (through_a_helper, "np.real(spectrum(x))", "not in a helper", {"disable": "inline"}),
 ])
-def test_what_complex_values_cannot_meet_is_refused_at_the_users_line(func, snippet, hint):
+def test_what_complex_values_cannot_meet_is_refused_at_the_users_line(func, snippet, hint,
+                                                                      options):
     with pytest.raises(srcad.SrcadError) as info:
-        srcad.grad(func)(X)
+        srcad.grad(func, **options)(X)
     message = str(info.value)
     assert "test_fft.py" in message and snippet in message and hint in message
+
+
+def test_a_helper_written_in_carries_its_complex_values_in_the_caller():
+    """spectrum(x) inside np.real(...) is bound to a name and written in (frontend/inline.py),
+    so its complex value never crosses a call."""
+    np.testing.assert_allclose(srcad.grad(through_a_helper)(X),
+                               central_gradient(through_a_helper, (X,)), rtol=1e-6, atol=1e-8)
 
 
 def test_second_derivatives_are_refused_with_what_to_write():
