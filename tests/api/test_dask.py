@@ -195,6 +195,26 @@ def test_a_python_if_on_the_data_of_a_dask_array_computes_it():
     np.testing.assert_array_equal(g.compute(), np.full(8, 2.0))
 
 
+def repeated_fit(w, X, k=3):
+    s = 0.0
+    for i in range(k):
+        s = s + np.sum(np.tanh(X @ w) * (i + 1))
+    return s
+
+
+def test_a_numpy_parameter_with_dask_data_through_a_loop():
+    """The adjoint of w starts as zeros of w's kind (NumPy) and gathers the loop's contributions,
+    dask arrays. The in-place pass wrote bw += g there, which NumPy cannot do with a dask array
+    (NotImplementedError from dask); the code for any arguments no longer updates an argument's
+    zeros in place (bw = bw + g: a dask array from the first turn)."""
+    rng = np.random.default_rng(2)
+    w, X = rng.normal(size=5), rng.normal(size=(40, 5))
+    with counted_computes() as computes:
+        g = srcad.grad(repeated_fit, verify=False)(w, da.from_array(X, chunks=(10, 5)))
+    assert computes == [] and isinstance(g, da.Array)
+    close(g.compute(), srcad.grad(repeated_fit, verify=False)(w, X))
+
+
 def test_hessian_vector_products_on_dask_arrays_are_graphs():
     (x, A), (dx, dA) = arguments()
     v = np.linspace(-1.0, 1.0, x.size)
