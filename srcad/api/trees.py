@@ -91,12 +91,20 @@ def shapes(tree):
     return [np.shape(leaf) for leaf in leaves(tree)]
 
 
+def complex_array(value):
+    """Whether value is a complex array: a NumPy array, or another library's (a dask or CuPy
+    array) by its dtype, which is known without computing its values."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind == "c"
+    dtype = getattr(value, "dtype", None) if hasattr(type(value), "__array_function__") else None
+    return isinstance(dtype, np.dtype) and dtype.kind == "c"
+
+
 def check_real(func, args, kwargs):
     """Refuse complex arguments for the code built for any arguments: only a build specialized
     to them knows which values are complex and checks what they meet (analysis/complexes.py)."""
     def complex_in(value, depth=0):
-        if isinstance(value, (complex, np.complexfloating)) or (
-                isinstance(value, np.ndarray) and value.dtype.kind == "c"):
+        if isinstance(value, (complex, np.complexfloating)) or complex_array(value):
             return True
         if depth < 4 and isinstance(value, (list, tuple, dict)):
             items = value.values() if isinstance(value, dict) else value
@@ -106,6 +114,7 @@ def check_real(func, args, kwargs):
         raise SrcadError(f"srcad differentiates {getattr(func, '__qualname__', func)} with "
                          f"complex arguments only in a derivative built for the arguments, and "
                          f"this call runs the code for any arguments (specialization disabled, "
-                         f"or past its caps, or a float that decides a shape)",
+                         f"or past its caps, or a float that decides a shape, or an array of "
+                         f"another library than NumPy: dask, CuPy)",
                          hint="let srcad specialize (no disable='specialize'), or pass the real "
                               "and imaginary parts as two float arrays")

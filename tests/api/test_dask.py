@@ -215,6 +215,21 @@ def test_a_numpy_parameter_with_dask_data_through_a_loop():
     close(g.compute(), srcad.grad(repeated_fit, verify=False)(w, X))
 
 
+def squared_modulus(z):
+    return np.sum(np.abs(z) ** 2)
+
+
+def test_a_complex_dask_argument_is_refused_as_a_complex_numpy_array_is():
+    """The code for any arguments (what a dask array runs) cannot differentiate with respect to
+    complex values. A complex NumPy array is refused; a complex dask array was not (the check read
+    NumPy arrays only) and got a gradient: it is refused by its dtype, without computing it."""
+    z = da.from_array(np.array([1 + 2j, 3 - 1j]), chunks=1)
+    with counted_computes() as computes:
+        with pytest.raises(srcad.SrcadError, match="complex"):
+            srcad.grad(squared_modulus, verify=False)(z)
+    assert computes == []
+
+
 def test_hessian_vector_products_on_dask_arrays_are_graphs():
     (x, A), (dx, dA) = arguments()
     v = np.linspace(-1.0, 1.0, x.size)

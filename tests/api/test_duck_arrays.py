@@ -253,6 +253,11 @@ def test_guards_give_the_numpy_numbers_at_zeros_and_ties_without_looking():
     assert not np.isnan(device[0].data).any()
 
 
+def test_a_complex_device_array_is_refused_by_its_dtype():
+    with pytest.raises(srcad.SrcadError, match="complex"):
+        srcad.grad(elementwise, verify=False)(Device(np.ones(6) + 1j), Device(np.eye(6)))
+
+
 def test_runtime_helpers_dispatch_on_the_array_s_own_type():
     from srcad import runtime
     x = Device(np.ones((2, 3), dtype=np.float32))
