@@ -230,6 +230,19 @@ def test_a_complex_dask_argument_is_refused_as_a_complex_numpy_array_is():
     assert computes == []
 
 
+def test_jacobian_hessian_and_check_grads_refuse_dask_arrays():
+    """A dask array was no leaf of the trees these build their NumPy results from: jacobian
+    returned f's value as the Jacobian. Now refused, without computing anything."""
+    _, (dx, dA) = arguments()
+    with counted_computes() as computes:
+        for make in (lambda: srcad.jacobian(products), lambda: srcad.hessian(products)):
+            with pytest.raises(srcad.SrcadError, match="takes NumPy arrays"):
+                make()(dx, dA)
+        with pytest.raises(srcad.SrcadError, match="takes NumPy arrays"):
+            srcad.check_grads(products, (dx, dA))
+    assert computes == []
+
+
 def test_hessian_vector_products_on_dask_arrays_are_graphs():
     (x, A), (dx, dA) = arguments()
     v = np.linspace(-1.0, 1.0, x.size)

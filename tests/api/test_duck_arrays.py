@@ -292,6 +292,22 @@ def test_einsum_skips_terms_with_a_zero_tangent_on_device_arrays_too():
     np.testing.assert_array_equal(device.data, expected)
 
 
+def test_jacobian_hessian_and_check_grads_refuse_device_arrays():
+    """They build dense NumPy results from the arguments' leaves, and a leaf is a NumPy array or
+    a float: a device (or dask) array was no leaf, so it passed through untouched and jacobian
+    returned f's value as the Jacobian, check_grads checked nothing. Now refused, by name."""
+    x, A, _, _ = _arguments()
+    for make, args in [(lambda: srcad.jacobian(elementwise), (Device(x), A)),
+                       (lambda: srcad.jacobian(products, mode="forward"), (Device(x), A)),
+                       (lambda: srcad.hessian(products), (Device(x), A)),
+                       (lambda: srcad.hessian(products, mode="reverse-over-forward"),
+                        (Device(x), A))]:
+        with pytest.raises(srcad.SrcadError, match="takes NumPy arrays"):
+            make()(*args)
+    with pytest.raises(srcad.SrcadError, match="check_grads takes NumPy arrays"):
+        srcad.check_grads(products, (Device(x), A))
+
+
 def test_hessian_vector_products_run_on_device_arrays():
     x, A, tx, _ = _arguments()
     for product in (srcad.hvp(products, verify=False), srcad.hessp(products, verify=False)):
