@@ -82,8 +82,15 @@ def scans_and_joins(x, A):
             + np.sum(np.clip(x, 0.7, 1.2) ** 2) + np.var(A, axis=0).sum())
 
 
+def linear_algebra(x, A):
+    K = A @ A.T + 6.0 * np.diag(np.ones_like(x))  # (np.eye would be a NumPy array)
+    L = np.linalg.cholesky(K)
+    return (np.sum(np.log(np.diag(L))) + np.dot(x, np.linalg.solve(K, x))
+            + np.sum(np.diagonal(A, 1) ** 2) + np.trace(A))
+
+
 FUNCTIONS = [elementwise, reductions, products, division, selections, broadcasting, loop,
-             scans_and_joins]
+             scans_and_joins, linear_algebra]
 
 
 def arguments(n=12, chunks=4):
@@ -228,6 +235,32 @@ def test_a_complex_dask_argument_is_refused_as_a_complex_numpy_array_is():
         with pytest.raises(srcad.SrcadError, match="complex"):
             srcad.grad(squared_modulus, verify=False)(z)
     assert computes == []
+
+
+def cholesky_off_diagonal(K):
+    L = np.linalg.cholesky(K)
+    return np.sum(np.log(np.diag(L))) + np.sum(L[1:, 0] * np.arange(1.0, K.shape[0]))
+
+
+def upper_off_diagonal(K):  # what cholesky_off_diagonal computes on a dask array
+    U = np.linalg.cholesky(K).T
+    return np.sum(np.log(np.diag(U))) + np.sum(U[1:, 0] * np.arange(1.0, K.shape[0]))
+
+
+def test_np_linalg_cholesky_of_a_dask_array_is_the_upper_factor_and_the_gradient_follows_it():
+    """np.linalg.cholesky(K) of a dask array is da.linalg.cholesky(K), whose default is the upper
+    factor U = L^T (NumPy's is L). The template read its value as L: the gradient of
+    sum(log(diag(L))) (the same either way) came out wrong, 0.06 off. The factor's orientation is
+    now told by np.where on its triangles (lazily): the gradient is that of what f computes on
+    the dask array, here U's first column below the diagonal (zeros)."""
+    rng = np.random.default_rng(5)
+    M = rng.normal(size=(6, 9))
+    K = M @ M.T + np.eye(6)
+    with counted_computes() as computes:
+        g = srcad.grad(cholesky_off_diagonal, verify=False)(da.from_array(K, chunks=3))
+    assert computes == []
+    close(g.compute(), srcad.grad(upper_off_diagonal, verify=False)(K))
+    assert not np.allclose(g.compute(), srcad.grad(cholesky_off_diagonal, verify=False)(K))
 
 
 def test_jacobian_hessian_and_check_grads_refuse_dask_arrays():
