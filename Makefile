@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 .PHONY: install demo test fuzz golden bench bench-build bench-checkpoint bench-jacobian bench-ints \
-	docs clean
+	bench-dask docs clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,11 @@ bench-checkpoint: $(STAMP)
 # whole Jacobians and Hessians in one sweep against one sweep per row or column
 bench-jacobian: $(STAMP)
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python benchmarks/jacobian.py
+
+# dask's computations per gradient call on chunked dask arrays (0: lazy), installs the dask extra
+bench-dask: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[dask]"
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python benchmarks/dask_counts.py
 
 # cold build time against function size and loop nesting (benchmarks/build_time.py; FULL=1 adds
 # 10,000 statements)

@@ -13,6 +13,8 @@ For every workload (benchmarks/workloads.py) it
   3. times srcad's cold build (fresh function object, empty in-memory caches) and its cached
      lookup (srcad.grad(f) again for the same f),
   4. measures the peak memory (tracemalloc) of one gradient call, srcad and hand-written,
+  5. where dask is installed, counts dask's computations during a gradient call on chunked
+     dask arrays (benchmarks/dask_counts.py: 0, the gradient is a graph; --no-dask skips it),
 then prints tables and a pass/fail summary of the team's targets (reported, not asserted) and
 writes everything, raw samples included, to benchmarks/results/latest.json.
 
@@ -53,6 +55,7 @@ import srcad.api.derivatives  # noqa: E402
 import srcad.api.cache  # noqa: E402
 
 import adapters  # noqa: E402
+import dask_counts  # noqa: E402
 import timing  # noqa: E402
 from workloads import fresh_functions, make_workloads  # noqa: E402
 
@@ -448,6 +451,9 @@ def parse_args(argv):
     parser.add_argument("--json", default=os.path.join(HERE, "results", "latest.json"),
                         help="where to write the results (default benchmarks/results/latest.json)")
     parser.add_argument("--list", action="store_true", help="list the workloads and exit")
+    parser.add_argument("--no-dask", dest="dask", action="store_false",
+                        help="skip the table of dask's computations per gradient call (it runs "
+                             "where dask is installed: benchmarks/dask_counts.py)")
     config = parser.parse_args(argv)
     config.repeats = config.repeats or (5 if config.quick else 31)
     config.builds = config.builds or (3 if config.quick else 9)
@@ -554,6 +560,10 @@ def main(argv=None):
                   + ", ".join(times))
     elapsed = time.perf_counter() - started
     print(f"\n({elapsed:.0f} s)")
+    dask_rows = None
+    if config.dask:  # (eager computations per gradient call on dask arrays: 0 is lazy)
+        print()
+        dask_rows = dask_counts.report()
 
     if hasattr(os, "getloadavg"):
         env["load_average_at_end"] = list(os.getloadavg())
@@ -563,7 +573,7 @@ def main(argv=None):
                           "clock": config.clock,
                           "only": config.only, "verify_rtol": VERIFY_RTOL},
                "targets": TARGETS, "results": results, "checks": checks,
-               "elapsed_s": elapsed}
+               "elapsed_s": elapsed, "dask_counts": dask_rows}
     os.makedirs(os.path.dirname(os.path.abspath(config.json)), exist_ok=True)
     with open(config.json, "w", encoding="utf-8") as handle:
         json.dump(payload, handle, indent=1, default=_json_default)

@@ -63,6 +63,7 @@ def check_grads(func, args, wrt=0, order=1, kwargs=None, rtol=1e-6, atol=1e-9, e
     if not isinstance(args, (tuple, list)):
         raise SrcadError("check_grads takes the arguments as a tuple: check_grads(f, (x, y))")
     kwargs = kwargs or {}
+    trees.refuse_other_arrays("check_grads", args, kwargs)
     if has_aux:
         return _check_with_aux(func, args, wrt, order, kwargs, rtol, atol, exact_rtol, h, seed,
                                modes)

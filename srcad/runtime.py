@@ -62,6 +62,36 @@ def helper_source(name):
     return text
 
 
+@helper(linear=False)
+def on_host(x):
+    """Whether a helper may branch on x's values to skip work: NumPy's and Python's numbers, or
+    a type marked srcad_on_host. A dask array (looking computes it) or a CuPy array (looking
+    copies it from the GPU) gets np.where forms instead: the same numbers."""
+    return isinstance(x, (np.ndarray, np.generic, float, int, complex)) or getattr(
+        type(x), "srcad_on_host", False)
+
+
+@helper(linear=False)
+def array_like(x):
+    """Whether x is another library's array that numpy's functions dispatch to (NEP 18: dask,
+    CuPy): not NumPy's nor srcad's own stack of tangents, with a shape and a dtype."""
+    kind = type(x)
+    return (hasattr(kind, "__array_function__") and not issubclass(kind, np.ndarray)
+            and not getattr(kind, "srcad_on_host", False) and hasattr(x, "dtype")
+            and hasattr(x, "shape"))
+
+
+@helper(linear=False)
+def size_of(x):
+    """np.size(x), from x's shape (np.size of a dask array computes its values)."""
+    if type(x) is np.ndarray:
+        return x.size
+    size = 1
+    for n in np.shape(x):
+        size *= n
+    return size
+
+
 @helper(tangent="linear")
 def unbroadcast(g, x):
     """Sum g over the axes numpy broadcast x along, so the result has x's shape."""
@@ -74,8 +104,8 @@ def unbroadcast(g, x):
         g = np.sum(g, axis=axes, keepdims=True)
     if np.shape(g) == shape:
         return g
-    if np.size(g) == 1 and not np.any(g):  # a zero written as 0.0 for zeros of some shape
-        return np.zeros(shape, np.result_type(g, 0.0))
+    if size_of(g) == 1 and on_host(g) and not np.any(g):  # a zero written as 0.0 for zeros
+        return np.zeros(shape, np.result_type(g, 0.0))  # of some shape
     return np.reshape(g, shape)
 
 
@@ -100,9 +130,10 @@ def unreduce_extremum(g, x, y, axis=None, keepdims=False):
         y = y.reshape(shape) if type(y) is np.ndarray else np.reshape(y, shape)
     mask = np.equal(x, y)  # an array or numpy bool: its .sum skips np.sum's dispatch
     out = np.multiply(g, mask)
-    lanes = y.size if type(y) is np.ndarray else np.size(y)
-    if np.count_nonzero(mask) == lanes and np.vdot(y, y).real < np.inf:
+    lanes = y.size if type(y) is np.ndarray else size_of(y)
+    if on_host(mask) and np.count_nonzero(mask) == lanes and np.vdot(y, y).real < np.inf:
         return out  # one entry attains each extremum and no lane is NaN (nor inf): no ties
+    # (a lazy or GPU mask is not looked at: over a count of 1 the division is exact)
     return out / mask.sum(axis=axis, keepdims=True).astype(out.dtype)  # (float32 stays)
 
 
@@ -130,6 +161,8 @@ def tie_mask(x, y):
         if np.count_nonzero(y) == y.size:
             return None
     tied = x == y
+    if not on_host(tied):  # (a lazy or GPU mask is not looked at: no ties gives the same
+        return tied  # numbers through selection_share's tie pass)
     return tied if np.count_nonzero(tied) else None
 
 
@@ -171,6 +204,14 @@ def unindex(g, x, index):
     if type(index) in (int, slice) or (type(index) is tuple and all(
             type(i) in (int, slice) for i in index)):
         out[index] = g  # a basic index names each item once
+    elif not on_host(out) and type(index) is tuple and all(
+            i is None or type(i) in (int, slice) for i in index):  # x[:, None] of a dask
+        axes, axis = [], 0  # array: its stores take no None, so g without the axes None made
+        for i in index:
+            if i is None:
+                axes.append(axis)
+            axis += type(i) is not int
+        out[tuple(i for i in index if i is not None)] = np.squeeze(g, axis=tuple(axes))
     else:
         np.add.at(out, index, g)  # an index array may repeat items: they accumulate
     return out
@@ -182,7 +223,7 @@ def stored_part(g, index):
     names an entry more than once: numpy keeps the last value written there, so the earlier
     ones get a zero adjoint."""
     part = g[index]
-    flat = np.arange(np.size(g)).reshape(np.shape(g))[index]  # the entry each value went to
+    flat = np.arange(size_of(g)).reshape(np.shape(g))[index]  # the entry each value went to
     order = np.ravel(flat)
     if np.ndim(flat) == 0 or np.unique(order).size == order.size:
         return part
@@ -205,10 +246,15 @@ def item_adjoints(g, items):
 def unconcatenate(g, arrays, axis=0):
     """Adjoint of np.concatenate(arrays, axis): g cut back into pieces shaped like the arrays."""
     if axis is None:
-        sizes = np.cumsum([np.size(a) for a in arrays])[:-1]
+        sizes = np.cumsum([size_of(a) for a in arrays])[:-1]
         return [np.reshape(p, np.shape(a)) for p, a in zip(np.split(g, sizes), arrays)]
     bounds = np.cumsum([np.shape(a)[axis] for a in arrays])[:-1]
-    return np.split(g, bounds, axis=axis)
+    if on_host(g):
+        return np.split(g, bounds, axis=axis)
+    axis = axis % np.ndim(g)  # (a dask or CuPy array: the same pieces by slicing; dask has no
+    starts = [0] + [int(b) for b in bounds]  # np.split, which would compute g)
+    stops = starts[1:] + [np.shape(g)[axis]]
+    return [g[(slice(None),) * axis + (slice(start, stop),)] for start, stop in zip(starts, stops)]
 
 
 @helper(tangent="linear")
@@ -349,7 +395,7 @@ def as_gradient(g, x):
         return types.SimpleNamespace(**{key: as_gradient(value, getattr(x, key))
                                         for key, value in g.items()})
     if g is None or (no_adjoint(g) and np.shape(x) != ()):  # (an array's zero as 0.0)
-        return np.zeros(np.shape(x), dtype=np.result_type(np.asarray(x).dtype, np.float32))
+        return zero_gradient(x)
     return in_dtype_of(g, x)
 
 
@@ -361,6 +407,8 @@ def in_dtype_of(g, x):
     if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "f" and \
             isinstance(g, (np.ndarray, np.generic, float)) and np.result_type(g) != x.dtype:
         return g.astype(x.dtype) if isinstance(g, np.ndarray) else x.dtype.type(g)
+    if array_like(x) and x.dtype.kind == "f" and array_like(g) and g.dtype != x.dtype:
+        return g.astype(x.dtype)  # (a dask or CuPy array: cast where it is)
     return g
 
 
@@ -372,7 +420,11 @@ def zero_at(g, index):
         out = list(g)
         out[index] = None
         return out
-    out = np.array(g, dtype=np.result_type(g, 0.0))
+    dtype = np.result_type(g, 0.0)
+    if on_host(g) or not array_like(g):
+        out = np.array(g, dtype=dtype)
+    else:  # (a dask or CuPy array: copied where it is; dask's astype to its own dtype is itself)
+        out = g.astype(dtype) if g.dtype != dtype else g.copy()
     out[index] = 0.0
     return out
 
@@ -409,7 +461,7 @@ def item_of(g, index, like):
 def copy_value(y):
     """y, copied if it is an array (an array the adjoint sweep restores in place must not
     change the value a value_and_grad returns)."""
-    return y.copy() if isinstance(y, np.ndarray) else y
+    return y.copy() if isinstance(y, np.ndarray) or array_like(y) else y
 
 
 @helper(linear=False)
@@ -418,6 +470,8 @@ def zero_tangent(x):
     for a list, tuple or dict (np.zeros_like of a list of arrays of two shapes fails)."""
     if type(x) is np.ndarray:
         return np.zeros_like(x)
+    if type(x) is float:  # (a number, not a 0-d NumPy array: CuPy adds no NumPy arrays)
+        return 0.0
     if x is None:  # (add_adjoint's zero: an adjoint no contribution reached yet)
         return None
     if isinstance(x, (list, tuple)):
@@ -445,14 +499,14 @@ def check_cotangent(dy, y):
 @helper(linear=False)
 def grad_seed(y):
     """The adjoint seed of a scalar output: a one of y's type. Refuses non-scalar outputs."""
-    number = isinstance(y, (float, int, np.ndarray, np.generic))
+    number = isinstance(y, (float, int, np.ndarray, np.generic)) or array_like(y)
     if not number or isinstance(y, (bool, np.bool_)):  # (None, a tuple, a flag)
         raise TypeError(f"srcad.grad needs a function with a number as its output, this one "
                         f"returned {type(y).__name__}")
-    if np.size(y) != 1:
+    if size_of(y) != 1:
         raise ValueError(f"srcad.grad needs a function with a scalar output, this one returned "
                          f"shape {np.shape(y)}; use srcad.vjp or srcad.jacobian for it")
-    if isinstance(y, (np.ndarray, np.generic)):
+    if isinstance(y, (np.ndarray, np.generic)) or array_like(y):  # (a dask array's: lazy)
         return np.ones_like(y, dtype=float_type(y))
     return 1.0
 
@@ -511,7 +565,9 @@ def aux_cotangent(dy, y):
 @helper(linear=False)
 def float_type(x):
     """The float dtype of x's gradient: x's own if it is a float, float64 for integers."""
-    return np.result_type(np.asarray(x).dtype, np.float32)
+    dtype = getattr(x, "dtype", None)  # (an array's: np.asarray of a dask array computes it)
+    return np.result_type(dtype if isinstance(dtype, np.dtype) else np.asarray(x).dtype,
+                          np.float32)
 
 
 @helper(linear=False)
@@ -520,5 +576,7 @@ def zero_gradient(x):
     (for a dict, list, tuple or object of parameters: zeros in its structure)."""
     if isinstance(x, (dict, list, tuple)):
         return as_gradient(None, x)
+    if array_like(x):  # zeros of x's kind: lazy and chunked like x for dask, on the GPU for CuPy
+        return np.zeros_like(x, dtype=float_type(x))
     return np.zeros(np.shape(x), dtype=float_type(x))
 

@@ -17,7 +17,7 @@ Conventions (docs/numerics.md has the details and the tests that pin them down):
 import numpy as np
 
 from srcad.rules.registry import adjoint, d, diagonal, linear, non_differentiable, tangent
-from srcad.runtime import helper
+from srcad.runtime import helper, on_host
 
 
 # --- runtime helpers -----------------------------------------------------------------------------
@@ -36,6 +36,8 @@ def safe_mul(a, b):
             return a * b
     with np.errstate(invalid="ignore"):
         out = np.multiply(a, b)
+    if not on_host(out):  # a dask or CuPy array: no look at its values, the same numbers
+        return np.where(np.isnan(out) & (np.equal(a, 0) | np.equal(b, 0)), 0, out)
     check = np.vdot(out, out).real  # NaN when an entry is NaN (or inf when one is inf): cheap
     if not -np.inf < check < np.inf and np.isnan(out).any():  # rare: look for zero factors
         lost = np.isnan(out) & (np.equal(a, 0) | np.equal(b, 0))
@@ -49,6 +51,8 @@ def slope_mul(g, s):
     """safe_mul(g, s) for a slope s that is finite wherever the function is (a gradient's
     singular points, srcad/singular.py): only g's infs and nans need the guard (a zero slope
     gives 0 against them), so only g is checked."""
+    if not on_host(g):  # a dask or CuPy array: the same choice, made by np.where (lazily)
+        return np.where(np.isfinite(np.vdot(g, g).real), g * s, safe_mul(g, s))
     check = float(np.vdot(g, g).real)  # finite unless an entry of g is inf or nan (or overflows)
     if check - check == 0.0:
         return g * s
@@ -66,6 +70,8 @@ def safe_div(a, b):
     else:
         with np.errstate(divide="ignore", invalid="ignore"):
             out = np.divide(a, b)
+    if not on_host(out):  # a dask or CuPy array: no look at its values, the same numbers
+        return np.where(np.isnan(out) & np.equal(a, 0), 0, out)
     check = np.vdot(out, out).real  # NaN when an entry is NaN (or inf when one is inf): cheap
     if not -np.inf < check < np.inf and np.isnan(out).any():  # rare: only then look for 0 / 0
         lost = np.isnan(out) & np.equal(a, 0)

@@ -8,7 +8,7 @@ symmetric: they are differentiated along symmetric directions, with symmetric gr
 import numpy as np
 
 from srcad.rules.registry import adjoint, d, non_differentiable, tangent
-from srcad.runtime import helper, unreduce
+from srcad.runtime import helper, on_host, unreduce
 
 
 # ---------------------------------------------------------------------------------------------
@@ -118,6 +118,8 @@ def solve(x, a, b):
 @helper(tangent="linear")
 def lower_half(s):
     """Phi(S): the lower triangle of s with its diagonal halved (linear and self-adjoint)."""
+    if not on_host(s):  # (no stores into a dask or CuPy array)
+        return np.tril(s) - 0.5 * s * np.eye(np.shape(s)[-1])
     out = np.tril(s)
     k = np.arange(np.shape(s)[-1])
     out[..., k, k] *= 0.5
@@ -127,6 +129,23 @@ def lower_half(s):
 @adjoint(lower_half)
 def lower_half_adjoint(z, s):
     d[s] = lower_half(d[z])
+
+
+@helper(tangent="linear")
+def as_lower_factor(m, l):
+    """m (a Cholesky factor l, or its tangent or adjoint) as seen from the lower factor L: m
+    itself where l is lower triangular (NumPy's np.linalg.cholesky, CuPy's), its transpose
+    where l is upper. np.linalg.cholesky of a dask array returns the upper factor U = L^T
+    (da.linalg.cholesky's default): told by np.where on l's triangles, without computing them."""
+    if on_host(l):
+        return m
+    lower = np.all(np.triu(l, 1) == 0, axis=(-2, -1), keepdims=True)
+    return np.where(lower, m, np.swapaxes(m, -1, -2))
+
+
+@adjoint(as_lower_factor)  # (a transpose or not: its own adjoint)
+def as_lower_factor_adjoint(z, m, l):
+    d[m] = as_lower_factor(d[z], l)
 
 
 # A = L L^T (A symmetric: derivatives along symmetric directions, gradients symmetric).
@@ -139,8 +158,8 @@ def cholesky(l, a, upper=False):
         low = np.swapaxes(l, -1, -2)
         p = l @ np.swapaxes(d[l], -1, -2)  # L^T L_bar with L = U^T, L_bar = U_bar^T
     else:
-        low = l
-        p = np.swapaxes(low, -1, -2) @ d[l]
+        low = as_lower_factor(l, l)  # (l itself but for dask's factor: as_lower_factor)
+        p = np.swapaxes(low, -1, -2) @ as_lower_factor(d[l], l)
     phi = lower_half(p)
     lt = np.swapaxes(low, -1, -2)
     q = triangular_solve(lt, np.swapaxes(triangular_solve(lt, np.swapaxes(phi, -1, -2), False),
@@ -153,14 +172,14 @@ def cholesky(l, a, upper=False):
     if upper:
         low = np.swapaxes(l, -1, -2)
     else:
-        low = l
+        low = as_lower_factor(l, l)
     sym = 0.5 * (d[a] + np.swapaxes(d[a], -1, -2))
     s = triangular_solve(low, np.swapaxes(triangular_solve(low, sym, True), -1, -2), True)
     dl = low @ lower_half(s)
     if upper:
         d[l] = np.swapaxes(dl, -1, -2)
     else:
-        d[l] = dl
+        d[l] = as_lower_factor(dl, l)
 
 
 @helper(linear=False)

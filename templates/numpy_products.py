@@ -9,7 +9,7 @@ tangent, which the registry writes for the products declared @bilinear.
 import numpy as np
 
 from srcad.rules.registry import adjoint, bilinear, d, non_differentiable, tangent
-from srcad.runtime import concat_adjoint, helper, item_adjoints
+from srcad.runtime import concat_adjoint, helper, item_adjoints, on_host
 
 
 # ---------------------------------------------------------------------------------------------
@@ -54,7 +54,8 @@ def tensordot_adjoint_a(g, a, b, axes=2):
     ga = np.tensordot(g, b, (list(range(len(free_a), np.ndim(g))), free_b))
     # ga's axes: a's free axes, then b's contracted axes in b's order (paired with ia)
     src = free_a + [ia[k] for k in np.argsort(ib, kind="stable")]
-    return np.transpose(ga, np.argsort(src, kind="stable"))
+    return np.transpose(ga, tuple(int(i) for i in np.argsort(src, kind="stable")))  # (ints:
+    # dask's transpose refuses an array of axes)
 
 
 @helper
@@ -66,7 +67,7 @@ def tensordot_adjoint_b(g, a, b, axes=2):
     gb = np.tensordot(a, g, (free_a, list(range(len(free_a)))))
     # gb's axes: a's contracted axes in a's order (paired with ib), then b's free axes
     src = [ib[k] for k in np.argsort(ia, kind="stable")] + free_b
-    return np.transpose(gb, np.argsort(src, kind="stable"))
+    return np.transpose(gb, tuple(int(i) for i in np.argsort(src, kind="stable")))
 
 
 @helper
@@ -221,16 +222,31 @@ def einsum_sums(factors, plans):
     """One array per plan: the sum over its terms (subscripts, picks) of np.einsum(subscripts,
     *picked factors); a pick is an index into `factors` or a constant ("eye", n) or
     ("ones", n). Terms with an all-zero factor are zero and skipped (the last is computed if
-    all are, for the shape)."""
+    all are, for the shape). With a dask or CuPy factor, whose values are not looked at, every
+    term is computed and np.where keeps the same ones (zeros for the others)."""
     outs = []
     for terms in plans:
         total = None
+        lazy = next((factors[p] for _, picks in terms for p in picks
+                     if not isinstance(p, tuple) and not on_host(factors[p])), None)
+        kept = False  # (lazy: whether a term before this one was kept, a 0-d array)
         for t, (subs, picks) in enumerate(terms):
             args = [(np.eye(p[1]) if p[0] == "eye" else np.ones(p[1])) if isinstance(p, tuple)
                     else factors[p] for p in picks]
-            if (total is not None or t < len(terms) - 1) and not all(np.any(a) for a in args):
+            if lazy is not None:  # (the constants as arrays of the factors' kind: CuPy takes
+                args = [np.asarray(a, like=lazy) if isinstance(p, tuple) else a  # no NumPy
+                        for a, p in zip(args, picks)]  # arrays)
+                keep = t == len(terms) - 1 and np.logical_not(kept)
+                nonzero = True
+                for a in args:
+                    nonzero = np.logical_and(nonzero, np.any(a))
+                keep = np.logical_or(keep, nonzero)
+                kept = np.logical_or(kept, keep)
+                term = np.where(keep, np.einsum(subs, *args, optimize=len(args) > 2), 0.0)
+            elif (total is not None or t < len(terms) - 1) and not all(np.any(a) for a in args):
                 continue
-            term = np.einsum(subs, *args, optimize=len(args) > 2)
+            else:
+                term = np.einsum(subs, *args, optimize=len(args) > 2)
             total = term if total is None else total + term
         outs.append(total)  # (None for a plan with no terms: a factor no term picks)
     return outs

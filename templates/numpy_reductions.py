@@ -19,7 +19,8 @@ Conventions (docs/numerics.md):
 import numpy as np
 
 from srcad.rules.registry import adjoint, d, linear, tangent
-from srcad.runtime import extremum_tangent, helper, unreduce, unreduce_extremum
+from srcad.runtime import (array_like, extremum_tangent, helper, size_of, unreduce,
+                           unreduce_extremum)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -28,7 +29,7 @@ from srcad.runtime import extremum_tangent, helper, unreduce, unreduce_extremum
 @helper(tangent="linear")
 def to_lanes(x, axis=None):
     """x with the axes in `axis` (None: all of them) moved to the end and merged into one."""
-    x = np.asarray(x)
+    x = x if array_like(x) else np.asarray(x)  # (a dask or CuPy array stays one)
     if axis is None or x.ndim == 0:  # (numpy reduces a 0-d x along axis 0 too: one lane)
         return np.reshape(x, (-1,))
     axes = [ax % x.ndim for ax in ((axis,) if np.ndim(axis) == 0 else tuple(axis))]
@@ -46,14 +47,14 @@ def from_lanes(g, x, axis=None):
     axes = [ax % len(shape) for ax in ((axis,) if np.ndim(axis) == 0 else tuple(axis))]
     rest = [ax for ax in range(len(shape)) if ax not in axes]
     moved = np.reshape(g, tuple(shape[ax] for ax in rest + axes))
-    return np.transpose(moved, np.argsort(rest + axes))
+    return np.transpose(moved, tuple(int(i) for i in np.argsort(rest + axes)))
 
 
 @helper(tangent="linear")
 def shift_along(x, reverse=False):
     """x shifted one place along the last axis: x_{i-1} at i, 0 at the start (reverse: x_{i+1}
     at i, 0 at the end)."""
-    x = np.asarray(x)
+    x = x if array_like(x) else np.asarray(x)
     zero = np.zeros_like(x[..., :1])
     if reverse:
         return np.concatenate([x[..., 1:], zero], axis=-1)
@@ -66,6 +67,16 @@ def linear_scan(g, b, reverse=False):
     b_i h_{i+1}). By recursive doubling: log2(n) vectorized steps, no division."""
     if reverse:
         return np.flip(linear_scan(np.flip(g, -1), np.flip(b, -1)), -1)
+    if array_like(g) or array_like(b):  # a dask or CuPy array: the same steps, not in place
+        dtype = np.result_type(g, b, 0.0)
+        h = g.astype(dtype) if array_like(g) else np.asarray(g, dtype=dtype)
+        b = np.broadcast_to(b, np.shape(h)).astype(dtype)
+        step = 1
+        while step < np.shape(h)[-1]:
+            h = np.concatenate([h[..., :step], h[..., step:] + b[..., step:] * h[..., :-step]], -1)
+            b = np.concatenate([b[..., :step], b[..., step:] * b[..., :-step]], -1)
+            step *= 2
+        return h
     h = np.array(g, dtype=np.result_type(g, b, 0.0))
     b = np.array(np.broadcast_to(b, h.shape), dtype=h.dtype)
     step = 1
@@ -81,7 +92,7 @@ def linear_scan(g, b, reverse=False):
 def exclusive_cumprod(x, reverse=False):
     """The product of the entries before each entry along the last axis (reverse: after it);
     1 for the first (last) entry."""
-    x = np.asarray(x)
+    x = x if array_like(x) else np.asarray(x)
     if reverse:
         return np.flip(exclusive_cumprod(np.flip(x, -1)), -1)
     return np.cumprod(np.concatenate([np.ones_like(x[..., :1]), x[..., :-1]], axis=-1), axis=-1)
@@ -129,9 +140,17 @@ def undiagonal(g, a, offset=0, axis1=0, axis2=1):
     shape = np.shape(a)
     ax1, ax2 = axis1 % len(shape), axis2 % len(shape)
     rest = tuple(n for i, n in enumerate(shape) if i not in (ax1, ax2))
-    out = np.zeros(rest + (shape[ax1], shape[ax2]), dtype=np.result_type(g, 0.0))
     first_row, first_col = max(-offset, 0), max(offset, 0)
-    k = np.arange(max(0, min(shape[ax1] - first_row, shape[ax2] - first_col)))
+    length = max(0, min(shape[ax1] - first_row, shape[ax2] - first_col))
+    if array_like(g):  # a dask or CuPy array: g along the rows, kept on the diagonal by np.where
+        g = np.broadcast_to(g, rest + (length,))  # (dask stores take one index array, not two)
+        rows = [np.zeros_like(g, shape=rest + (first_row,)), g,
+                np.zeros_like(g, shape=rest + (shape[ax1] - first_row - length,))]
+        on = np.asarray(np.eye(shape[ax1], shape[ax2], offset, dtype=bool), like=g)
+        out = np.where(on, np.concatenate(rows, axis=-1)[..., None], 0.0)
+        return np.moveaxis(out.astype(np.result_type(g, 0.0)), (-2, -1), (ax1, ax2))
+    out = np.zeros(rest + (shape[ax1], shape[ax2]), dtype=np.result_type(g, 0.0))
+    k = np.arange(length)
     out[..., k + first_row, k + first_col] = g
     return np.moveaxis(out, (-2, -1), (ax1, ax2))
 
@@ -180,11 +199,11 @@ def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
 @linear(np.mean, keywords=("axis",))
 def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
     if axis is None and not keepdims and np.size(a) <= 4096:
-        d[a] = np.full(np.shape(a), d[y] / np.size(a))
+        d[a] = np.full(np.shape(a), d[y] / size_of(a))
     elif axis is None and not keepdims:
-        d[a] = np.broadcast_to(d[y] / np.size(a), np.shape(a))
+        d[a] = np.broadcast_to(d[y] / size_of(a), np.shape(a))
     else:
-        d[a] = unreduce(d[y], a, axis, keepdims) * (np.size(y) / np.size(a))
+        d[a] = unreduce(d[y], a, axis, keepdims) * (size_of(y) / size_of(a))
 
 
 # y = sum(a w) / sum(w) over axis: dy = sum(da w + (a - y) dw) / sum(w)
@@ -264,13 +283,13 @@ def ptp(y, a, axis=None, out=None, keepdims=False):
 @adjoint(np.var)
 def var(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     d[a] = unreduce(d[y], a, axis, keepdims) * (2.0 * (a - np.mean(a, axis=axis, keepdims=True))
-                                               / (np.size(a) / np.size(y) - ddof))
+                                               / (size_of(a) / size_of(y) - ddof))
 
 
 @tangent(np.var)
 def var(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     d[y] = np.sum(d[a] * (a - np.mean(a, axis=axis, keepdims=True)), axis=axis,
-                  keepdims=keepdims) * (2.0 / (np.size(a) / np.size(y) - ddof))
+                  keepdims=keepdims) * (2.0 / (size_of(a) / size_of(y) - ddof))
 
 
 # std = sqrt(var): d std = d var / (2 std); where std == 0 (a constant lane) 1/std is taken as 0
@@ -278,14 +297,14 @@ def var(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 def std(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     inverse = np.where(y == 0, 0.0, 1.0 / np.where(y == 0, 1.0, y))
     d[a] = unreduce(d[y] * inverse, a, axis, keepdims) * (
-        (a - np.mean(a, axis=axis, keepdims=True)) / (np.size(a) / np.size(y) - ddof))
+        (a - np.mean(a, axis=axis, keepdims=True)) / (size_of(a) / size_of(y) - ddof))
 
 
 @tangent(np.std)
 def std(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     inverse = np.where(y == 0, 0.0, 1.0 / np.where(y == 0, 1.0, y))
     d[y] = np.sum(d[a] * (a - np.mean(a, axis=axis, keepdims=True)), axis=axis,
-                  keepdims=keepdims) * (inverse / (np.size(a) / np.size(y) - ddof))
+                  keepdims=keepdims) * (inverse / (size_of(a) / size_of(y) - ddof))
 
 
 # ---------------------------------------------------------------------------------------------

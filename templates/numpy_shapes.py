@@ -12,7 +12,7 @@ conversions, padding and atleast_*d have both templates written out.
 import numpy as np
 
 from srcad.rules.registry import adjoint, d, linear, tangent
-from srcad.runtime import helper, unbroadcast, unconcatenate, unstack
+from srcad.runtime import array_like, helper, unbroadcast, unconcatenate, unstack
 
 from .numpy_reductions import undiagonal
 
@@ -205,7 +205,8 @@ def undiag(g, v, k=0):
     """The adjoint of np.diag(v, k): the k-th diagonal of g if v is 1-D (diag built a matrix),
     else g written on the k-th diagonal of a zero matrix (diag read it)."""
     if np.ndim(v) == 1:
-        return np.array(np.diagonal(g, k))
+        part = np.diagonal(g, k)  # (a view: a copy of it; np.array would compute a dask array)
+        return part.copy() if array_like(part) else np.array(part)
     return undiagonal(g, v, k, 0, 1)
 
 

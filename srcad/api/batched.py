@@ -78,6 +78,7 @@ class Batched:
     """A stack of `count` values of one shape, data.shape == (count,) + shape."""
 
     __slots__ = ("data",)
+    srcad_on_host = True  # its data is a NumPy array: runtime helpers may branch on values
     __array_priority__ = 1000
 
     def __init__(self, data):

@@ -18,7 +18,7 @@ from ..analysis.shapes import signature_of, values_left_out, without_values
 from . import cache, compose, html
 from .jit import check_jit, numba_compiled
 from .dispatch import COTANGENT, FastPath, last_kwonly, signature_key, types_of, TYPES_OF_FEW
-from .trees import check_real
+from .trees import check_real, complex_array
 from .verify import verify_call, verify_on
 from ..errors import SrcadError
 from ..pipeline import disabled_passes, target_function
@@ -409,8 +409,8 @@ def _check_arguments(func, args, kwargs, wrt):
         if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
             return f"an instance of {type(value).__module__}.{type(value).__qualname__} (a " \
                    f"subclass of numpy.ndarray, whose operations mean other things)"
-        if differentiated and (isinstance(value, (complex, np.complexfloating)) or (
-                type(value) is np.ndarray and value.dtype.kind == "c")):
+        if differentiated and (isinstance(value, (complex, np.complexfloating)) or
+                               complex_array(value)):
             return "a complex number or array"
         if depth < 4 and isinstance(value, (list, tuple)):
             return next(filter(None, (problem(v, differentiated, depth + 1) for v in value)),

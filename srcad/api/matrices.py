@@ -54,6 +54,7 @@ def jacobian(func, wrt=0, mode="reverse", *, has_aux=False, disable=None, verify
     def jac(*args, **kwargs):
         """Blocks out_leaf.shape + in_leaf.shape; for trees of parameters (or outputs), trees
         of them: the output's structure, each leaf replaced by the input's structure."""
+        trees.refuse_other_arrays("jacobian", args, kwargs)
         if vectorize and not has_aux:
             swept = _in_one_sweep(inner, func, mode, positions, args, kwargs, unbatchable)
             if swept is not None:
@@ -215,6 +216,7 @@ def hessian(func, wrt=0, *, mode="forward-over-reverse", disable=None, verify=No
         of_direction = runs = derivative(directional, "reverse", "grad", wrt, disable, verify)
 
         def hess(*args, **kwargs):
+            trees.refuse_other_arrays("hessian", args, kwargs)
             x = _as_float_array(args[wrt])
             columns = [np.asarray(of_direction(*args, e, **kwargs), dtype=float)
                        for e in _basis(x.shape, x.dtype)]
@@ -224,6 +226,7 @@ def hessian(func, wrt=0, *, mode="forward-over-reverse", disable=None, verify=No
         second = runs = derivative(directional, "forward", "jvp", wrt, disable, verify)
 
         def hess(*args, **kwargs):
+            trees.refuse_other_arrays("hessian", args, kwargs)
             x = _as_float_array(args[wrt])
             basis = list(_basis(x.shape, x.dtype))
             columns = [np.array([second(*args, e, u, **kwargs) for u in basis], dtype=float)

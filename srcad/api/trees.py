@@ -91,12 +91,45 @@ def shapes(tree):
     return [np.shape(leaf) for leaf in leaves(tree)]
 
 
+def complex_array(value):
+    """Whether value is a complex array: a NumPy array, or another library's (a dask or CuPy
+    array) by its dtype, which is known without computing its values."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind == "c"
+    dtype = getattr(value, "dtype", None) if hasattr(type(value), "__array_function__") else None
+    return isinstance(dtype, np.dtype) and dtype.kind == "c"
+
+
+def other_array(value, depth=0):
+    """Whether value is (or holds, in a dict, list or tuple) another library's array: one that
+    numpy's functions dispatch to (NEP 18: dask, CuPy), not a NumPy array."""
+    if depth < 4 and isinstance(value, (list, tuple, dict)):
+        items = value.values() if isinstance(value, dict) else value
+        return any(other_array(v, depth + 1) for v in items)
+    return hasattr(type(value), "__array_function__") and not isinstance(
+        value, (np.ndarray, np.generic))
+
+
+def refuse_other_arrays(what, args, kwargs=None):
+    """Refuse dask and CuPy arrays where srcad builds NumPy values from the arguments' leaves
+    (jacobian, hessian, check_grads): such an array is no leaf (trees hold NumPy arrays and
+    floats), so it would pass through untouched, a Jacobian that is f's value."""
+    values = list(args) + list((kwargs or {}).values())
+    found = next((v for v in values if other_array(v)), None)
+    if found is not None:
+        raise SrcadError(f"srcad.{what} takes NumPy arrays and floats, not "
+                         f"{type(found).__module__}.{type(found).__qualname__}: it builds a "
+                         f"dense NumPy result entry by entry",
+                         hint="pass NumPy arrays (x.compute() for dask, cupy.asnumpy(x) for "
+                              "CuPy); grad, value_and_grad, vjp, jvp, hvp and hessp run on "
+                              "dask and CuPy arrays as they are")
+
+
 def check_real(func, args, kwargs):
     """Refuse complex arguments for the code built for any arguments: only a build specialized
     to them knows which values are complex and checks what they meet (analysis/complexes.py)."""
     def complex_in(value, depth=0):
-        if isinstance(value, (complex, np.complexfloating)) or (
-                isinstance(value, np.ndarray) and value.dtype.kind == "c"):
+        if isinstance(value, (complex, np.complexfloating)) or complex_array(value):
             return True
         if depth < 4 and isinstance(value, (list, tuple, dict)):
             items = value.values() if isinstance(value, dict) else value
@@ -106,6 +139,7 @@ def check_real(func, args, kwargs):
         raise SrcadError(f"srcad differentiates {getattr(func, '__qualname__', func)} with "
                          f"complex arguments only in a derivative built for the arguments, and "
                          f"this call runs the code for any arguments (specialization disabled, "
-                         f"or past its caps, or a float that decides a shape)",
+                         f"or past its caps, or a float that decides a shape, or an array of "
+                         f"another library than NumPy: dask, CuPy)",
                          hint="let srcad specialize (no disable='specialize'), or pass the real "
                               "and imaginary parts as two float arrays")

@@ -402,6 +402,6 @@ def scalar_check(var):
     """What srcad.grad says when the output is not a scalar (forward mode has no seed to check
     it, as reverse mode's grad_seed does)."""
     return gast.parse(
-        f"if type({var}) is not float and np.size({var}) != 1:\n"
+        f"if type({var}) is not float and size_of({var}) != 1:\n"
         f"    raise ValueError(f'srcad.grad needs a function with a scalar output, this one "
         f"returned shape {{np.shape({var})}}; use srcad.vjp or srcad.jacobian')\n").body[0]

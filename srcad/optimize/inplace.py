@@ -12,6 +12,12 @@ the name has not been handed on since (assigned to another name, passed to a hel
 return it, pushed on the stack, returned, viewed by a subscript or a reshape). Ownership is a
 dataflow fact: a branch keeps what both arms keep, a loop what holds at its entry and after
 its body (iterated to a fixed point). Only owned values are updated in place.
+
+In the code for any arguments (not specialized to shapes), the zeros of an argument's gradient
+(zero_gradient(x)) are not owned: they are of the argument's kind, a NumPy array for a parameter
+in memory, while the adjoints added to them may be dask or CuPy arrays (data on a cluster or a
+GPU), which NumPy cannot add into its own array (bw += g raises). bw = bw + g makes the sum of
+the adjoints' kind. Specialized code runs on NumPy arrays only (shapes.signature_of).
 """
 import gast
 from ..syntax.naming import loaded_names, walk
@@ -101,9 +107,10 @@ def _shared_inside(node):
 
 
 class InPlace:
-    def __init__(self, loop_indices, shape_of_name=None):
+    def __init__(self, loop_indices, shape_of_name=None, specialized=True):
         self.loop_indices = loop_indices  # names that are always ints (range loop variables)
         self.shape_of_name = shape_of_name  # known shapes (a specialized gradient), or None
+        self.specialized = specialized  # (else argument zeros are not owned: module docstring)
 
     # the dataflow: owned names after a block -------------------------------------------
     # owned: name -> "array" (an array it allocated: items may be updated in place) or "any"
@@ -122,7 +129,10 @@ class InPlace:
             target = stmt.targets[0]
             if isinstance(target, gast.Name):
                 owned.pop(target.id, None)
-                if _allocates(stmt.value):
+                if not self.specialized and isinstance(stmt.value, gast.Call) and _call_name(
+                        stmt.value) == "zero_gradient":
+                    pass  # (an argument's kind, maybe not its adjoints': module docstring)
+                elif _allocates(stmt.value):
                     owned[target.id] = "array"
                 elif is_fresh(stmt.value):
                     owned[target.id] = "any"
@@ -270,5 +280,7 @@ def in_place(fdef, facts):
                 for m in walk(t) if isinstance(m, gast.Name)}  # (one walk, not one per loop)
     reassigned = loop_targets & assigned
     indices = loop_targets - set(facts.params) - reassigned
-    fdef.body = InPlace(indices, facts.shape_of if facts.seeded else None).block(fdef.body, {})
+    specialized = facts.shape_of is not None  # (None but in builds specialized to shapes)
+    fdef.body = InPlace(indices, facts.shape_of if facts.seeded else None,
+                        specialized=specialized).block(fdef.body, {})
     return fdef

@@ -163,9 +163,9 @@ _SHAPE_FUNCTIONS = {"shape": lambda s: s, "ndim": len,
 
 
 class _ShapeFacts(Transformer):
-    """np.shape(v) / np.ndim(v) / np.size(v) of a probed name -> its constant value; a numpy
-    ufunc of numbers (np.log(1.5), from a template) -> the Python float it is: a Python float is
-    weak, so a float32 adjoint times it stays float32 as the user's 1.5 ** x is, where numpy's
+    """np.shape(v) / np.ndim(v) / np.size(v) (or the runtime's size_of(v)) of a probed name -> its
+    constant value; a numpy ufunc of numbers (np.log(1.5), from a template) -> the Python float it
+    is: a Python float is weak, so a float32 adjoint times it stays float32 as the user's 1.5 ** x is, where numpy's
     float64 scalar would make it float64 (the same bits: numpy computes it, now)."""
 
     def __init__(self, shapes):
@@ -179,12 +179,14 @@ class _ShapeFacts(Transformer):
             return gast.Constant(value=value, kind=None)
         if (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
                 and func.value.id == "np" and func.attr in _SHAPE_FUNCTIONS
-                and len(node.args) == 1 and not node.keywords):
-            arg = node.args[0]
+                or isinstance(func, gast.Name) and func.id == "size_of") and (
+                len(node.args) == 1 and not node.keywords):
+            shape_of = _SHAPE_FUNCTIONS["size" if isinstance(func, gast.Name) else func.attr]
+            arg = node.args[0]  # (size_of: the runtime's np.size, which a dask array allows)
             if isinstance(arg, gast.Name) and arg.id in self.shapes:
-                return constant_node(_SHAPE_FUNCTIONS[func.attr](self.shapes[arg.id]))
+                return constant_node(shape_of(self.shapes[arg.id]))
             if number_value(arg) is not None:  # a number (np.dot(x, 1.23)): shape ()
-                return constant_node(_SHAPE_FUNCTIONS[func.attr](()))
+                return constant_node(shape_of(()))
             node.shape_unknown = True  # (a name, or anything else: the general branch)
         return node
 

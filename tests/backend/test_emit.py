@@ -221,7 +221,7 @@ def test_only_helpers_the_code_calls_are_written_in():
     from srcad.backend.emit import helpers_needed
     text = ('def f_grad(x, g):\n    """Uses no unbroadcast, no tie_mask."""\n'
             '    # selection_share of nothing\n    return safe_mul(g, x)\n')
-    assert helpers_needed(text) == ["safe_mul"]
+    assert helpers_needed(text) == ["on_host", "safe_mul"]  # (safe_mul calls on_host)
     assert "tie_mask" not in helpers_needed("def f(g, x):\n    return unreduce_extremum(g, x, x)\n")
     calls = "def f(g, w, x):\n    return selection_share(g, w, tie_mask(x, 0.0))\n"
-    assert set(helpers_needed(calls)) == {"tie_mask", "selection_share"}
+    assert set(helpers_needed(calls)) == {"tie_mask", "selection_share", "on_host"}

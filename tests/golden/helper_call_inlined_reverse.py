@@ -7,6 +7,33 @@ Source: golden_functions.py:73. Regenerate it rather than edit it.
 import numpy as np
 
 
+def on_host(x):
+    """Whether a helper may branch on x's values to skip work: NumPy's and Python's numbers, or
+    a type marked srcad_on_host. A dask array (looking computes it) or a CuPy array (looking
+    copies it from the GPU) gets np.where forms instead: the same numbers."""
+    return isinstance(x, (np.ndarray, np.generic, float, int, complex)) or getattr(
+        type(x), "srcad_on_host", False)
+
+
+def array_like(x):
+    """Whether x is another library's array that numpy's functions dispatch to (NEP 18: dask,
+    CuPy): not NumPy's nor srcad's own stack of tangents, with a shape and a dtype."""
+    kind = type(x)
+    return (hasattr(kind, "__array_function__") and not issubclass(kind, np.ndarray)
+            and not getattr(kind, "srcad_on_host", False) and hasattr(x, "dtype")
+            and hasattr(x, "shape"))
+
+
+def size_of(x):
+    """np.size(x), from x's shape (np.size of a dask array computes its values)."""
+    if type(x) is np.ndarray:
+        return x.size
+    size = 1
+    for n in np.shape(x):
+        size *= n
+    return size
+
+
 def unbroadcast(g, x):
     """Sum g over the axes numpy broadcast x along, so the result has x's shape."""
     shape = np.shape(x)
@@ -18,8 +45,8 @@ def unbroadcast(g, x):
         g = np.sum(g, axis=axes, keepdims=True)
     if np.shape(g) == shape:
         return g
-    if np.size(g) == 1 and not np.any(g):  # a zero written as 0.0 for zeros of some shape
-        return np.zeros(shape, np.result_type(g, 0.0))
+    if size_of(g) == 1 and on_host(g) and not np.any(g):  # a zero written as 0.0 for zeros
+        return np.zeros(shape, np.result_type(g, 0.0))  # of some shape
     return np.reshape(g, shape)
 
 
@@ -30,26 +57,30 @@ def in_dtype_of(g, x):
     if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "f" and \
             isinstance(g, (np.ndarray, np.generic, float)) and np.result_type(g) != x.dtype:
         return g.astype(x.dtype) if isinstance(g, np.ndarray) else x.dtype.type(g)
+    if array_like(x) and x.dtype.kind == "f" and array_like(g) and g.dtype != x.dtype:
+        return g.astype(x.dtype)  # (a dask or CuPy array: cast where it is)
     return g
 
 
 def grad_seed(y):
     """The adjoint seed of a scalar output: a one of y's type. Refuses non-scalar outputs."""
-    number = isinstance(y, (float, int, np.ndarray, np.generic))
+    number = isinstance(y, (float, int, np.ndarray, np.generic)) or array_like(y)
     if not number or isinstance(y, (bool, np.bool_)):  # (None, a tuple, a flag)
         raise TypeError(f"srcad.grad needs a function with a number as its output, this one "
                         f"returned {type(y).__name__}")
-    if np.size(y) != 1:
+    if size_of(y) != 1:
         raise ValueError(f"srcad.grad needs a function with a scalar output, this one returned "
                          f"shape {np.shape(y)}; use srcad.vjp or srcad.jacobian for it")
-    if isinstance(y, (np.ndarray, np.generic)):
+    if isinstance(y, (np.ndarray, np.generic)) or array_like(y):  # (a dask array's: lazy)
         return np.ones_like(y, dtype=float_type(y))
     return 1.0
 
 
 def float_type(x):
     """The float dtype of x's gradient: x's own if it is a float, float64 for integers."""
-    return np.result_type(np.asarray(x).dtype, np.float32)
+    dtype = getattr(x, "dtype", None)  # (an array's: np.asarray of a dask array computes it)
+    return np.result_type(dtype if isinstance(dtype, np.dtype) else np.asarray(x).dtype,
+                          np.float32)
 
 
 def helper_call_grad(x, w):

@@ -12,6 +12,8 @@ def zero_tangent(x):
     for a list, tuple or dict (np.zeros_like of a list of arrays of two shapes fails)."""
     if type(x) is np.ndarray:
         return np.zeros_like(x)
+    if type(x) is float:  # (a number, not a 0-d NumPy array: CuPy adds no NumPy arrays)
+        return 0.0
     if x is None:  # (add_adjoint's zero: an adjoint no contribution reached yet)
         return None
     if isinstance(x, (list, tuple)):

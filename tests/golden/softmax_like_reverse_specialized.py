@@ -7,6 +7,14 @@ Source: golden_functions.py:13. Regenerate it rather than edit it.
 import numpy as np
 
 
+def on_host(x):
+    """Whether a helper may branch on x's values to skip work: NumPy's and Python's numbers, or
+    a type marked srcad_on_host. A dask array (looking computes it) or a CuPy array (looking
+    copies it from the GPU) gets np.where forms instead: the same numbers."""
+    return isinstance(x, (np.ndarray, np.generic, float, int, complex)) or getattr(
+        type(x), "srcad_on_host", False)
+
+
 def safe_mul(a, b):
     """a * b, except that a zero factor gives an exact 0 even against inf or nan (0 * inf = 0):
     a zero derivative stays zero through an infinite or undefined slope."""
@@ -20,6 +28,8 @@ def safe_mul(a, b):
             return a * b
     with np.errstate(invalid="ignore"):
         out = np.multiply(a, b)
+    if not on_host(out):  # a dask or CuPy array: no look at its values, the same numbers
+        return np.where(np.isnan(out) & (np.equal(a, 0) | np.equal(b, 0)), 0, out)
     check = np.vdot(out, out).real  # NaN when an entry is NaN (or inf when one is inf): cheap
     if not -np.inf < check < np.inf and np.isnan(out).any():  # rare: look for zero factors
         lost = np.isnan(out) & (np.equal(a, 0) | np.equal(b, 0))
@@ -32,6 +42,8 @@ def slope_mul(g, s):
     """safe_mul(g, s) for a slope s that is finite wherever the function is (a gradient's
     singular points, srcad/singular.py): only g's infs and nans need the guard (a zero slope
     gives 0 against them), so only g is checked."""
+    if not on_host(g):  # a dask or CuPy array: the same choice, made by np.where (lazily)
+        return np.where(np.isfinite(np.vdot(g, g).real), g * s, safe_mul(g, s))
     check = float(np.vdot(g, g).real)  # finite unless an entry of g is inf or nan (or overflows)
     if check - check == 0.0:
         return g * s

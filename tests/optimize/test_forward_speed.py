@@ -494,7 +494,7 @@ def test_non_scalar_output_raises_the_same_error():
     assert g(-1.0) == 2.0
     with pytest.raises(ValueError, match=re.escape(SCALAR_MESSAGE.format((3,)))):
         g(1.0)
-    assert "np.size(dy) != 1" in srcad.source(maybe_vector, args=(-1.0,))
+    assert "size_of(dy) != 1" in srcad.source(maybe_vector, args=(-1.0,))
 
 
 def test_the_scalar_check_is_left_out_where_the_probe_proved_a_scalar():
