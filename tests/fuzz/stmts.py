@@ -15,7 +15,8 @@ statements that belong together) and records the variables it defines in the sco
                    for row in X, enumerate, zip, nested; accumulations, recurrences, stores,
                    break / continue
     while_loop     counted, or on a computed value
-    list_stack     rows = []; rows.append(..) in a loop; np.stack(rows)
+    list_stack     rows = [] (or list(), list(range(0))); rows.append(..) in a loop;
+                   np.stack(rows); or rows = [0.0, 0.0, 0.0]; rows[i] = .. in a loop
     helper_stmt    a, b = helper(..) (tuple results), helper([x, y]) (a list of arrays)
     side_effect    log.append(..), counter["calls"] += 1 (counted: a derivative runs them as often)
     python_idioms  [e for v in (a, b)], sum(e for v in ..), {"a": a}; d["c"] = .., {k: e for k, v
@@ -573,7 +574,15 @@ def list_stack(scope, depth=2):
     new_shape = (dim,) + shape if "axis=-1" not in how else shape + (dim,)
     scope.tags.add("list_" + how.split("(")[0].split(".")[1])
     scope.add(Var(result, new_shape, owned=True))
-    return [f"{rows} = []", f"for i in range({count}):", f"    {rows}.append({item})",
+    if count == "3" and scope.chance(0.3):  # a display of three items, stored into by index
+        zero = "0.0" if not shape else f"np.zeros({shape_text(shape)})"
+        scope.tags.add("list_store")
+        return [f"{rows} = [{zero}, {zero}, {zero}]", f"for i in range({count}):",
+                f"    {rows}[i] = {item}", f"{result} = {how.format(r=rows)}"]
+    made = scope.pick(["[]", "[]", "list()", "list(range(0))"])  # (each an empty list)
+    if made != "[]":
+        scope.tags.add("list_made_by_call")
+    return [f"{rows} = {made}", f"for i in range({count}):", f"    {rows}.append({item})",
             f"{result} = {how.format(r=rows)}"]
 
 
