@@ -130,11 +130,9 @@ class Forward:
             raise self.info.error(value, f"srcad cannot match this call to its template ({exc})",
                                   hint="check the arguments of the call") from None
         out = []
-        if isinstance(value, gast.List) and (not value.elts or target in self.appended
-                                             or target in self.stored):
-            self.has_tangent.add(target)  # lst = [] or [y0] grown by append or stored into
-            return [assign(self.namer.tangent(target), gast.List(elts=[  # (lst[i] = v): its
-                # tangents' list, as a list
+        if isinstance(value, gast.List):  # a list display's tangents are a list too (it may
+            self.has_tangent.add(target)  # grow by append, be stored into, or be joined to
+            return [assign(self.namer.tangent(target), gast.List(elts=[  # another list by +)
                 self.tangent_or_zero(e.id) if isinstance(e, gast.Name) else
                 gast.Constant(value=0.0, kind=None) for e in value.elts], ctx=gast.Load()))]
         for piece in pieces:

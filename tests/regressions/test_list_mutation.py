@@ -7,7 +7,9 @@ wrong number without an error, or crashed, before the fixes named in the tests:
 - reverse mode treated a list display stored into (lst[0] = v) as a tuple whose items have
   adjoints of their own, and never took the store's adjoint (a wrong gradient), or crashed on
   the store's adjoint in a loop; forward mode made its tangents a tuple, and crashed storing;
-- appends through a second name for the list (q = lst; q.append(v)) were lost: refused now.
+- appends through a second name for the list (q = lst; q.append(v)) were lost: refused now;
+- forward mode made a list display's tangents a tuple unless the list grew or was stored into,
+  so lst += [v] (a list joined to a display) crashed joining a list to a tuple.
 """
 import numpy as np
 import pytest
@@ -49,7 +51,13 @@ def stored_into_display_in_a_loop(x):
     return st[0] * x + st[1]
 
 
-@pytest.mark.parametrize("f", [grown_after_list_call, grown_after_list_of_range,
+def joined_to_a_display(x):
+    st = [1.0]
+    st += [x * 3.0]
+    return st[1] * x
+
+
+@pytest.mark.parametrize("f", [joined_to_a_display, grown_after_list_call, grown_after_list_of_range,
                                grown_after_list_of_array, stored_into_display,
                                stored_into_display_in_a_loop])
 def test_a_changed_list_carries_derivatives_in_every_mode(f):
