@@ -84,6 +84,7 @@ PASSES = (
     "inplace",         # accumulation in place into owned adjoint arrays (optimize/inplace.py)
     "outer",           # per-step outer products batched into matrix products (optimize/outer.py)
     "rank_one",        # outer products kept outer through matrix products (optimize/rank_one.py)
+    "factorizations",  # one LU factorization per matrix for its solves, inverse, slogdet
     "strength",        # cheaper spellings of sums, means and dot products (optimize/strength.py)
 )
 

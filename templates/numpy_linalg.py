@@ -41,6 +41,109 @@ def triangular_solve(t, b, lower):
     return np.linalg.solve(t, b)
 
 
+# One LU factorization of a matrix for its solves (with it and its transpose), inverse and
+# log-determinant: what optimize/factorizations.py writes where a gradient factors one matrix
+# more than once (numpy's solve, inv and slogdet each factor it again). SciPy's LAPACK getrf and
+# getrs where SciPy is installed; else numpy's functions on the matrix. Each use takes the
+# matrix too: derivatives flow through it (the factors are a cache of it), as through numpy's.
+
+@helper(linear=False)
+def lu_factors(a):
+    """(lu, pivots) of a float64 matrix a; None where SciPy is missing or a is another kind of
+    array (its uses then call numpy's functions on a)."""
+    if type(a) is not np.ndarray or a.dtype != np.float64 or np.ndim(a) != 2:
+        return None
+    try:
+        from scipy.linalg import lapack
+    except ImportError:
+        return None
+    lu, pivots, _ = lapack.dgetrf(a)  # (a singular a is reported where a solve needs it)
+    return lu, pivots
+
+
+non_differentiable(lu_factors)
+
+
+@helper(linear=False)
+def lu_solve(factors, a, b, transposed):
+    """np.linalg.solve(a, b), or with a's transpose, from factors = lu_factors(a)."""
+    if factors is None or type(b) is not np.ndarray or np.ndim(b) > 2 or (
+            b.dtype.kind not in "fiu"):
+        return np.linalg.solve(np.swapaxes(a, -1, -2) if transposed else a, b)
+    lu, pivots = factors
+    if not np.all(np.diagonal(lu)):
+        raise np.linalg.LinAlgError("Singular matrix")  # (as np.linalg.solve)
+    from scipy.linalg import lapack
+    x, _ = lapack.dgetrs(lu, pivots, b, trans=int(transposed))
+    return x
+
+
+@helper(linear=False)
+def lu_inverse(factors, a):
+    """np.linalg.inv(a) from factors = lu_factors(a)."""
+    if factors is None:
+        return np.linalg.inv(a)
+    return lu_solve(factors, a, np.eye(np.shape(a)[0]), False)
+
+
+@helper(linear=False)
+def lu_slogdet(factors, a):
+    """np.linalg.slogdet(a), (sign, log|det a|), from factors = lu_factors(a)."""
+    if factors is None:
+        return tuple(np.linalg.slogdet(a))
+    lu, pivots = factors
+    u = np.diagonal(lu)
+    if not np.all(u):
+        return 0.0 * u[0], -np.inf + 0.0 * u[0]  # (np.float64 0.0 and -inf, as numpy's)
+    swaps = np.count_nonzero(pivots != np.arange(len(pivots)))
+    sign = (-1.0) ** swaps * np.prod(np.sign(u))
+    return sign, np.sum(np.log(np.abs(u)))
+
+
+# as solve's, inv's and slogdet's below, with op(A) = A^T where transposed (A_bar = M_bar^T)
+@adjoint(lu_solve)
+def lu_solve_adjoint(x, factors, a, b, transposed):
+    gb = lu_solve(factors, a, solve_column(d[x], b), not transposed)
+    ga = -(gb @ np.swapaxes(solve_column(x, b), -1, -2))
+    if transposed:
+        d[a] = np.swapaxes(ga, -1, -2)
+    else:
+        d[a] = ga
+    d[b] = solve_uncolumn(gb, b)
+
+
+@tangent(lu_solve)
+def lu_solve_tangent(x, factors, a, b, transposed):
+    if transposed:
+        da = np.swapaxes(d[a], -1, -2)
+    else:
+        da = d[a]
+    d[x] = solve_uncolumn(lu_solve(factors, a, solve_column(d[b], b) - da @ solve_column(x, b),
+                                   transposed), b)
+
+
+@adjoint(lu_inverse)
+def lu_inverse_adjoint(b, factors, a):
+    bt = np.swapaxes(b, -1, -2)
+    d[a] = -(bt @ d[b] @ bt)
+
+
+@tangent(lu_inverse)
+def lu_inverse_tangent(b, factors, a):
+    d[b] = -(b @ d[a] @ b)
+
+
+@adjoint(lu_slogdet, tuple_result=True)
+def lu_slogdet_adjoint(y, factors, a):
+    d[a] = np.expand_dims(d[y][1], (-2, -1)) * np.swapaxes(lu_inverse(factors, a), -1, -2)
+
+
+@tangent(lu_slogdet)
+def lu_slogdet_tangent(y, factors, a):
+    d[y] = (np.zeros_like(y[0]), np.trace(lu_solve(factors, a, d[a], False), axis1=-2,
+                                          axis2=-1))
+
+
 # x = T^-1 b with T triangular: dx = T^-1 (db - dT x); b_bar = T^-T x_bar and T_bar the
 # triangle of -b_bar x^T (the other triangle is not read)
 @adjoint(triangular_solve)

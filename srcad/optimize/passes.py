@@ -3,7 +3,7 @@ the PASSES name that switches it off, the builds it runs for, the facts it reads
 
     forward mode:   proportional, simplify (constants, copies, dead_code), strength
     reverse mode:   simplify, [cancel, broadcasts, factor, contract, resimplify], signs, inplace,
-                    [singular], [outer], [rank_one], [strength]
+                    [singular], [outer], [rank_one], [factorizations], [strength]
                                                               ([...]: shape-specialized builds)
 
 pipeline.improve builds the facts of the build and hands this table to manager.run_passes.
@@ -14,6 +14,7 @@ from .contract import contract_sums
 from .copies import copies
 from .deadcode import dead_code
 from .factor import factor_contributions
+from .factorizations import share_factorizations
 from .inplace import in_place
 from .manager import Group, Pass
 from .outer import batch_outer_products
@@ -59,6 +60,8 @@ PIPELINE = (
          needs=("shape_of", "fresh_name")),
     Pass("rank_one", keep_rank_one, switch="rank_one", modes=REVERSE, specialized=True,
          needs=("shape_of", "loads", "binds")),
+    Pass("factorizations", share_factorizations, switch="factorizations", modes=REVERSE,
+         specialized=True, needs=("shape_of", "float_of", "binds", "params", "fresh_name")),
     Pass("strength", reduce_strength, switch="strength", specialized=True,
          needs=("inexact", "arrays", "shapes")),
 )

@@ -19,6 +19,7 @@ from srcad.optimize.simplify import constants
 from srcad.optimize.strength import reduce_strength
 
 import test_contract
+import test_factorizations
 import test_rank_one
 from before_after import check_rewrite, check_unchanged
 
@@ -251,9 +252,9 @@ def test_outer_products_of_a_loop_are_added_32_steps_at_a_time():
 
 
 def test_every_pass_of_the_pipeline_has_a_before_after_test_here():
-    """A new pass gets its test in this file (or test_rank_one.py, test_contract.py): the check
-    above for it."""
-    tested = {id(v) for v in list(globals().values()) + list(vars(test_rank_one).values())
-              + list(vars(test_contract).values())}
+    """A new pass gets its test in this file (or test_rank_one.py, test_contract.py,
+    test_factorizations.py): the check above for it."""
+    tested = {id(v) for module in (test_rank_one, test_contract, test_factorizations)
+              for v in vars(module).values()} | {id(v) for v in globals().values()}
     declared = [p for entry in passes.PIPELINE for p in getattr(entry, "passes", (entry,))]
     assert [p.name for p in declared if id(p.run) not in tested] == []
