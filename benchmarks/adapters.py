@@ -8,6 +8,8 @@ wrapper (autograd.numpy, jax.numpy), so they differentiate exactly the functions
 PyTorch has no NumPy-compatible namespace: its workloads are written again in
 benchmarks/torch_workloads.py, and a workload with none there has no torch column.
 """
+import time
+
 from workloads import fresh_functions
 
 
@@ -86,7 +88,6 @@ def _jax_jit():
         import jax.numpy as jnp
     except ImportError:
         return None
-    import time
     jax.config.update("jax_enable_x64", True)
     namespace = fresh_functions()
     namespace["np"] = jnp
@@ -100,12 +101,7 @@ def _jax_jit():
 
         def call(*args):
             return jax.block_until_ready(g(*args))
-        started = time.perf_counter()
-        call(*workload.args)
-        compile_ms[workload.name] = (time.perf_counter() - started) * 1e3
-        print(f"  note: jax.jit compiled {workload.name}'s gradient in "
-              f"{compile_ms[workload.name]:.0f} ms")
-        return call
+        return _compiled_by_first_call("jax.jit", workload, call, compile_ms)
 
     return Adapter("jax_jit", "jax.jit(jax.grad)", make, compile_ms)
 
@@ -159,7 +155,6 @@ def _srcad_numba():
         import numba  # noqa: F401  (only whether it is there)
     except ImportError:
         return None
-    import time
 
     import srcad
     namespace = fresh_functions()
@@ -169,14 +164,20 @@ def _srcad_numba():
         """The gradient compiled by numba: the first call compiles it (its time is printed);
         a workload outside numba's subset raises SrcadError, which drops its column."""
         g = srcad.grad(namespace[workload.func_name], wrt=workload.wrt, jit="numba")
-        started = time.perf_counter()
-        g(*workload.args)
-        compile_ms[workload.name] = (time.perf_counter() - started) * 1e3
-        print(f"  note: numba compiled {workload.name}'s gradient in "
-              f"{compile_ms[workload.name]:.0f} ms")
-        return g
+        return _compiled_by_first_call("numba", workload, g, compile_ms)
 
     return Adapter("numba", "srcad + numba (jit='numba')", make, compile_ms)
+
+
+def _compiled_by_first_call(compiler, workload, call, compile_ms):
+    """call, after a first call on the workload's arguments that compiles it: its time goes to
+    compile_ms (printed, and kept apart from the timed calls)."""
+    started = time.perf_counter()
+    call(*workload.args)
+    compile_ms[workload.name] = (time.perf_counter() - started) * 1e3
+    print(f"  note: {compiler} compiled {workload.name}'s gradient in "
+          f"{compile_ms[workload.name]:.0f} ms")
+    return call
 
 
 def available():

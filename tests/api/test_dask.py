@@ -10,6 +10,9 @@ import pytest
 
 import srcad
 
+from test_duck_arrays import (broadcasting, division, elementwise, loop, products,
+                              reductions, scans_and_joins, selections)
+
 dask = pytest.importorskip("dask", reason="dask is an optional dependency (pip install "
                                           "'srcad[dask]')")
 da = pytest.importorskip("dask.array", reason="dask.array is not installed")
@@ -41,46 +44,6 @@ def close(actual, expected):
 
 
 # --- functions --------------------------------------------------------------------------------
-
-def elementwise(x, A):
-    return np.sum(np.sin(x) * np.exp(x) + x ** 2 - np.tanh(x) * np.cos(A[0]))
-
-
-def reductions(x, A):
-    return np.mean(np.tanh(x)) + np.sum(np.mean(A ** 2, axis=0)) + np.std(A) + np.max(x * x)
-
-
-def products(x, A):
-    return np.sum(np.dot(A, x) ** 2) + x @ A @ x + np.sum(A.T @ A)
-
-
-def division(x, A):
-    return np.sum(x / (1.0 + x * x)) + np.sum(np.log(x)) + np.sum(np.sqrt(x) / A[1])
-
-
-def selections(x, A):
-    return np.sum(np.where(x > 1.0, x ** 2, np.maximum(x, 0.9))) + np.sum(np.minimum(A, 0.0))
-
-
-def broadcasting(x, A):
-    W = A[:3] + x  # (3, n) + (n,): x's adjoint summed over the rows
-    return np.sum(W ** 2 * x) + np.sum(np.sum(A, axis=1, keepdims=True) * A)
-
-
-def loop(x, A, k=3):
-    s = 0.0
-    h = x
-    for i in range(k):
-        h = np.tanh(A @ h + 0.1 * (i + 1))
-        s = s + np.sum(h * x)
-    return s
-
-
-def scans_and_joins(x, A):
-    return (np.sum(np.cumsum(x) ** 2) + np.prod(x[:4])
-            + np.sum(np.concatenate([x, x * x]) ** 2) + np.einsum("ij,j->", A, x)
-            + np.sum(np.clip(x, 0.7, 1.2) ** 2) + np.var(A, axis=0).sum())
-
 
 def linear_algebra(x, A):
     K = A @ A.T + 6.0 * np.diag(np.ones_like(x))  # (np.eye would be a NumPy array)
