@@ -23,6 +23,7 @@ from ..syntax.nodes import constant_node
 from ..syntax.visitor import Transformer
 
 METHODS = ("sum", "mean", "max", "min", "prod")
+SHORT = 4  # the longest axis summed as slices (numpy adds up to 7 items in order; 4 is plenty)
 
 
 def _axes(axis, ndim):
@@ -45,8 +46,50 @@ class ReduceStrength(Transformer):
             node = node.value
         return isinstance(node, gast.Name) and node.id in self.arrays
 
+    def short_sum(self, node):
+        """x.sum(axis=k) over an axis of 2 to SHORT items of a float array of two or more axes,
+        as the sum of its slices, x[..., 0] + x[..., 1] + x[..., 2]: the same additions in the
+        same order (numpy's reduction adds such an axis's items one after the other), without
+        the reduction's cost per output item (63 us against 5 us for 64 x 64 x 3). Else None."""
+        func = node.func
+        if not (isinstance(func, gast.Attribute) and func.attr == "sum" and not node.args
+                and isinstance(func.value, gast.Name) and func.value.id in self.float_arrays
+                and all(k.arg in ("axis", "keepdims") for k in node.keywords)):
+            return None
+        shape = self.shapes.get(func.value.id)
+        keywords = {k.arg: k.value for k in node.keywords}
+        axis, keep = keywords.get("axis"), keywords.get("keepdims")
+        if isinstance(axis, gast.Tuple) and len(axis.elts) == 1:
+            axis = axis.elts[0]
+        if not (shape is not None and len(shape) >= 2 and isinstance(axis, gast.Constant)
+                and type(axis.value) is int and -len(shape) <= axis.value < len(shape)
+                and (keep is None or isinstance(keep, gast.Constant)
+                     and type(keep.value) is bool)):
+            return None
+        k = axis.value % len(shape)
+        if not 2 <= shape[k] <= SHORT:
+            return None
+
+        def item(i):
+            at = constant_node(i) if keep is None or not keep.value else gast.Slice(
+                lower=constant_node(i), upper=constant_node(i + 1), step=None)
+            before = [gast.Slice(lower=None, upper=None, step=None)] * k
+            index = [gast.Constant(value=Ellipsis, kind=None), at] if k == len(shape) - 1 else (
+                before + [at])
+            return gast.Subscript(value=gast.Name(id=func.value.id, ctx=gast.Load(),
+                                                  annotation=None, type_comment=None),
+                                  slice=index[0] if len(index) == 1 else gast.Tuple(
+                                      elts=index, ctx=gast.Load()), ctx=gast.Load())
+        total = item(0)
+        for i in range(1, shape[k]):
+            total = gast.BinOp(left=total, op=gast.Add(), right=item(i))
+        return total
+
     def visit_Call(self, node):
         node = self.generic_visit(node)
+        short = self.short_sum(node)
+        if short is not None:
+            return short
         func = node.func
         if (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
                 and func.value.id == "np" and func.attr == "dot" and len(node.args) == 2
@@ -69,7 +112,7 @@ class ReduceStrength(Transformer):
                                                else func.attr, ctx=gast.Load()),
                            args=[], keywords=keywords)
         if func.attr != "mean":
-            return method
+            return self.short_sum(method) or method
         shape = self.shapes.get(array.id)
         axis = next((k.value for k in keywords if k.arg == "axis"), None)
         if shape is None or not (axis is None or isinstance(axis, (gast.Constant, gast.Tuple))):

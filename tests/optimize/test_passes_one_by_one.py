@@ -55,6 +55,7 @@ def test_unread_pure_statements_are_dropped():
 
 
 def test_reductions_of_float_arrays_become_their_methods():
+    a, b = RNG.normal(size=(6, 5)), RNG.normal(size=(5, 2))
     check_rewrite(reduce_strength, """
         def f(a, b):
             t = np.sum(a, axis=1)
@@ -64,9 +65,24 @@ def test_reductions_of_float_arrays_become_their_methods():
         """, """
         def f(a, b):
             t = a.sum(axis=1)
-            m = a.sum(axis=0) / 3
+            m = a.sum(axis=0) / 6
             d = a.dot(b)
             return (t, m, d)
+        """, (a, b), inexact={"a", "b"}, arrays={"a", "b"}, shapes={"a": (6, 5), "b": (5, 2)})
+
+
+def test_sums_over_short_axes_are_sums_of_slices():
+    """(the same additions in the same order: numpy adds a short axis's items one by one)"""
+    check_rewrite(reduce_strength, """
+        def f(a, b):
+            t = np.sum(a, axis=1)
+            k = a.sum(axis=(0,), keepdims=True)
+            return t, k
+        """, """
+        def f(a, b):
+            t = a[..., 0] + a[..., 1] + a[..., 2] + a[..., 3]
+            k = a[0:1] + a[1:2] + a[2:3]
+            return (t, k)
         """, (A, B), inexact={"a", "b"}, arrays={"a", "b"}, shapes={"a": (3, 4), "b": (4, 2)})
 
 
