@@ -24,6 +24,7 @@ from ..syntax.visitor import Transformer
 
 METHODS = ("sum", "mean", "max", "min", "prod")
 SHORT = 4  # the longest axis summed as slices (numpy adds up to 7 items in order; 4 is plenty)
+SHORT_MIN_OUT = 128  # and the fewest items of the sum (below, x[..., i] costs more: 15 x 3)
 
 
 def _axes(axis, ndim):
@@ -48,7 +49,7 @@ class ReduceStrength(Transformer):
 
     def short_sum(self, node):
         """x.sum(axis=k) over an axis of 2 to SHORT items of a float array of two or more axes,
-        as the sum of its slices, x[..., 0] + x[..., 1] + x[..., 2]: the same additions in the
+        with SHORT_MIN_OUT items or more in the sum, as the sum of its slices, x[..., 0] + x[..., 1] + x[..., 2]: the same additions in the
         same order (numpy's reduction adds such an axis's items one after the other), without
         the reduction's cost per output item (63 us against 5 us for 64 x 64 x 3). Else None."""
         func = node.func
@@ -67,7 +68,7 @@ class ReduceStrength(Transformer):
                      and type(keep.value) is bool)):
             return None
         k = axis.value % len(shape)
-        if not 2 <= shape[k] <= SHORT:
+        if not 2 <= shape[k] <= SHORT or math.prod(shape) < SHORT_MIN_OUT * shape[k]:
             return None
 
         def item(i):
