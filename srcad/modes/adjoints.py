@@ -147,12 +147,12 @@ class AdjointSweep:
         adjoint = self.namer.adjoint(var)
         part = gast.Subscript(value=name(adjoint), slice=clone(target.slice),
                               ctx=gast.Load())
-        if var in self.sequences:  # a list's adjoint may hold None (nothing reached it)
-            part = call(["item_of"], name(adjoint), operations.index_value(clone(target.slice)),
-                        clone(stmt.value))
-        elif not self.basic_index(target.slice):  # an index array may name an entry twice
+        if not self.basic_index(target.slice):  # an index array may name an entry twice
             part = call(["stored_part"], name(adjoint),
                         operations.index_value(clone(target.slice)))
+        elif var in self.sequences:  # a list's adjoint may hold None (nothing reached it)
+            part = call(["item_of"], name(adjoint), operations.index_value(clone(target.slice)),
+                        clone(stmt.value))
         self.accumulate_operand(stmt.value, part, True, out)
         out.append(assign(adjoint, call(["zero_at"], name(adjoint),
                                         operations.index_value(clone(target.slice)))))

@@ -82,3 +82,26 @@ def test_appends_through_a_second_name_for_the_list_are_refused():
         srcad.grad(appended_through_another_name)(0.7)
     message = str(info.value)
     assert "q.append(x * 3.0)" in message and "st (read afterwards)" in message
+
+
+def repeated_index_store(x, s, r, n):
+    y1 = np.copy(x)
+    y1[[0, 2, 0]] *= s
+    j1 = 0
+    while j1 < 4:
+        y1 -= np.sin(r)
+        j1 += 1
+    t2 = -1.5 ** y1
+    acc1 = np.zeros(n)
+    return t2.sum() + np.sum(acc1)
+
+
+def test_a_store_at_repeated_indices_keeps_its_adjoint_in_code_differentiated_again():
+    """Fuzz seed 82300: in a gradient's code differentiated again, the array stored into may be
+    a list as far as its kinds tell, and the store's adjoint read item_of(g, index) (every
+    repeated position) instead of stored_part (the last write only): a wrong Hessian."""
+    x, s, v = np.array([-0.28, -0.7, 0.51]), np.array(-1.09), np.array(-0.19)
+    hvp = srcad.vjp(srcad.grad(repeated_index_store, wrt=1), wrt=1)(x, s, 0.23, 3, v)
+    g = srcad.grad(repeated_index_store, wrt=1)
+    want = (g(x, s + 1e-5 * v, 0.23, 3) - g(x, s - 1e-5 * v, 0.23, 3)) / 2e-5
+    assert np.isclose(hvp, want, rtol=1e-6)
