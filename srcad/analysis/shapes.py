@@ -243,17 +243,17 @@ def expression_shape(node, shape_of_name):
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
         return expression_shape(node.operand, shape_of_name)
     if isinstance(node, gast.BinOp) and isinstance(node.op, _ELEMENTWISE_OPS):
-        return _broadcast([expression_shape(node.left, shape_of_name),
+        return broadcast_of([expression_shape(node.left, shape_of_name),
                            expression_shape(node.right, shape_of_name)])
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and (
             node.func.id in _ELEMENTWISE_HELPERS) and len(node.args) == 2 and not node.keywords:
-        return _broadcast([expression_shape(a, shape_of_name) for a in node.args])
+        return broadcast_of([expression_shape(a, shape_of_name) for a in node.args])
     numpy = isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and isinstance(
         node.func.value, gast.Name) and node.func.value.id == "np"
     ufunc = getattr(np, node.func.attr, None) if numpy else None
     if isinstance(ufunc, np.ufunc) and ufunc.nout == 1 and len(node.args) == ufunc.nin and (
             not node.keywords):
-        return _broadcast([expression_shape(a, shape_of_name) for a in node.args])
+        return broadcast_of([expression_shape(a, shape_of_name) for a in node.args])
     if numpy and node.func.attr in ("sum", "mean", "max", "min"):
         found = reduction(node, shape_of_name)
         if found is None or not found[3]:  # (keepdims=True: the shape keeps every axis)
@@ -305,7 +305,8 @@ def outside_factors(value, full, mine, shape_of_name):
     return negate, factors, value
 
 
-def _broadcast(shapes):
+def broadcast_of(shapes):
+    """The shape numpy broadcasts these shapes to, or None (one unknown, or no broadcast)."""
     if any(s is None for s in shapes):
         return None
     try:

@@ -131,6 +131,12 @@ def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
     hidden = set(scope.local_names) | {n.id for n in walk(fdef) if isinstance(  # (locals: a
         n, gast.Name) and not isinstance(n.ctx, gast.Load)}  # helper's global reads must not
     # meet one)
+    parsed = {}  # helper -> its def as _written_in reads it, or None (each parsed once)
+
+    def written_in(helper):
+        if helper not in parsed:
+            parsed[helper] = _written_in(helper, func, templated)
+        return parsed[helper]
 
     def written(stmt):
         value = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr, gast.Return)) else None
@@ -141,9 +147,10 @@ def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
         helper = scope.lookup(value.func)
         if helper is None or helper in stack or depth >= _DEPTH:
             return None
-        hdef = _written_in(helper, func, templated)
+        hdef = written_in(helper)
         if hdef is None:
             return None
+        hdef = clone(hdef)  # (written into this call site: the next one gets its own copy)
         try:
             bound = inspect.signature(helper).bind(*value.args, **{
                 k.arg: k.value for k in value.keywords})
@@ -210,8 +217,7 @@ def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
         helper = scope.lookup(call.func)
         return helper is not None and helper not in stack and depth < _DEPTH and not any(
             isinstance(a, gast.Starred) for a in call.args) and not any(
-            k.arg is None for k in call.keywords) and _written_in(
-            helper, func, templated) is not None
+            k.arg is None for k in call.keywords) and written_in(helper) is not None
 
     def hoisted(stmt):
         """(statements, stmt): the helper calls inside stmt's value (or an if's test) bound to

@@ -9,7 +9,7 @@ adjoints created so far (initialized), the names surely bound where a zero is wr
 """
 import gast
 
-from ..analysis.shapes import _broadcast, expression_shape, outside_factors
+from ..analysis.shapes import broadcast_of, expression_shape, outside_factors
 from ..rules.instantiate import operand_id
 from ..syntax.nodes import assign, call, constant_node, name
 from ..syntax.naming import clone
@@ -62,7 +62,7 @@ class Accumulation:
                   if not isinstance(a, gast.Constant) or isinstance(a.value, (int, float))]
         if target not in self.shapes or any(s is None for s in shapes):
             return True
-        return target if _broadcast(shapes) == self.shapes[target] else True
+        return target if broadcast_of(shapes) == self.shapes[target] else True
 
     def shape_of_name(self, ident):
         """The probed shape of a primal name, or of the primal value an adjoint name belongs to

@@ -39,7 +39,7 @@ import math
 
 import gast
 
-from ..analysis.shapes import _broadcast, common_char, expression_shape, reduction
+from ..analysis.shapes import broadcast_of, common_char, expression_shape, reduction
 from .algebra import (Term, binop, chain, drop_head_sign, finite_nonzero, name_node, negated,
                       power_node, read_product, write)
 from .broadcasts import spread
@@ -148,7 +148,7 @@ class Cancel:
                                   if v in self.full and v not in kept and self.loads.get(v) == 1)
         if ops > saved:
             return None
-        shape = _broadcast([self.shape_of_name(v) for v, _ in factors] or [()])
+        shape = broadcast_of([self.shape_of_name(v) for v, _ in factors] or [()])
         return (expr, shape) if shape is not None else None
 
     def cover(self, full):
@@ -242,7 +242,7 @@ class Cancel:
             for field, other in (("left", node.right), ("right", node.left)):
                 theirs = self.shape(other)
                 setattr(node, field, self.visit(getattr(node, field), lambda mine, orig: (
-                    theirs is not None and _broadcast([mine, theirs]) == _broadcast(
+                    theirs is not None and broadcast_of([mine, theirs]) == broadcast_of(
                         [orig, theirs]))))
             if drop_head_sign(node.right):  # a + -b * c  ->  a - b * c
                 node.op = gast.Sub() if isinstance(node.op, gast.Add) else gast.Add()
@@ -280,7 +280,7 @@ class Cancel:
                                                                             gast.Sub))):
                 theirs = self.shape_of_name(stmt.target.id)
                 stmt.value = self.visit(stmt.value, lambda mine, orig: (
-                    theirs is not None and _broadcast([mine, theirs]) == theirs == _broadcast(
+                    theirs is not None and broadcast_of([mine, theirs]) == theirs == broadcast_of(
                         [orig, theirs])))
                 if drop_head_sign(stmt.value):  # bx += -a * b  ->  bx -= a * b
                     stmt.op = gast.Sub() if isinstance(stmt.op, gast.Add) else gast.Add()
@@ -298,7 +298,7 @@ class Cancel:
         expr, mine = reduced
         if mine == shape:
             return self.swap(value, expr)
-        if _broadcast([mine, shape]) != shape:
+        if broadcast_of([mine, shape]) != shape:
             return value
         self.record(var, expr)  # later statements read var as the reduced monomial
         self.stable.discard(var)  # (record once: run() must not record the broadcast)

@@ -27,9 +27,9 @@ import string
 import gast
 import numpy as np
 
-from ..analysis.shapes import common_char, expression_shape, reduction
+from ..analysis.shapes import broadcast_of, common_char, expression_shape, reduction
 from ..syntax.naming import clone, walk
-from ..syntax.nodes import call, constant_node, dotted_parts
+from ..syntax.nodes import call, constant_node, dotted_parts, is_comment
 
 MIN_SIZE = 1000  # elements of the product (about where einsum overtakes multiply-and-sum)
 _LETTERS = string.ascii_letters
@@ -64,7 +64,7 @@ class Contract:
             return found
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
             left, right = self.shape(node.left), self.shape(node.right)
-            return None if left is None or right is None else _broadcast(left, right)
+            return broadcast_of([left, right])
         view = self.unit_view(node)
         if view is not None:
             return _view_shape(self.shape(view[0]), view[1], node)
@@ -186,7 +186,7 @@ class Contract:
             if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
                     and isinstance(stmt.targets[0], gast.Name)
                     and stmt.targets[0].id not in read):
-                if not _is_comment(stmt):
+                if not is_comment(stmt):
                     return True
         return False
 
@@ -224,11 +224,6 @@ def _is_full_slice(node):
         node.step is None)
 
 
-def _is_comment(stmt):
-    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Name)
-            and stmt.value.id == "__srcad_comment__")
-
-
 def _view_shape(shape, positions, node):
     """The shape of a unit-axis view of a value shaped `shape` (its axes at `positions`)."""
     if isinstance(node, gast.Subscript):
@@ -240,13 +235,6 @@ def _view_shape(shape, positions, node):
         if position is not None:
             out[position] = n
     return tuple(out)
-
-
-def _broadcast(a, b):
-    try:
-        return tuple(np.broadcast_shapes(a, b))
-    except ValueError:
-        return None
 
 
 def contract_sums(fdef, facts):

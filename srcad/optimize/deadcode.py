@@ -12,6 +12,7 @@ import gast
 from ..frontend.resolve import LIBRARY_MODULES
 from ..runtime import HELPERS
 from ..syntax.naming import loaded_names, walk
+from ..syntax.nodes import is_comment
 
 _PURE_ROOTS = {alias.split(".")[0] for alias in LIBRARY_MODULES.values()} | {
     "slice", "len", "range", "float", "int", "abs", "min", "max", "tuple", "list", "zip",
@@ -29,10 +30,6 @@ def _is_pure(value):
     return True
 
 
-def _is_comment(stmt):
-    return hasattr(stmt, "comment")
-
-
 def eliminate_dead_code(body):
     """One backward sweep of liveness over a straight-line body; returns the kept statements."""
     live = set()
@@ -44,16 +41,16 @@ def eliminate_dead_code(body):
                 continue
             live -= targets
             live |= loaded_names(stmt.value)
-        elif not _is_comment(stmt):
+        elif not is_comment(stmt):
             live |= loaded_names(stmt)
         kept.append(stmt)
     kept.reverse()
     # a comment that now heads nothing (next is a comment or the end) goes too
     out = []
     for i, stmt in enumerate(kept):
-        if _is_comment(stmt):
+        if is_comment(stmt):
             following = kept[i + 1] if i + 1 < len(kept) else None
-            if following is None or _is_comment(following) or isinstance(following, gast.Return):
+            if following is None or is_comment(following) or isinstance(following, gast.Return):
                 continue
         out.append(stmt)
     return out

@@ -19,28 +19,18 @@ such calls in top-level statements read it; the factors are made before the firs
 """
 import gast
 
-from ..syntax.naming import walk
+from ..syntax.naming import number_value, walk
 from ..syntax.nodes import assign, call, dotted_parts, name
 
 _CALLS = {("np", "linalg", "solve"): "solve", ("np", "linalg", "inv"): "inv",
           ("np", "linalg", "slogdet"): "slogdet"}
 
 
-def _number(node):
-    """The int a node writes (-1 as a constant or as a negated one), else None."""
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        inner = _number(node.operand)
-        return None if inner is None else -inner
-    if isinstance(node, gast.Constant) and type(node.value) is int:
-        return node.value
-    return None
-
-
 def _transposed(node):
     """a for np.swapaxes(a, -1, -2) (the adjoint's transpose) of a name a, else None."""
     if (isinstance(node, gast.Call) and dotted_parts(node.func) == ["np", "swapaxes"]
             and len(node.args) == 3 and isinstance(node.args[0], gast.Name)
-            and sorted(_number(a) or 0 for a in node.args[1:]) == [-2, -1]):
+            and sorted(number_value(a) or 0 for a in node.args[1:]) == [-2, -1]):
         return node.args[0]
     return None
 

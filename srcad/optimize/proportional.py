@@ -38,6 +38,7 @@ import gast
 from ..frontend.resolve import LIBRARY_MODULES
 from ..runtime import HELPERS
 from ..syntax.naming import loaded_names, walk
+from ..syntax.nodes import is_comment
 from .algebra import (ONE, Term, add, binop, combine, name_node, negate, number_or_factor,
                       read_product, write, write_sum)
 
@@ -168,10 +169,6 @@ def _foldable_value(value):
     return _calls_only(value, _PURE_BUILTINS)
 
 
-def _is_comment(stmt):
-    return hasattr(stmt, "comment")
-
-
 def _barrier(stmt):
     """A statement nothing is moved across: a nested block, a store into an array, an
     expression statement (lst.append), a call of anything but a library function or a helper."""
@@ -202,7 +199,7 @@ def _fold_block(stmts, tangents, loads, stores):
     pending = {}  # tangent -> (index of its statement, form, names it reads)
     removed = set()
     for j, stmt in enumerate(stmts):
-        if _is_comment(stmt):
+        if is_comment(stmt):
             continue
         target = stmt.targets[0].id if (
             isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
@@ -244,7 +241,7 @@ def _drop(stmts, removed, tangents):
     kept = [s for i, s in enumerate(stmts) if i not in removed]
     groups, current = [], None
     for i, stmt in enumerate(stmts):
-        if _is_comment(stmt):
+        if is_comment(stmt):
             current = [stmt, False, False]  # comment, lost a statement, still has a tangent
             groups.append(current)
         elif current is not None:

@@ -19,6 +19,8 @@ import math
 
 import gast
 
+from ..analysis.shapes import reduction
+from ..syntax.naming import clone
 from ..syntax.nodes import constant_node
 from ..syntax.visitor import Transformer
 
@@ -49,38 +51,28 @@ class ReduceStrength(Transformer):
 
     def short_sum(self, node):
         """x.sum(axis=k) over an axis of 2 to SHORT items of a float array of two or more axes,
-        with SHORT_MIN_OUT items or more in the sum, as the sum of its slices, x[..., 0] + x[..., 1] + x[..., 2]: the same additions in the
-        same order (numpy's reduction adds such an axis's items one after the other), without
-        the reduction's cost per output item (63 us against 5 us for 64 x 64 x 3). Else None."""
-        func = node.func
-        if not (isinstance(func, gast.Attribute) and func.attr == "sum" and not node.args
-                and isinstance(func.value, gast.Name) and func.value.id in self.float_arrays
-                and all(k.arg in ("axis", "keepdims") for k in node.keywords)):
+        with SHORT_MIN_OUT items or more in the sum, as the sum of its slices, x[..., 0] +
+        x[..., 1] + x[..., 2]: the same additions in the same order (numpy's reduction adds such
+        an axis's items one after the other), without the reduction's cost per output item
+        (63 us against 5 us for 64 x 64 x 3). Else None."""
+        found = reduction(node, self.shapes.get)
+        if found is None or node.func.attr != "sum" or node.args:  # (x.sum(...) only)
             return None
-        shape = self.shapes.get(func.value.id)
-        keywords = {k.arg: k.value for k in node.keywords}
-        axis, keep = keywords.get("axis"), keywords.get("keepdims")
-        if isinstance(axis, gast.Tuple) and len(axis.elts) == 1:
-            axis = axis.elts[0]
-        if not (shape is not None and len(shape) >= 2 and isinstance(axis, gast.Constant)
-                and type(axis.value) is int and -len(shape) <= axis.value < len(shape)
-                and (keep is None or isinstance(keep, gast.Constant)
-                     and type(keep.value) is bool)):
+        array, shape, axes, keepdims = found
+        if not (isinstance(array, gast.Name) and array.id in self.float_arrays
+                and len(shape) >= 2 and len(axes) == 1):
             return None
-        k = axis.value % len(shape)
+        k = next(iter(axes))
         if not 2 <= shape[k] <= SHORT or math.prod(shape) < SHORT_MIN_OUT * shape[k]:
             return None
 
         def item(i):
-            at = constant_node(i) if keep is None or not keep.value else gast.Slice(
-                lower=constant_node(i), upper=constant_node(i + 1), step=None)
-            before = [gast.Slice(lower=None, upper=None, step=None)] * k
+            at = gast.Slice(lower=constant_node(i), upper=constant_node(i + 1),
+                            step=None) if keepdims else constant_node(i)
             index = [gast.Constant(value=Ellipsis, kind=None), at] if k == len(shape) - 1 else (
-                before + [at])
-            return gast.Subscript(value=gast.Name(id=func.value.id, ctx=gast.Load(),
-                                                  annotation=None, type_comment=None),
-                                  slice=index[0] if len(index) == 1 else gast.Tuple(
-                                      elts=index, ctx=gast.Load()), ctx=gast.Load())
+                [gast.Slice(lower=None, upper=None, step=None)] * k + [at])
+            return gast.Subscript(value=clone(array), slice=index[0] if len(index) == 1 else (
+                gast.Tuple(elts=index, ctx=gast.Load())), ctx=gast.Load())
         total = item(0)
         for i in range(1, shape[k]):
             total = gast.BinOp(left=total, op=gast.Add(), right=item(i))

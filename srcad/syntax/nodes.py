@@ -62,6 +62,11 @@ def comment(text):
     return marker
 
 
+def is_comment(stmt):
+    """Whether stmt is a comment marker (comment(text))."""
+    return hasattr(stmt, "comment")
+
+
 def origin_comment(info, stmt, prefix):
     text = info.statement_text(stmt)
     if text is None:
