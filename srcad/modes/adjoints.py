@@ -54,6 +54,8 @@ class AdjointSweep:
                 and value.value.id in self.tuple_vars and isinstance(value.slice, gast.Constant)
                 and isinstance(value.slice.value, int)):
             item = f"{value.value.id}[{value.slice.value}]"
+            if target in self.sequences:  # the item is a list: its adjoints add item by item
+                self.sequences.add(item)  # (nested[1] read twice: + would join the lists)
             self.accumulate(item, name(self.namer.adjoint(target)), False, out)
             self.initialized.discard(target)
             return out

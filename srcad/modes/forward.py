@@ -132,9 +132,7 @@ class Forward:
         out = []
         if isinstance(value, gast.List):  # a list display's tangents are a list too (it may
             self.has_tangent.add(target)  # grow by append, be stored into, or be joined to
-            return [assign(self.namer.tangent(target), gast.List(elts=[  # another list by +)
-                self.tangent_or_zero(e.id) if isinstance(e, gast.Name) else
-                gast.Constant(value=0.0, kind=None) for e in value.elts], ctx=gast.Load()))]
+            return [assign(self.namer.tangent(target), self.display_tangent(value))]
         for piece in pieces:
             if hasattr(piece, "operand"):  # d[y] = e
                 tangent = simplify_zeros(piece.value)
@@ -197,6 +195,18 @@ class Forward:
         self.has_tangent.add(target)
         return [assign(self.namer.tangent(target), gast.Subscript(
             value=name(pair), slice=gast.Constant(value=1, kind=None), ctx=gast.Load()))]
+
+    def display_tangent(self, node):
+        """The tangent of an item of a list display, of the same structure: [(a, b), c] ->
+        [(da, db), dc], zeros for items without a tangent; a number's is 0.0."""
+        if isinstance(node, gast.Name):
+            return self.tangent_or_zero(node.id)
+        if isinstance(node, (gast.Tuple, gast.List)):
+            return type(node)(elts=[self.display_tangent(e) for e in node.elts], ctx=gast.Load())
+        if isinstance(node, gast.Constant):
+            return gast.Constant(value=0.0, kind=None)
+        raise self.info.error(node, "srcad cannot take the tangent of this item of a list",
+                              hint="assign the item to a name first")
 
     def tangent_of_argument(self, arg):
         """The tangent of a call's argument: a name's, or a display of its items' (h([a, b])

@@ -9,7 +9,12 @@ wrong number without an error, or crashed, before the fixes named in the tests:
   the store's adjoint in a loop; forward mode made its tangents a tuple, and crashed storing;
 - appends through a second name for the list (q = lst; q.append(v)) were lost: refused now;
 - forward mode made a list display's tangents a tuple unless the list grew or was stored into,
-  so lst += [v] (a list joined to a display) crashed joining a list to a tuple.
+  so lst += [v] (a list joined to a display) crashed joining a list to a tuple;
+- forward mode gave an item of a list display that is itself a display ([(a, b), (b, c)]) the
+  tangent 0.0, not (da, db): reading an item of it crashed (for i, (u, v) in enumerate(...));
+- reverse mode added the adjoints of an item of a display that is a list, read twice
+  (nested = [[a, b], [c, d, e]]; nested[1][0] and nested[1][2]), with +: the two lists of
+  adjoints were joined, and the second read's adjoint was lost (a wrong gradient).
 """
 import numpy as np
 import pytest
@@ -68,6 +73,29 @@ def test_a_changed_list_carries_derivatives_in_every_mode(f):
     assert np.isclose(srcad.grad(f, disable="float_gradient")(x), want, rtol=1e-7)
     second = central_gradient(srcad.grad(f), (x,))
     assert np.isclose(srcad.hessian(f)(x), second, rtol=1e-6)
+
+
+def display_of_tuples(x):
+    pairs = [(x[0], x[1] * 2.0), (x[2], 3.0)]
+    s = 0.0
+    for i, (u, v) in enumerate(pairs):
+        s = s + (i + 1.0) * u * v
+    return s
+
+
+def display_of_lists_and_starred(x):
+    xs = [x[0], x[1]]
+    nested = [[x[0], x[1]], [*xs, x[2] ** 2]]
+    return nested[0][1] * nested[1][2] + nested[1][0]
+
+
+@pytest.mark.parametrize("f", [display_of_tuples, display_of_lists_and_starred])
+def test_items_of_a_list_display_that_are_displays_keep_their_tangents(f):
+    x = np.array([0.5, 1.5, 2.0])
+    v = np.array([0.3, -0.7, 1.1])
+    want = central_gradient(f, (x,))
+    assert np.allclose(srcad.grad(f)(x), want, rtol=1e-7)
+    assert np.isclose(srcad.jvp(f)(x, v), want @ v, rtol=1e-7)
 
 
 def appended_through_another_name(x):
