@@ -12,6 +12,8 @@ names; the Scope records them so the generated function reads their current valu
 """
 import builtins
 import importlib
+import sys
+import threading
 import types
 
 import gast
@@ -36,27 +38,39 @@ LIBRARY_MODULES = {
 IMPORT_LINES = {"np": "import numpy as np", "math": "import math", "operator": "import operator",
                 "scipy": "import scipy.special"}
 
-_INDEX = None
+_INDEX = {}
+_INDEXED = set()  # the library modules whose callables are in _INDEX
+_OPTIONAL = ("scipy.",)  # indexed once the user's program (or anyone) has imported them
+_INDEX_LOCK = threading.Lock()
 
 
 def _library_index():
-    """id(callable) -> dotted public name, for the library modules srcad knows."""
-    global _INDEX
-    if _INDEX is None:
-        index = {}
-        for modname in LIBRARY_MODULES:
-            try:
-                module = importlib.import_module(modname)
-            except ImportError:
-                continue
-            for attr in sorted(dir(module)):
-                if attr.startswith("_"):
-                    continue
-                obj = getattr(module, attr, None)
-                if callable(obj) and not isinstance(obj, type):
-                    index.setdefault(id(obj), (obj, f"{modname}.{attr}"))
-        _INDEX = index
+    """id(callable) -> (callable, dotted public name), for the library modules srcad knows.
+    A module srcad does not import itself (scipy's) joins the index once it is imported: a
+    callable of it can be in a user's function only then, and importing scipy.stats for every
+    program would cost about half a second."""
+    new = [modname for modname in LIBRARY_MODULES if modname not in _INDEXED and not (
+        modname.startswith(_OPTIONAL) and modname not in sys.modules)]
+    if new:
+        with _INDEX_LOCK:
+            for modname in new:
+                if modname not in _INDEXED:
+                    _index_module(modname)
+                    _INDEXED.add(modname)
     return _INDEX
+
+
+def _index_module(modname):
+    try:
+        module = importlib.import_module(modname)
+    except ImportError:
+        return
+    for attr in sorted(dir(module)):
+        if attr.startswith("_"):
+            continue
+        obj = getattr(module, attr, None)
+        if callable(obj) and not isinstance(obj, type):
+            _INDEX.setdefault(id(obj), (obj, f"{modname}.{attr}"))
 
 
 def canonical_name(obj):

@@ -18,6 +18,7 @@ written here: @diagonal (an elementwise op: the adjoint is the tangent transpose
 """
 import builtins
 import hashlib
+import importlib
 import inspect
 import operator
 import sys
@@ -256,16 +257,45 @@ class Registry:
         self.linear_calls = {}  # how generated code calls a linear or bilinear op -> its tangent
         self.names = {}
         self._helpers_seen = 0  # how many of runtime.LINEAR_TANGENTS have their template
-        self._lock = threading.Lock()
+        self._waiting = []  # [(module name, load)]: templates of libraries not imported yet
+        self._lock = threading.RLock()
 
     @property
     def version(self):
         self.sync_helpers()
         return self._version
 
+    def when_imported(self, module, load):
+        """Call load() (which registers templates) at the first look at the registry after
+        `module` is imported, by the user or anyone. srcad's templates for an optional library
+        (scipy.stats) so cost that library's import only in programs that import it: a
+        program that calls scipy.stats.norm.logpdf has imported scipy.stats before calling
+        anything that looks the callable up here."""
+        with self._lock:
+            self._waiting.append((module, load))
+
+    def load_waiting(self, everything=False):
+        """Register the waiting templates whose module is imported (everything=True: import
+        each module that is installed; for listings of what srcad covers)."""
+        with self._lock:
+            waiting, self._waiting = self._waiting, []
+            for module, load in waiting:
+                if everything and module not in sys.modules:
+                    try:
+                        importlib.import_module(module)
+                    except ImportError:
+                        continue
+                if module in sys.modules:
+                    load()
+                else:
+                    self._waiting.append((module, load))
+
     def sync_helpers(self):
         """Write the tangent templates of runtime helpers declared linear since the last look
-        (runtime.helper(tangent="linear") records them; runtime imports nothing of srcad)."""
+        (runtime.helper(tangent="linear") records them; runtime imports nothing of srcad), after
+        registering the templates of libraries imported since (when_imported)."""
+        if self._waiting and any(module in sys.modules for module, _ in self._waiting):
+            self.load_waiting()
         if self._helpers_seen < len(runtime.LINEAR_TANGENTS):
             with self._lock:
                 while self._helpers_seen < len(runtime.LINEAR_TANGENTS):
@@ -464,6 +494,7 @@ class Registry:
 
     def coverage(self):
         """One dict per differentiable callable: name, forward, reverse (sorted by name)."""
+        self.load_waiting(everything=True)
         self.sync_helpers()
         helpers = {id(f) for f in runtime.HELPERS.values()}
         rows = []

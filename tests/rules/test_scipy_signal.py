@@ -18,7 +18,6 @@ import pytest
 
 import srcad
 from srcad.api.matrices import HESSIAN_MODES
-from srcad.runtime import HELPERS
 
 scipy_signal = pytest.importorskip("scipy.signal", reason="scipy is not installed")
 import scipy.signal  # noqa: E402
@@ -27,7 +26,8 @@ from scipy.signal import correlate2d  # noqa: E402
 
 from isolated import run_isolated  # noqa: E402
 
-signal_window = HELPERS["signal_window"]
+from srcad.templates.scipy_signal import signal_window  # noqa: E402
+
 MODES = ("full", "same", "valid")
 
 
