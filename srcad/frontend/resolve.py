@@ -118,9 +118,7 @@ class Scope:
         self.injected = {}
         self.user_globals = set()   # free names read from the function's module
         self.user_cells = set()     # free names read from closure cells
-        self.canonical = {alias.split(".")[0]: _root_module(alias)
-                          for alias in set(LIBRARY_MODULES.values())
-                          if _importable(alias_root(alias))}
+        self.canonical = _library_roots()
 
     def free_value(self, name):
         """(found, value) for a free name, in Python's order: closure, globals, builtins."""
@@ -172,12 +170,26 @@ def _root_module(alias):
                                     "scipy": "scipy"}[alias.split(".")[0]])
 
 
-def _importable(modname):
-    try:
-        importlib.import_module(modname)
-        return True
-    except ImportError:
-        return False
+_ROOTS = {}  # which optional library modules were imported -> _library_roots()
+
+
+def _library_roots():
+    """How generated code's library names resolve: np, math, operator -> their modules, and
+    scipy -> scipy (with scipy.special imported) once the program has imported any of the
+    scipy modules srcad knows (before, its code cannot name a callable of scipy's)."""
+    optional = tuple(m for m in LIBRARY_MODULES if m.startswith(_OPTIONAL) and m in sys.modules)
+    roots = _ROOTS.get(optional)
+    if roots is None:
+        roots = {}
+        for alias in sorted(set(LIBRARY_MODULES.values())):
+            if alias.startswith("scipy") and not optional:
+                continue
+            try:
+                roots[alias.split(".")[0]] = _root_module(alias)
+            except ImportError:
+                continue
+        roots = _ROOTS[optional] = roots
+    return dict(roots)
 
 
 class _Resolver(Transformer):

@@ -23,10 +23,17 @@ def run(code, tmp_path):
     return result.stdout
 
 
-def test_import_srcad_imports_no_scipy(tmp_path):
+def test_import_srcad_and_a_numpy_gradient_import_no_scipy(tmp_path):
     out = run("""
         import sys
+        import numpy as np
         import srcad
+
+        def f(x):
+            return np.sum(np.sin(x) * x)
+
+        srcad.grad(f)(np.ones(3))
+        srcad.jvp(f)(np.ones(3), np.ones(3))
         print(sorted(m for m in sys.modules if m == "scipy" or m.startswith("scipy.")))
     """, tmp_path)
     assert out.strip() == "[]"
