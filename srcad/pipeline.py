@@ -14,6 +14,7 @@
 and what the runtime needs to know about it); `build(..., stage="anf")` stops after that stage
 and returns the function's source at that point, for people reading what srcad does.
 """
+import collections
 import contextlib
 import gc
 import inspect
@@ -57,7 +58,7 @@ from .optimize.singular import singular_names
 from .rules.calls import CALLEE_KINDS, derivative_name
 from .rules.registry import REGISTRY
 from .runtime import HELPERS
-from .syntax.naming import Namer, walk
+from .syntax.naming import clone, Namer, walk
 from .version import __version__
 
 # The optimizations, in the order they run; each can be switched off by name (build's
@@ -166,6 +167,15 @@ class Outline:
     @classmethod
     def of(cls, built):
         return cls(built.function_name, built.tangent_names)
+
+
+def attached(func):
+    """What srcad's callers attach to a function they build for, which its builds depend on: a
+    call's shape (calls.with_call_shape), the functions a call passes (with_function_arguments),
+    the classes of the objects a loop reads (object_loops)."""
+    return (repr(getattr(func, "__srcad_call_shape__", None)),
+            tuple(sorted((k, id(v)) for k, v in getattr(func, "__srcad_bindings__", {}).items())),
+            tuple(sorted((k, id(v)) for k, v in getattr(func, "__srcad_classes__", {}).items())))
 
 
 def target_function(func):
@@ -289,16 +299,64 @@ def _fewer_collections():
                     gc.set_threshold(*before)
 
 
-def _build(func, mode, wrt, kind, stage, example, disabled):
-    if mode not in KINDS:
-        raise SrcadError(f"mode must be 'reverse' or 'forward', got {mode!r}")
-    kind = kind or KINDS[mode][0]
-    if kind not in KINDS[mode]:
-        raise SrcadError(f"kind {kind!r} does not exist in {mode} mode; {mode} mode makes "
-                         f"{', '.join(repr(k) for k in KINDS[mode])}")
-    if stage is not None and stage not in STAGES and stage != "outline":  # (outline: internal)
-        raise SrcadError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
-    func = target_function(func)
+class Front:
+    """What the frontend makes of a function (its stages up to ANF), which no argument's shape
+    or value changes: the first call's specialized build takes a copy of what srcad.grad(f)'s
+    outline made, instead of parsing, inlining, resolving and lowering f again."""
+
+    def __init__(self, fdef, info, scope, inlined, names, namer, read=None):
+        self.fdef, self.info, self.scope = fdef, info, scope
+        self.inlined, self.names, self.namer = inlined, names, namer
+        self.read = self.values_read() if read is None else read
+
+    def values_read(self):
+        """The objects the free names the frontend resolved (and the helpers it wrote in)
+        denote now: another value there (a helper defined again) means building anew."""
+        return {name: self.scope.free_value(name)[1] for name in sorted(
+            self.scope.user_globals | self.scope.user_cells | self.inlined)}
+
+    def current(self):
+        now = self.values_read()
+        return now.keys() == self.read.keys() and all(
+            now[name] is value for name, value in self.read.items())
+
+    def copy(self):
+        """A copy later stages may change (the tree, the scope's sets, the namer's names)."""
+        return Front(clone(self.fdef), self.info, self.scope.copy(), set(self.inlined),
+                     list(self.names), self.namer.copy(), self.read)
+
+
+_FRONTS = collections.OrderedDict()  # (func, kind, wrt, registry version, inline?) -> Front
+_FRONTS_KEPT = 8  # (a function's outline and first build come one after the other)
+_FRONTS_LOCK = threading.Lock()
+_EARLY = ("parse", "inline", "resolve", "check", "desugar")  # stages _front returns the text of
+
+
+def _front(func, kind, wrt, stage, disabled):
+    """The Front of func (a copy of the one kept, when a build made it before), or the source
+    at an early stage."""
+    if stage in _EARLY:
+        return _frontend(func, kind, wrt, stage, disabled)
+    key = (func, kind, wrt, REGISTRY.version, "inline" in disabled, attached(func))
+    with _FRONTS_LOCK:
+        kept = _FRONTS.get(key)
+        if kept is not None:
+            _FRONTS.move_to_end(key)
+    if kept is None or not kept.current():
+        kept = _frontend(func, kind, wrt, stage, disabled)
+        with _FRONTS_LOCK:
+            _FRONTS[key] = kept
+            while len(_FRONTS) > _FRONTS_KEPT:
+                _FRONTS.popitem(last=False)
+    return kept.copy()
+
+
+def forget_fronts():
+    with _FRONTS_LOCK:
+        _FRONTS.clear()
+
+
+def _frontend(func, kind, wrt, stage, disabled):
     fdef, info = parse_function(func)
     if stage == "parse":
         return function_source(fdef)
@@ -341,6 +399,24 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     if stage == "desugar":
         return function_source(fdef)
     fdef = anf(fdef, namer.fresh, namer.fresh_name)
+    return Front(fdef, info, scope, inlined, names, namer)
+
+
+def _build(func, mode, wrt, kind, stage, example, disabled):
+    if mode not in KINDS:
+        raise SrcadError(f"mode must be 'reverse' or 'forward', got {mode!r}")
+    kind = kind or KINDS[mode][0]
+    if kind not in KINDS[mode]:
+        raise SrcadError(f"kind {kind!r} does not exist in {mode} mode; {mode} mode makes "
+                         f"{', '.join(repr(k) for k in KINDS[mode])}")
+    if stage is not None and stage not in STAGES and stage != "outline":  # (outline: internal)
+        raise SrcadError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
+    func = target_function(func)
+    front = _front(func, kind, wrt, stage, disabled)
+    if isinstance(front, str):  # (a stage before anf's end: its source)
+        return front
+    fdef, info, scope, inlined, names, namer = (
+        front.fdef, front.info, front.scope, front.inlined, front.names, front.namer)
     unrolled_by = set()  # the int parameters whose values decided an unrolled loop's turns
     if example is not None and "unroll" not in disabled:  # short loops over the signature's
         unroll_loops(fdef, *example, read=unrolled_by)  # ranges written out (the code is keyed

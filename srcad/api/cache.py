@@ -21,7 +21,7 @@ import types
 from .. import runtime
 from . import diskcache
 from ..backend.files import cache_dir, compile_module, module_stem, restore  # noqa: F401 (API)
-from ..pipeline import build, Outline, target_function
+from ..pipeline import attached, build, forget_fronts, Outline, target_function
 from ..rules.calls import mode_of_kind
 from ..rules.registry import REGISTRY
 
@@ -72,17 +72,13 @@ def forget_all():
     with _LOCK:
         _BUILDS.clear()
         _OUTLINES.clear()
+    forget_fronts()
 
 
 def _key(func, mode, kind, wrt, signature, disabled=frozenset()):
     cells = tuple(id(c) for c in func.__closure__ or ())
-    bindings = tuple(sorted((k, id(v)) for k, v in getattr(func, "__srcad_bindings__",
-                                                               {}).items()))
-    keywords = repr(getattr(func, "__srcad_call_shape__", None))  # (calls.with_call_shape)
-    classes = tuple(sorted((k, id(v)) for k, v in getattr(func, "__srcad_classes__",
-                                                           {}).items()))  # (object_loops)
-    return (func.__code__, id(func.__globals__), cells, bindings, keywords, classes, mode, kind,
-            wrt, signature, REGISTRY.version, disabled)
+    return (func.__code__, id(func.__globals__), cells, attached(func), mode, kind, wrt,
+            signature, REGISTRY.version, disabled)
 
 
 _OUTLINES = collections.OrderedDict()

@@ -11,6 +11,7 @@ Other free names (the user's globals and closure variables, e.g. a weight matrix
 names; the Scope records them so the generated function reads their current values.
 """
 import builtins
+import copy
 import importlib
 import sys
 import threading
@@ -119,6 +120,15 @@ class Scope:
         self.user_globals = set()   # free names read from the function's module
         self.user_cells = set()     # free names read from closure cells
         self.canonical = _library_roots()
+
+    def copy(self):
+        """A copy whose sets and dicts a later build may change without changing this one."""
+        other = copy.copy(self)
+        other.cells, other.local_names, other.injected = (
+            dict(self.cells), set(self.local_names), dict(self.injected))
+        other.user_globals, other.user_cells, other.canonical = (
+            set(self.user_globals), set(self.user_cells), dict(self.canonical))
+        return other
 
     def free_value(self, name):
         """(found, value) for a free name, in Python's order: closure, globals, builtins."""

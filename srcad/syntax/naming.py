@@ -248,6 +248,13 @@ class Namer:
     def reserve(self, *names):
         self.taken.update(names)
 
+    def copy(self):
+        """A Namer that goes on from this one's state (the same next fresh names)."""
+        other = Namer()
+        other.taken, other.counters = set(self.taken), dict(self.counters)
+        other.adjoints, other.tangents = dict(self.adjoints), dict(self.tangents)
+        return other
+
     def fresh(self, hint="t"):
         """t1, t2, ... for temporaries; name_1, name_2 for new versions of a user name."""
         base = hint or "t"

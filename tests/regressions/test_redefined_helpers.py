@@ -78,3 +78,50 @@ def test_a_redefined_helper_of_another_module(load):
     library.helper = newer.helper
     for _ in range(2):
         np.testing.assert_allclose(gradient(X), 10.0 * X)
+
+
+def test_a_helper_redefined_between_grad_and_the_first_call(load):
+    """srcad.grad(f) keeps what the frontend made of f (parsed, helpers written in) for the
+    first call's build; a helper redefined in between is noticed and f is read again."""
+    caller = load("srcad_redef_before_call", """
+        import numpy as np
+
+        def helper(x):
+            return x * x * 2.0
+
+        def f(x):
+            return np.sum(helper(x)) + np.sum(np.sin(x))
+    """)
+    newer = load("srcad_redef_before_call_new", """
+        def helper(x):
+            return x * x * x
+    """)
+    grad = srcad.grad(caller.f)
+    caller.helper = newer.helper
+    np.testing.assert_allclose(grad(X), 3 * X ** 2 + np.cos(X), rtol=1e-12)
+    np.testing.assert_allclose(srcad.jvp(caller.f)(X, V), np.dot(3 * X ** 2 + np.cos(X), V),
+                               rtol=1e-12)
+
+
+def test_the_kept_frontend_gives_the_code_a_fresh_build_gives(load):
+    """The specialized code built after srcad.grad(f)'s outline (from a copy of its frontend's
+    work) is the code built without it, byte for byte."""
+    text = """
+        import numpy as np
+
+        def helper(x):
+            return np.tanh(x) * 2.0
+
+        def f(x, w):
+            s = 0.0
+            for i in range(3):
+                s = s + np.sum(helper(x * w[i]))
+            return s
+    """
+    first = load("srcad_front_kept_a", text)
+    second = load("srcad_front_kept_b", text)
+    w = np.array([0.5, 1.0, 1.5])
+    srcad.grad(first.f)(X, w)  # the outline, then the build from its kept frontend
+    kept = srcad.source(first.f, mode="reverse", args=(X, w))
+    fresh = srcad.source(second.f, mode="reverse", args=(X, w))
+    assert kept.replace("srcad_front_kept_a", "M") == fresh.replace("srcad_front_kept_b", "M")

@@ -4,6 +4,7 @@ lines moved: the derivative of other code. The text is compiled again and compar
 code Python runs; if they differ, srcad refuses."""
 import importlib.util
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -34,8 +35,12 @@ def test_an_edited_module_is_refused(tmp_path, edited):
     x = np.array([0.5, -1.0])
     np.testing.assert_allclose(srcad.grad(module.f, verify=False)(x), 4 * x)
     path.write_text(edited)
+    # the same function object, new shapes: a new build, from the frontend's work kept from
+    # the first (parsed when the text was the code that runs), so still f's derivative
+    np.testing.assert_allclose(srcad.grad(module.f, verify=False)(np.ones(3)), 4 * np.ones(3))
+    again = types.FunctionType(module.f.__code__, module.f.__globals__, "f")  # (nothing kept)
     with pytest.raises(srcad.SrcadError, match="is not the code Python is running"):
-        srcad.grad(module.f, verify=False)(np.ones(3))  # new shapes: a new build, refused
+        srcad.grad(again, verify=False)(np.ones(4))  # the file read again: refused
 
 
 def closure_maker(c):
