@@ -40,7 +40,12 @@ class AdjointSweep:
                                                "index that, or build the list in one display")
                 for i, adjoint in items:
                     self.initialized.discard(f"{target}[{i}]")
-                    self.accumulate_operand(value.elts[i], name(adjoint), False, out)
+                    item = value.elts[i]
+                    if isinstance(item, (gast.Tuple, gast.List)):  # a row read at one index
+                        self.accumulate_operand(item, call(  # holds None for the others
+                            ["item_adjoints"], name(adjoint), clone(item)), False, out)
+                    else:
+                        self.accumulate_operand(item, name(adjoint), False, out)
                 if target in self.initialized:  # used whole too (np.stack(t)): its adjoint's
                     self.initialized.discard(target)  # items (zeros for None) reach the
                     self.accumulate_operand(value, call(  # display's items

@@ -203,7 +203,7 @@ class Forward:
             return self.tangent_or_zero(node.id)
         if isinstance(node, (gast.Tuple, gast.List)):
             return type(node)(elts=[self.display_tangent(e) for e in node.elts], ctx=gast.Load())
-        if isinstance(node, gast.Constant):
+        if not loaded_names(node):  # a number (-1.0 is a negation of one)
             return gast.Constant(value=0.0, kind=None)
         raise self.info.error(node, "srcad cannot take the tangent of this item of a list",
                               hint="assign the item to a name first")

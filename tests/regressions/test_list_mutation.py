@@ -76,7 +76,7 @@ def test_a_changed_list_carries_derivatives_in_every_mode(f):
 
 
 def display_of_tuples(x):
-    pairs = [(x[0], x[1] * 2.0), (x[2], 3.0)]
+    pairs = [(x[0], x[1] * 2.0), (x[2], -3.0)]
     s = 0.0
     for i, (u, v) in enumerate(pairs):
         s = s + (i + 1.0) * u * v
@@ -133,3 +133,19 @@ def test_a_store_at_repeated_indices_keeps_its_adjoint_in_code_differentiated_ag
     g = srcad.grad(repeated_index_store, wrt=1)
     want = (g(x, s + 1e-5 * v, 0.23, 3) - g(x, s - 1e-5 * v, 0.23, 3)) / 2e-5
     assert np.isclose(hvp, want, rtol=1e-6)
+
+
+def row_read_at_one_index(x, y):
+    rows = [[y], [y, x, y]]
+    return np.sum(rows[1][2] * x)
+
+
+def test_a_row_of_a_display_read_at_one_index_gets_zeros_for_the_others():
+    """Fuzz seeds 86221 and 86290: the adjoint of rows[1], read at index 2 only, holds None
+    for its other items; the display's adjoint added None to the adjoints of x and y."""
+    x, y = np.array([0.9, 1.1, 0.9]), np.array([-1.0, -1.4, 0.9])
+    gx, gy = srcad.grad(row_read_at_one_index, wrt=(0, 1))(x, y)
+    np.testing.assert_allclose(gx, y, rtol=1e-12)
+    np.testing.assert_allclose(gy, x, rtol=1e-12)
+    np.testing.assert_allclose(srcad.jvp(row_read_at_one_index, wrt=(0, 1))(x, y, y, x),
+                               np.dot(x, x) + np.dot(y, y), rtol=1e-12)
