@@ -85,6 +85,8 @@ def script(program, failure, calls=(0, 1)):
     names = [p.name for p in program.params]
     maker = {"grad_tuple": "grad", "float32": "grad" if program.output == "scalar" else "vjp",
              "dot": "vjp"}.get(mode, mode)
+    if mode.startswith("jacobian_"):  # (srcad.jacobian(f, mode="forward" or "reverse"))
+        maker, options = "jacobian", f', mode="{mode[len("jacobian_"):]}"' + options
     body = program.source.replace("import numpy as np\n", "").strip("\n")
     lines = [f'"""srcad fuzz failure: {failure.kind} in {failure.mode}.', "",
              _wrap(str(failure)), "", f"Generator seed {program.seed}; shrunk by tests/fuzz.",

@@ -620,7 +620,7 @@ def python_idioms(scope, depth=2):
         body = Expr(f"{body.atom()} * {v}", shape)
     result = scope.fresh("t")
     kinds = ["listcomp", "genexpr", "dict", "dictcomp", "whole_and_item", "starred", "sets",
-             "try_flag"] + (["fft"] if shape else [])
+             "try_flag", "pairs_loop", "nested_rows", "zip_loop"] + (["fft"] if shape else [])
     kind = scope.pick(kinds)
     scope.tags.add("idiom_" + kind)
     display = "(" + ", ".join(texts) + ("," if len(texts) == 1 else "") + ")"
@@ -657,6 +657,21 @@ def python_idioms(scope, depth=2):
         lines = [f"{ok} = True", "try:", f"    if np.sum({texts[0]}) > {threshold!r}:",
                  '        raise ValueError("large")', "except ValueError:", f"    {ok} = False",
                  f"{result} = {texts[0]} * 2.0 if {ok} else {texts[1]} - {texts[0]}"]
+    elif kind == "pairs_loop":  # a list of tuples, unpacked by a for target
+        pairs, k, u, w = (scope.fresh(p) for p in ("pairs", "k", "u", "w"))
+        a, b = texts[0], texts[-1]
+        lines = [f"{pairs} = [({a}, {b}), ({b}, {texts[1]})]", f"{result} = {a} * 0.5",
+                 f"for {k}, ({u}, {w}) in enumerate({pairs}):",
+                 f"    {result} = {result} + ({k} + 1.0) * {u} * {w}"]
+    elif kind == "nested_rows":  # a list of lists, one item of it read twice
+        rows = scope.fresh("rows")
+        lines = [f"{rows} = [[{texts[0]}, {texts[1]}], [{texts[-1]}, {texts[0]}, {texts[1]}]]",
+                 f"{result} = {rows}[0][1] * {rows}[1][2] + {rows}[1][0] * {rows}[1][1]"]
+    elif kind == "zip_loop":  # pairs of items of two displays
+        u, w = scope.fresh("u"), scope.fresh("w")
+        lines = [f"{result} = {texts[0]} * 0.0",
+                 f"for {u}, {w} in zip([{', '.join(texts)}], ({texts[-1]}, {texts[0]})):",
+                 f"    {result} = {result} + {u} * {w}"]
     elif kind == "fft":  # a circular correlation through complex values: real again
         z = scope.fresh("z")
         lines = [f"{z} = np.fft.rfft({texts[0]}) * np.conj(np.fft.rfft({texts[1]}))",
