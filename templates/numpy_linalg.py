@@ -41,6 +41,61 @@ def triangular_solve(t, b, lower):
     return np.linalg.solve(t, b)
 
 
+@helper(linear=False)
+def lower_sandwich(t, m, inner):
+    """t^-T m t^-1 for a lower triangular t (only its lower triangle is read), or with
+    inner=True t^-1 m t^-T: two triangular solves, one from each side. With SciPy, for one
+    float64 matrix: two BLAS trsm calls, the right-hand one solving from the right without
+    transposing m (a tenth of the time of two solves of transposes; the same LAPACK kernels)."""
+    if (np.ndim(t) == 2 and np.ndim(m) == 2 and type(t) is np.ndarray and type(m) is np.ndarray
+            and t.dtype == np.float64 and m.dtype == np.float64):
+        try:
+            from scipy.linalg import blas
+        except ImportError:
+            pass
+        else:  # side=1: x t = m (or x t^T = m); side=0: t^T x = y (or t x = y)
+            y = blas.dtrsm(1.0, t, m, side=1, lower=1, trans_a=int(inner))
+            return blas.dtrsm(1.0, t, y, side=0, lower=1, trans_a=int(not inner))
+    if inner:
+        return triangular_solve(t, np.swapaxes(triangular_solve(t, np.swapaxes(
+            m, -1, -2), True), -1, -2), True)
+    tt = np.swapaxes(t, -1, -2)
+    return triangular_solve(tt, np.swapaxes(triangular_solve(tt, np.swapaxes(
+        m, -1, -2), False), -1, -2), False)
+
+
+# Q = T^-T M T^-1:  dQ = S(dM) - T^-T dT^T Q - Q dT T^-1,  M_bar = T^-1 Q_bar T^-T,
+#                   T_bar = the lower triangle of -(Q Q_bar^T + Q^T Q_bar) T^-T;
+# Q = T^-1 M T^-T (inner):  dQ = S(dM) - T^-1 dT Q - Q dT^T T^-T,  M_bar = T^-T Q_bar T^-1,
+#                   T_bar = the lower triangle of -T^-T (Q_bar Q^T + Q_bar^T Q)
+@tangent(lower_sandwich)
+def lower_sandwich_tangent(q, t, m, inner):
+    dt = triangle(d[t], True)
+    if inner:
+        left = triangular_solve(t, dt @ q, True)
+    else:
+        left = triangular_solve(np.swapaxes(t, -1, -2), np.swapaxes(dt, -1, -2) @ q, False)
+    if inner:
+        right = np.swapaxes(triangular_solve(t, dt @ np.swapaxes(q, -1, -2), True), -1, -2)
+    else:
+        right = np.swapaxes(triangular_solve(np.swapaxes(t, -1, -2), np.swapaxes(
+            q @ dt, -1, -2), False), -1, -2)
+    d[q] = lower_sandwich(t, d[m], inner) - left - right
+
+
+@adjoint(lower_sandwich)
+def lower_sandwich_adjoint(q, t, m, inner):
+    qt = np.swapaxes(q, -1, -2)
+    gt = np.swapaxes(d[q], -1, -2)
+    if inner:
+        d[t] = triangle(-triangular_solve(np.swapaxes(t, -1, -2), d[q] @ qt + gt @ q, False),
+                        True)
+    else:
+        d[t] = triangle(-np.swapaxes(triangular_solve(t, np.swapaxes(
+            q @ gt + qt @ d[q], -1, -2), True), -1, -2), True)
+    d[m] = lower_sandwich(t, d[q], not inner)
+
+
 # One LU factorization of a matrix for its solves (with it and its transpose), inverse and
 # log-determinant: what optimize/factorizations.py writes where a gradient factors one matrix
 # more than once (numpy's solve, inv and slogdet each factor it again). SciPy's LAPACK getrf and
@@ -263,10 +318,7 @@ def cholesky(l, a, upper=False):
     else:
         low = as_lower_factor(l, l)  # (l itself but for dask's factor: as_lower_factor)
         p = np.swapaxes(low, -1, -2) @ as_lower_factor(d[l], l)
-    phi = lower_half(p)
-    lt = np.swapaxes(low, -1, -2)
-    q = triangular_solve(lt, np.swapaxes(triangular_solve(lt, np.swapaxes(phi, -1, -2), False),
-                                         -1, -2), False)
+    q = lower_sandwich(low, lower_half(p), False)
     d[a] = 0.5 * (q + np.swapaxes(q, -1, -2))
 
 
@@ -276,8 +328,7 @@ def cholesky(l, a, upper=False):
         low = np.swapaxes(l, -1, -2)
     else:
         low = as_lower_factor(l, l)
-    sym = 0.5 * (d[a] + np.swapaxes(d[a], -1, -2))
-    s = triangular_solve(low, np.swapaxes(triangular_solve(low, sym, True), -1, -2), True)
+    s = lower_sandwich(low, 0.5 * (d[a] + np.swapaxes(d[a], -1, -2)), True)
     dl = low @ lower_half(s)
     if upper:
         d[l] = np.swapaxes(dl, -1, -2)

@@ -292,3 +292,39 @@ def test_softmax_and_log_softmax_in_a_loss():
     p = scipy.special.softmax(x, axis=-1)
     quadratic = 2 * p * (p - np.sum(p * p, axis=-1, keepdims=True))
     assert np.allclose(srcad.grad(softmax_loss)(x, y), p - y + quadratic)
+
+
+# lower_sandwich: t^-T m t^-1 (or t^-1 m t^-T) for a lower triangular t, the core of cholesky's
+# adjoint and tangent; BLAS trsm from both sides with SciPy, two triangular solves without
+LOWER = np.tril(RNG.uniform(-1, 1, (4, 4))) + 3 * np.eye(4)
+M44 = RNG.uniform(-1, 1, (4, 4))
+W44 = RNG.uniform(-1, 1, (4, 4))
+lower_sandwich = HELPERS["lower_sandwich"]
+
+
+def sandwich_outer(t, m):
+    return np.sum(lower_sandwich(t, m, False) * W44)
+
+
+def sandwich_inner(t, m):
+    q = lower_sandwich(t, m, True)
+    return np.sum(q * q * W44)
+
+
+@pytest.mark.parametrize("inner", [False, True])
+def test_lower_sandwich_is_its_formula_with_and_without_blas(inner):
+    inv = np.linalg.inv(LOWER)
+    want = inv @ M44 @ inv.T if inner else inv.T @ M44 @ inv
+    sandwich = lower_sandwich
+    np.testing.assert_allclose(sandwich(LOWER, M44, inner), want, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(sandwich(LOWER + np.triu(M44, 1), M44, inner), want, rtol=1e-12,
+                               atol=1e-14)  # (the upper triangle is not read)
+    stacked = sandwich(np.stack([LOWER, LOWER]), np.stack([M44, M44]), inner)  # (no BLAS path)
+    np.testing.assert_allclose(stacked, np.stack([want, want]), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("func", [sandwich_outer, sandwich_inner])
+def test_lower_sandwich_derivatives(func):
+    lower_only = lambda t, m: func(np.tril(t), m)  # noqa: E731 (t's upper triangle: unread)
+    srcad.check_grads(func, (LOWER, M44), wrt=(0, 1), order=2)
+    srcad.check_grads(lower_only, (LOWER, M44), wrt=(0, 1), order=1)
