@@ -50,7 +50,7 @@ PIPELINE = (
     Pass("contract", contract_sums, switch="contract", modes=REVERSE, specialized=True,
          needs=("shape_of", "float_of", "top_once", "derived")),
     Group("resimplify", simplify(), modes=REVERSE, specialized=True),
-    Pass("signs", sink_signs, switch="signs", modes=REVERSE, needs=("derived", "top_once"),
+    Pass("signs", sink_signs, switch="signs", modes=REVERSE, needs=("derived", "binds"),
          keeps=("binds", "loads", "top_once")),  # (only minus signs and + - change)
     Pass("inplace", in_place, switch="inplace", modes=REVERSE,
          needs=("params", "seeded", "shape_of")),

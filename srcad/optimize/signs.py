@@ -6,25 +6,42 @@ another is computed without it, and subtracted.
     bA = bA + bC * 0.03125 * A               bA = bA - bC * 0.03125 * A
 
 A negation costs a pass over its operand, which on small arrays is as much as the arithmetic
-around it. `v = -e` (v a derivative name bound once, at the top level) loses its minus when
-every read of v is a factor of a product or quotient (* /, safe_mul, safe_div) that is
+around it. `v = -e`, or `v = -a * b / c` (a product or quotient headed by a minus: the same
+bits as -(a * b / c)), with v a derivative name bound by that one statement (at the top level
+or in a loop's turn: every value v holds is made by it, so every read can take the sign back)
+loses its minus when every read of v is a factor of a product or quotient (* /, safe_mul,
+safe_div) that is
 - added or subtracted (the right operand of + or -, or an augmented += / -=): the sign flips;
 - negated: the two minus signs go;
 - or the whole value of another such name, whose reads take the sign on in turn.
-Signs are exact in floating point, so the numbers are the same to the last bit.
+Signs are exact in floating point, so the numbers are the same to the last bit. In a loop,
+the sigmoid's adjoint `bt = -share * s; bu = safe_mul(bt, e); bz = -bu; bg[:H] += bz` keeps no
+minus sign.
 """
 import gast
 
 from ..syntax.naming import names, parents
-from .algebra import odd_in
+from ..syntax.nodes import flatten
+from .algebra import drop_head_sign, odd_in
+
+
+def _negated(value):
+    """Whether value is -e, or a product or quotient headed by a minus (-a * b / c)."""
+    node = value
+    while isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Div)):
+        node = node.left
+    return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub)
 
 
 class SinkSigns:
     def __init__(self, fdef, facts):
         self.derived = facts.derived
-        self.defs = facts.top_once  # name bound once at the top level -> its Assign
-        self.negated = [v for v, stmt in self.defs.items() if v in self.derived and isinstance(
-            stmt.value, gast.UnaryOp) and isinstance(stmt.value.op, gast.USub)]
+        self.defs = {  # derivative name bound by one statement only -> that Assign
+            s.targets[0].id: s for s in flatten(fdef.body) if isinstance(s, gast.Assign) and len(
+                s.targets) == 1 and isinstance(s.targets[0], gast.Name) and facts.binds.get(
+                s.targets[0].id) == 1 and s.targets[0].id in self.derived}
+        self.negated = [v for v, stmt in self.defs.items() if _negated(stmt.value) and not any(
+            n.id == v for n in names(stmt.value))]  # (not v = -(v * a), a turn reading the last)
         self.parent, self.reads = (parents(fdef), {}) if self.negated else ({}, {})
         for n in names(fdef) if self.negated else ():
             if isinstance(n.ctx, gast.Load):
@@ -71,13 +88,16 @@ class SinkSigns:
         for var in self.negated:
             stmt = self.defs[var]
             value = stmt.value
-            if not isinstance(value, gast.UnaryOp):
+            if not _negated(value):
                 continue  # its minus went with an earlier name's (bz = -(bm * y).sum())
             steps = self.plan(var)
             if steps is None:
                 continue
-            stmt.value = value.operand
-            self.parent[id(stmt.value)] = stmt
+            if isinstance(value, gast.UnaryOp):
+                stmt.value = value.operand
+                self.parent[id(stmt.value)] = stmt
+            else:
+                drop_head_sign(value)
             for kind, node in steps:
                 if kind == "flip":
                     node.op = gast.Sub() if isinstance(node.op, gast.Add) else gast.Add()

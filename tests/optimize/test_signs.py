@@ -90,6 +90,30 @@ CASES = [
          bm = -a
          return y + bm * 2.0
      """, "", ["bm = -a"], []),  # not a derivative name: never rewritten
+    ("""
+     def f(a, y, D):
+         bg = a * 0.0
+         for i in range(3):
+             share = a / D
+             bt = -share * y
+             bu = safe_mul(bt, D)
+             bz = -bu
+             bg += bz
+         return bg
+     """, "bg share bt bu bz", ["bt = share * y", "bz = bu", "bg += bz"], ["-"]),  # a sigmoid's
+    # adjoint in a loop's turn: a product headed by a minus, and a negation, both gone
+    ("""
+     def f(a, y):
+         for i in range(2):
+             bm = -a * y / 2.0
+         return y - bm * 2.0
+     """, "bm", ["bm = a * y / 2.0", "return y + bm * 2.0"], ["-"]),  # read after the loop
+    ("""
+     def f(a, y):
+         bm = -a
+         bm = -y
+         return y + bm * 2.0
+     """, "bm", ["bm = -a", "bm = -y"], []),  # bound twice: left alone
 ]
 
 
