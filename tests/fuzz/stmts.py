@@ -22,11 +22,15 @@ statements that belong together) and records the variables it defines in the sco
     python_idioms  [e for v in (a, b)], sum(e for v in ..), {"a": a}; d["c"] = .., {k: e for k, v
                    in d.items()}, a tuple used whole and item by item, [*pair, a], sets of
                    indices, a try that sets a flag, a correlation through np.fft
+    normalize      the stable logsumexp, softmax and log-softmax: m = np.max(x, axis=a, ..)
+                   subtracted, then added back (m[..., 0], m with keepdims, m[:, None],
+                   np.expand_dims) or normalized away; sometimes added back by a factor or
+                   read again later (srcad's invariance analysis: inert or not)
     early_return   a loop with `return` inside (the last statement group of f)
 """
 from . import exprs
 from .exprs import expr, number, operand
-from .scope import Expr, Var, broadcast, dim_text, minus, shape_text
+from .scope import Expr, Var, broadcast, dim_text, minus, reduced, shape_text
 
 
 def indent(lines, levels=1):
@@ -684,6 +688,72 @@ def python_idioms(scope, depth=2):
     return lines
 
 
+def _broadcast_back(scope, m, ndim, axis):
+    """m (reduced over axis without keepdims) as an operand of the array it came from."""
+    if ndim == 1:
+        return scope.pick([m, f"{m}[None]", f"np.expand_dims({m}, 0)"])
+    if axis == 0:
+        return scope.pick([m, f"{m}[None, :]", f"np.expand_dims({m}, 0)"])
+    return scope.pick([f"{m}[:, None]", f"{m}[..., None]", f"np.expand_dims({m}, 1)",
+                       f"np.expand_dims({m}, -1)"])
+
+
+def _dropped(scope, m, ndim, axis):
+    """m (reduced over axis with keepdims) with that axis indexed away."""
+    if axis == ndim - 1:
+        return scope.pick([f"{m}[..., 0]", f"{m}[:, 0]" if ndim == 2 else f"{m}[0]"])
+    return f"{m}[0]"
+
+
+def normalize(scope, depth=2):
+    """logsumexp, softmax or log-softmax over one axis of an array, shifted by its maximum (or
+    minimum, or mean: any shift cancels) as numerically stable code writes them. The shift m is
+    read twice and the two reads cancel: srcad proves that and leaves m's adjoint out. Sometimes
+    it does not cancel (added back by a factor) or m is kept in scope for later statements."""
+    arrays = [v for v in scope.arrays(1) if not v.py and v.ndim <= 2]
+    if not arrays:
+        return assign(scope)
+    v = scope.pick(arrays)
+    shape, lines = v.shape, []
+    x = v.name
+    if scope.chance(0.4):
+        e = expr(scope, shape, depth)
+        x = scope.fresh("t")
+        lines.append(f"{x} = {e.text}")
+        scope.add(Var(x, shape, owned=e.owned, positive=e.positive))
+    axis = scope.pick(range(len(shape)))
+    ax = scope.pick([axis, axis - len(shape)])
+    kind = scope.pick(["lse_dropped", "lse_kept", "lse_back", "softmax", "log_softmax"])
+    keep = kind != "lse_back" and (kind == "lse_dropped" or scope.chance(0.7))
+    shift = scope.weighted([("max", 5), ("min", 1), ("mean", 1)])
+    m = scope.fresh("m")
+    keepdims = ", keepdims=True" if keep else ""
+    lines.append(scope.pick([f"{m} = np.{shift}({x}, axis={ax}{keepdims})",
+                             f"{m} = {x}.{shift}(axis={ax}{keepdims})"]))
+    back = m if keep else _broadcast_back(scope, m, len(shape), axis)
+    factor = scope.weighted([("", 8), ("2.0 * ", 1), ("0.5 * ", 1)])  # (not cancelled)
+    sums = f"np.sum(np.exp({x} - {back}), axis={ax}"
+    t = scope.fresh("t")
+    if kind == "lse_dropped":
+        result = f"{factor}{_dropped(scope, m, len(shape), axis)} + np.log({sums}))"
+        out = reduced(shape, axis, False)
+    elif kind in ("lse_kept", "lse_back"):
+        result = f"{factor}{m} + np.log({sums}{keepdims}))"
+        out = reduced(shape, axis, keep)
+    elif kind == "softmax":
+        e = scope.fresh("e")
+        lines.append(f"{e} = np.exp({x} - {back})")
+        result, out = f"{e} / np.sum({e}, axis={ax}, keepdims=True)", shape
+    else:
+        result, out = f"{x} - {factor}{back} - np.log({sums}, keepdims=True))", shape
+    lines.append(f"{t} = {result}")
+    scope.tags.add(f"normalize_{kind}")
+    scope.add(Var(t, out, owned=True, positive=kind == "softmax"))
+    if scope.chance(0.3):  # read again later, perhaps: then m matters
+        scope.add(Var(m, reduced(shape, axis, keep), owned=True))
+    return lines
+
+
 def early_return(scope, final):
     """A loop that may return early: `final` is the text of f's last return value."""
     arrays1 = [v for v in scope.arrays(1) if not v.py and v.ndim == 1]
@@ -701,4 +771,4 @@ def early_return(scope, final):
 
 FAMILIES = [(assign, 5), (derive, 2), (update, 2.5), (stores, 1.5), (views, 0.9), (branch, 1.5),
             (for_loop, 2), (while_loop, 0.6), (list_stack, 0.7), (helper_stmt, 0.7),
-            (side_effect, 0.2), (python_idioms, 0.8)]
+            (side_effect, 0.2), (python_idioms, 0.8), (normalize, 0.8)]
