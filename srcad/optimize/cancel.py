@@ -43,7 +43,7 @@ from ..analysis.shapes import broadcast_of, common_char, expression_shape, reduc
 from .algebra import (Term, binop, chain, drop_head_sign, finite_nonzero, name_node, negated,
                       power_node, read_product, write)
 from .broadcasts import spread
-from ..syntax.naming import load_counts
+from ..syntax.naming import load_counts, stored_roots
 from ..syntax.nodes import call, constant_node
 
 _MAX_POWER = 4
@@ -66,8 +66,15 @@ def _leaf(node, expand):
 
 
 class Cancel:
-    def __init__(self, facts):
+    def __init__(self, fdef, facts):
         self.derived = facts.derived
+        # arrays whose contents change after they are made: a stored-into name, and the names
+        # that may share its storage (views). A derivative made a new array must not become
+        # another name's array where either changes later (by = y, where the sweep then
+        # restores y[1:] from the tape: by would change too; or by[0] += g would change y)
+        stored = {n.id for n in stored_roots(fdef)}
+        shares = getattr(facts, "shares", None) or {}  # (none given: no views)
+        self.mutated = stored | {v for v, others in shares.items() if others & stored}
         self.shape_of_name = facts.shape_of
         self.float_of = facts.float_of  # name -> its float dtype character, or None
         # names whose value never changes once bound: parameters never rebound, and names
@@ -222,12 +229,15 @@ class Cancel:
         denominator = chain([power_node(name_node(v), p) for v, p in down])
         return call(["safe_div"], numerator, denominator), ops + _SAFE_COST - 1
 
-    def visit(self, node, fits):
+    def visit(self, node, fits, whole=None):
         """node with its monomial parts reduced; fits(shape, original shape) says whether a
-        reduced value of that shape may stand where node stands."""
+        reduced value of that shape may stand where node stands. whole: the name node is the
+        whole value of (var = node), which must not become another name's array (aliased)."""
         if monomial(node, self.leaf) is not None and not isinstance(node, (gast.Name,
                                                                           gast.Constant)):
             reduced = self.reduce(node)
+            if reduced is not None and whole is not None and self.aliased(reduced[0], whole):
+                reduced = None
             if reduced is not None:
                 original = self.shape(node)
                 if original is not None and fits(reduced[1], original):
@@ -290,11 +300,11 @@ class Cancel:
         (and what var stands for, for later statements, is the reduced monomial)."""
         mono = monomial(value, self.leaf)
         if mono is None or isinstance(value, (gast.Name, gast.Constant)):
-            return self.visit(value, _same)
+            return self.visit(value, _same, whole=var)
         reduced = self.reduce(value)
         shape = self.shape_of_name(var)
-        if reduced is None or shape is None:
-            return self.visit(value, _same)
+        if reduced is None or shape is None or self.aliased(reduced[0], var):
+            return self.visit(value, _same, whole=var)
         expr, mine = reduced
         if mine == shape:
             return self.swap(value, expr)
@@ -305,6 +315,11 @@ class Cancel:
         if mine == ():
             return self.swap(value, call(["np", "full"], constant_node(shape), expr))
         return self.swap(value, call(["np", "broadcast_to"], expr, constant_node(shape)))
+
+    def aliased(self, expr, var):
+        """Whether var = expr would make var share an array with another name where the
+        original value was a new array, and one of them changes later (is stored into)."""
+        return isinstance(expr, gast.Name) and (expr.id in self.mutated or var in self.mutated)
 
     def swap(self, old, new):
         """new, in place of old: the read counts follow."""
@@ -320,5 +335,5 @@ def _same(mine, original):
 
 def cancel_factors(fdef, facts):
     """The pass (see the module docstring)."""
-    Cancel(facts).run(fdef.body)
+    Cancel(fdef, facts).run(fdef.body)
     return fdef
