@@ -312,8 +312,13 @@ class Front:
     def values_read(self):
         """The objects the free names the frontend resolved (and the helpers it wrote in)
         denote now: another value there (a helper defined again) means building anew."""
-        return {name: self.scope.free_value(name)[1] for name in sorted(
-            self.scope.user_globals | self.scope.user_cells | self.inlined)}
+        out = {}
+        for name in sorted(self.scope.user_globals | self.scope.user_cells | self.inlined):
+            try:
+                out[name] = self.scope.free_value(name)[1]
+            except ValueError:  # (a closure cell emptied since: never the same again)
+                out[name] = object()
+        return out
 
     def current(self):
         now = self.values_read()
