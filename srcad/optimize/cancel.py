@@ -29,6 +29,10 @@ wherever the cancelled factors are finite and nonzero; where one is 0 or inf the
 The strong zero of the factors that remain is kept (safe_mul / safe_div where the original had
 one and a remaining factor could be 0 against an inf).
 
+Arrays: a statement whose value made a new array never becomes a bare name of another array
+where either of the two is stored into later (the sweep's in-place restore of y[1:] from the
+tape would change an adjoint `by = y` with it).
+
 Shapes: the reduced value may be smaller than the original (x / (x / s) with s a number); it is
 broadcast back with np.full / np.broadcast_to (which the next pass, sink broadcasts, removes
 where elementwise arithmetic broadcasts anyway), and under a sum it becomes a count:
