@@ -26,6 +26,10 @@ statements that belong together) and records the variables it defines in the sco
                    subtracted, then added back (m[..., 0], m with keepdims, m[:, None],
                    np.expand_dims) or normalized away; sometimes added back by a factor or
                    read again later (srcad's invariance analysis: inert or not)
+    linalg         numpy.linalg on a well-conditioned matrix made from the program's values:
+                   solve (with A or A.T), inv, det, slogdet, cholesky, a solve with the
+                   Cholesky factor, and a Gaussian process's evidence (solve and slogdet, or
+                   cholesky and solve, of one matrix: srcad factors it once)
     early_return   a loop with `return` inside (the last statement group of f)
 """
 from . import exprs
@@ -754,6 +758,71 @@ def normalize(scope, depth=2):
     return lines
 
 
+def linalg(scope, depth=2):
+    """numpy.linalg on a matrix built from a vector or matrix v of the program, well
+    conditioned whatever v holds: a Gram matrix scaled by 1 + |v|^2 plus the identity
+    (symmetric positive definite, eigenvalues in [1, 2]), or the identity plus a scaled outer
+    product of two vectors (not symmetric, eigenvalues near 1)."""
+    candidates = [v for v in scope.arrays(1) if not v.py and v.ndim in (1, 2)]
+    if not candidates:
+        return assign(scope)
+    v = scope.pick(candidates)
+    d, x = v.shape[0], v.name
+    size = f"len({x})"
+    a, t = scope.fresh("A"), scope.fresh("t")
+    b = expr(scope, (d,), depth)
+    spd = v.ndim == 2 or scope.chance(0.6)
+    if spd:
+        gram = f"{x} @ {x}.T" if v.ndim == 2 else f"np.outer({x}, {x})"
+        lines = [f"{a} = {gram} / (1.0 + np.sum({x} * {x})) + np.eye({size})"]
+        kind = scope.pick(["solve", "solve_t", "inv", "det", "slogdet", "cholesky",
+                           "cholesky_solve", "evidence", "gp"])
+    else:
+        u = expr(scope, (d,), depth)
+        lines = [f"{a} = np.eye({size}) + np.outer({x}, {u.atom()}) / (2.0 + np.sum({x} * {x})"
+                 f" + np.sum({u.atom()} ** 2))"]
+        kind = scope.pick(["solve", "solve_t", "inv", "det", "slogdet", "evidence"])
+    rhs = b.atom()
+    if kind == "solve":
+        lines.append(f"{t} = np.linalg.solve({a}, {b.text})")
+        shape = (d,)
+    elif kind == "solve_t":
+        lines.append(f"{t} = np.linalg.solve({a}.T, {b.text}) * {scope.constant()!r}")
+        shape = (d,)
+    elif kind == "inv":
+        lines.append(f"{t} = np.linalg.inv({a}) @ {rhs}")
+        shape = (d,)
+    elif kind == "det":
+        lines.append(f"{t} = np.linalg.det({a}) * {rhs}")
+        shape = (d,)
+    elif kind == "slogdet":
+        sign, logdet = scope.fresh("sign"), scope.fresh("logdet")
+        lines += [f"{sign}, {logdet} = np.linalg.slogdet({a})", f"{t} = {sign} * {logdet} + {rhs}"]
+        shape = (d,)
+    elif kind == "cholesky":
+        low = scope.fresh("L")
+        lines += [f"{low} = np.linalg.cholesky({a})",
+                  f"{t} = np.sum(np.log(np.diag({low}))) + {low} @ {rhs}"]
+        shape = (d,)
+    elif kind == "cholesky_solve":
+        low = scope.fresh("L")
+        lines += [f"{low} = np.linalg.cholesky({a})", f"{t} = np.linalg.solve({low}, {b.text})"]
+        shape = (d,)
+    elif kind == "evidence":
+        lines.append(f"{t} = 0.5 * np.dot({rhs}, np.linalg.solve({a}, {rhs})) + 0.5 * "
+                     f"np.linalg.slogdet({a})[1]")
+        shape = ()
+    else:  # gp: cholesky's log-determinant and a solve with the same matrix
+        low = scope.fresh("L")
+        lines += [f"{low} = np.linalg.cholesky({a})",
+                  f"{t} = 0.5 * np.dot({rhs}, np.linalg.solve({a}, {rhs})) + "
+                  f"np.sum(np.log(np.diag({low})))"]
+        shape = ()
+    scope.tags.add(f"linalg_{kind}")
+    scope.add(Var(t, shape, owned=True))
+    return lines
+
+
 def early_return(scope, final):
     """A loop that may return early: `final` is the text of f's last return value."""
     arrays1 = [v for v in scope.arrays(1) if not v.py and v.ndim == 1]
@@ -771,4 +840,4 @@ def early_return(scope, final):
 
 FAMILIES = [(assign, 5), (derive, 2), (update, 2.5), (stores, 1.5), (views, 0.9), (branch, 1.5),
             (for_loop, 2), (while_loop, 0.6), (list_stack, 0.7), (helper_stmt, 0.7),
-            (side_effect, 0.2), (python_idioms, 0.8), (normalize, 0.8)]
+            (side_effect, 0.2), (python_idioms, 0.8), (normalize, 0.8), (linalg, 0.6)]
