@@ -16,6 +16,7 @@ import gast
 
 from ..analysis.defuse import bound_once_at_top
 from ..syntax.naming import bound_counts, parents, stored_roots, walk
+from ..syntax.nodes import dotted_parts
 from ..syntax.visitor import Transformer
 
 
@@ -85,6 +86,9 @@ class FoldConstants(Transformer):
                                                                  gast.Div)):
             return isinstance(node.op, gast.Div) or self.surely_inexact(
                 node.left) or self.surely_inexact(node.right)
+        if isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords and (
+                tuple(dotted_parts(node.func) or ()) in _FLOAT_FUNCTIONS):
+            return self.surely_inexact(node.args[0])  # (np.exp of a float: that float type)
         return False
 
     def visit_BinOp(self, node):
@@ -216,6 +220,11 @@ def _substitute_numbers(fdef, values):
 
 
 
+# numpy's elementwise functions whose value has their float operand's dtype
+_FLOAT_FUNCTIONS = {("np", f) for f in ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
+                                        "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh",
+                                        "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
+                                        "arctanh")}
 _ROOTS = {("np", "sqrt"), ("math", "sqrt")}  # correctly rounded: the same bits everywhere
 _SAFE_USES = (gast.Add, gast.Sub, gast.Mult)
 

@@ -38,7 +38,7 @@ def safe_div(a, b):
 def worked_example_grad(x1, x2):
     """Gradient of worked_example (golden_functions.py:9) with respect to x1, x2."""
     # grad of: return np.log(x1) + x1 * x2 - np.sin(x2)  (golden_functions.py:10)
-    bx2 = -1.0 * np.cos(x2)
+    bx2 = -np.cos(x2)
     bx1 = x2
     bx2 += x1
     bx1 = bx1 + safe_div(1.0, x1)

@@ -181,6 +181,10 @@ def _fold(source, inexact=("f",), arrays=("x",)):
     ("y = 1.0 * (k / 2)", "y = k / 2"),  # a true division is a float
     ("y = 1.0 * (k + 2.5)", "y = k + 2.5"),
     ("y = 1.0 * (k + 2)", "y = 1.0 * (k + 2)"),
+    ("y = 1.0 * np.exp(f - x)", "y = np.exp(f - x)"),  # exp of a float: that float type
+    ("y = -1.0 * np.cos(f)", "y = -np.cos(f)"),
+    ("y = 1.0 * np.exp(k)", "y = 1.0 * np.exp(k)"),  # (an int's, or a bool's float16: kept)
+    ("y = 1.0 * np.maximum(f, k)", "y = 1.0 * np.maximum(f, k)"),  # (not in the list: kept)
     ("y = (0.5 * x).sum(axis=(1,))", "y = 0.5 * x.sum(axis=(1,))"),
     ("y = -(x * 2).sum()", "y = -(2 * x.sum())"),
     ("y = x * 0.015625 * 2 * f", "y = x * 0.03125 * f"),  # a power of two: exact
