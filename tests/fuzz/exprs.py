@@ -8,6 +8,9 @@ variables in scope, or returns None when it cannot make one of that shape.
     smooth         sin, cos, tanh, exp
     kinked         log and sqrt of positive values, abs, maximum, minimum (kept off their kinks
                    by guards.py)
+    library        numpy's other functions: log1p, expm1, arctan, sinh, cosh, square, a
+                   sigmoid written out, logaddexp, hypot; along an axis cumsum, cumprod, flip,
+                   roll, sort
     select         np.where(mask, a, b), a if cond else b
     reduction      sum, mean, max, min, prod; axis, keepdims; np.f(e) and e.f() forms
     product        @, np.dot, e.dot, np.outer, np.matmul, .T, matmul with 1-D operands
@@ -198,6 +201,36 @@ def kinked(scope, shape, depth):
     sa, sb = pair(scope, shape)
     a, b = operand(scope, sa, depth), operand(scope, sb, depth)
     return Expr(f"np.{name}({a.text}, {b.text})", shape, atomic=True)
+
+
+def library(scope, shape, depth):
+    """numpy's other functions, elementwise or along an axis (the shape kept), each of whose
+    derivatives is a template of its own."""
+    kinds = ["log1p", "expm1", "arctan", "sinh", "cosh", "square", "sigmoid", "logaddexp",
+             "hypot"] + (["cumsum", "cumprod", "flip", "roll", "sort"] if shape else [])
+    kind = scope.pick(kinds)
+    scope.tags.add(f"lib_{kind}")
+    if kind in ("logaddexp", "hypot"):
+        sa, sb = pair(scope, shape)
+        a, b = operand(scope, sa, depth), operand(scope, sb, depth)
+        second = f"0.5 + {b.atom()} ** 2" if kind == "hypot" else b.text  # (off hypot's kink)
+        return Expr(f"np.{kind}({a.text}, {second})", shape, atomic=True,
+                    positive=kind == "hypot")
+    a = operand(scope, shape, depth)
+    if kind == "log1p":
+        return Expr(f"np.log1p({a.atom()} * {a.atom()})", shape, atomic=True)
+    if kind in ("expm1", "arctan", "sinh", "cosh", "square"):
+        return Expr(f"np.{kind}({a.text})", shape, atomic=True, positive=kind == "cosh")
+    if kind == "sigmoid":
+        return Expr(f"1.0 / (1.0 + np.exp(-{a.atom()}))", shape, positive=True)
+    axis = scope.pick(range(len(shape)))
+    axis = scope.pick([axis, axis - len(shape)])
+    if kind == "cumprod":  # (factors in [0.5, 2.5]: products of many stay in range)
+        return Expr(f"np.cumprod(np.tanh({a.text}) + 1.5, axis={axis})", shape, atomic=True,
+                    positive=True)
+    if kind == "roll":
+        return Expr(f"np.roll({a.text}, 1, axis={axis})", shape, atomic=True)
+    return Expr(f"np.{kind}({a.text}, axis={axis})", shape, atomic=True)
 
 
 def condition(scope, depth=1):
@@ -431,4 +464,4 @@ def call(scope, shape, depth):
 
 WEIGHTS = [(leaf, 2.5), (negation, 1.2), (arithmetic, 4), (power, 1), (smooth, 2.5),
            (kinked, 1.5), (select, 0.6), (reduction, 1.5), (product, 1.2), (reshaping, 1),
-           (read, 1.5), (call, 0.35)]
+           (read, 1.5), (call, 0.35), (library, 1.0)]
