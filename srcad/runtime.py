@@ -23,7 +23,7 @@ LINEAR_TANGENTS = []  # helpers whose tangent is themselves applied to their fir
 # (the registry writes those templates when it next looks one up: runtime imports no srcad)
 
 
-def helper(func=None, *, linear=True, tangent=None):
+def helper(func=None, *, linear=True, tangent=None, container=False):
     """Register a runtime helper (its source is copied into generated modules that call it).
 
     A helper may use numpy as `np` and other helpers by name, nothing else. `linear=True` says
@@ -32,9 +32,14 @@ def helper(func=None, *, linear=True, tangent=None):
     of its first argument: right when it is linear in that argument and depends on the others
     only through their shapes or piecewise-constant masks. (Any other helper needs a written
     tangent template; generated gradients are differentiated again for Hessians.)
+    container=True: its result is a list (or tuple, or dict) of values with derivatives, as
+    CONTAINER_RESULTS: code that differentiates a generated gradient adds the adjoints of its
+    items item by item (two reads of it, result[0] and result[1], are not joined by +).
     """
     def register(f):
         HELPERS[f.__name__] = f
+        if container:
+            CONTAINER_RESULTS.add(f.__name__)
         if linear:
             LINEAR_HELPERS.add(f.__name__)
         if tangent == "linear":

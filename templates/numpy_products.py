@@ -217,7 +217,7 @@ def einsum_transpose_plan(plans, factors, gs):
     return out
 
 
-@helper(linear=False)
+@helper(linear=False, container=True)
 def einsum_sums(factors, plans):
     """One array per plan: the sum over its terms (subscripts, picks) of np.einsum(subscripts,
     *picked factors); a pick is an index into `factors` or a constant ("eye", n) or
@@ -252,7 +252,7 @@ def einsum_sums(factors, plans):
     return outs
 
 
-@helper(linear=False)
+@helper(linear=False, container=True)
 def join_lists(a, b):
     """The items of a, then those of b, in one list."""
     return list(a) + list(b)

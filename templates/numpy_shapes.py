@@ -28,7 +28,7 @@ def untranspose(g, axes=None):
     return np.transpose(g, np.argsort(np.mod(axes, np.ndim(g))))
 
 
-@helper(tangent="linear")
+@helper(tangent="linear", container=True)
 def unjoin(g, arrays, how):
     """The adjoint of np.hstack, np.vstack, np.dstack or np.column_stack(arrays) (how: "h", "v",
     "d", "column"): g cut back into pieces shaped like the arrays."""
