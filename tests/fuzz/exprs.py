@@ -12,8 +12,9 @@ variables in scope, or returns None when it cannot make one of that shape.
                    sigmoid written out, logaddexp, hypot; along an axis cumsum, cumprod, flip,
                    roll, sort
     select         np.where(mask, a, b), a if cond else b
-    reduction      sum, mean, max, min, prod; axis, keepdims; np.f(e) and e.f() forms
-    product        @, np.dot, e.dot, np.outer, np.matmul, .T, matmul with 1-D operands
+    reduction      sum, mean, max, min, prod, var; axis, keepdims; np.f(e) and e.f() forms
+    product        @, np.dot, e.dot, np.outer, np.matmul, np.einsum, .T, matmul with 1-D
+                   operands
     reshaping      .T, transpose, reshape, ravel, expand_dims, [None, :], stack
     read           x[1], x[-1], x[1:], x[:, 0], x[i, j], x[np.array([0, 2, 0])], x[::-1]
     call           a helper function (helpers.py)
@@ -286,7 +287,8 @@ def reduction(scope, shape, depth):
     if not options:
         return None
     source, axis, keepdims = scope.pick(options)
-    name = scope.weighted([("sum", 4), ("mean", 2), ("max", 1), ("min", 1), ("prod", 0.5)])
+    name = scope.weighted([("sum", 4), ("mean", 2), ("max", 1), ("min", 1), ("prod", 0.5),
+                           ("var", 0.7)])
     e = operand(scope, source, depth)
     args = []
     if axis is not None:
@@ -328,14 +330,21 @@ def product(scope, shape, depth):
     a, b = operand(scope, sa, depth), operand(scope, sb, depth)
     scope.tags.add(f"product_{kind}")
     if kind == "dot":
-        form = scope.pick(["{a} @ {b}", "np.dot({a}, {b})", "{a}.dot({b})"])
+        form = scope.pick(["{a} @ {b}", "np.dot({a}, {b})", "{a}.dot({b})",
+                           "np.einsum('i,i->', {a}, {b})"])
     elif kind in ("Ax", "xA", "AB"):
-        form = scope.pick(["{a} @ {b}", "np.dot({a}, {b})", "np.matmul({a}, {b})"])
+        spelled = {"Ax": "'ij,j->i'", "xA": "'i,ij->j'", "AB": "'ij,jk->ik'"}[kind]
+        form = scope.pick(["{a} @ {b}", "np.dot({a}, {b})", "np.matmul({a}, {b})",
+                           "np.einsum(" + spelled + ", {a}, {b})"])
     elif kind == "ATx" or kind == "ATB":
-        form = scope.pick(["{a}.T @ {b}", "np.dot({a}.T, {b})", "np.transpose({a}) @ {b}"])
+        form = scope.pick(["{a}.T @ {b}", "np.dot({a}.T, {b})", "np.transpose({a}) @ {b}",
+                           "np.einsum(" + ("'ji,j->i'" if kind == "ATx" else "'ji,jk->ik'")
+                           + ", {a}, {b})"])
         scope.tags.add("transpose")
     else:
-        form = "np.outer({a}, {b})"
+        form = scope.pick(["np.outer({a}, {b})", "np.einsum('i,j->ij', {a}, {b})"])
+    if "einsum" in form:
+        scope.tags.add("einsum")
     return Expr(form.format(a=a.atom(), b=b.atom()), shape, atomic=form.startswith("np."))
 
 
