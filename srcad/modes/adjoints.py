@@ -17,7 +17,7 @@ from ..rules.calls import bind, is_user_function, positional_params
 from ..rules.instantiate import Accumulate, instantiate
 from ..rules.operations import unknown_call
 from ..rules.registry import require_template
-from ..syntax.naming import clone
+from ..syntax.naming import clone, loaded_names
 from ..syntax.nodes import assign, call, list_op, name, origin_comment
 
 
@@ -160,9 +160,15 @@ class AdjointSweep:
         elif var in self.sequences:  # a list's adjoint may hold None (nothing reached it)
             part = call(["item_of"], name(adjoint), operations.index_value(clone(target.slice)),
                         clone(stmt.value))
+        zeroed = assign(adjoint, call(["zero_at"], name(adjoint),
+                                      operations.index_value(clone(target.slice))))
+        if var in loaded_names(stmt.value):  # y[idx] = y: the stored value's adjoint goes
+            held = self.namer.fresh("t")  # into y's own, after the overwritten entries' are
+            out += [assign(held, part), zeroed]  # zeroed (not before: it would be zeroed too)
+            self.accumulate_operand(stmt.value, name(held), True, out)
+            return out
         self.accumulate_operand(stmt.value, part, True, out)
-        out.append(assign(adjoint, call(["zero_at"], name(adjoint),
-                                        operations.index_value(clone(target.slice)))))
+        out.append(zeroed)
         return out
 
     def basic_index(self, index):
