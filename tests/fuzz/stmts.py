@@ -26,12 +26,16 @@ statements that belong together) and records the variables it defines in the sco
                    subtracted, then added back (m[..., 0], m with keepdims, m[:, None],
                    np.expand_dims) or normalized away; sometimes added back by a factor or
                    read again later (srcad's invariance analysis: inert or not)
+    closures       a function defined in f that reads f's variables (def or lambda), called
+                   twice; a numpy function bound to a name and called through it
     linalg         numpy.linalg on a well-conditioned matrix made from the program's values:
                    solve (with A or A.T), inv, det, slogdet, cholesky, a solve with the
                    Cholesky factor, and a Gaussian process's evidence (solve and slogdet, or
                    cholesky and solve, of one matrix: srcad factors it once)
     early_return   a loop with `return` inside (the last statement group of f)
 """
+import re
+
 from . import exprs
 from .exprs import expr, number, operand
 from .scope import Expr, Var, broadcast, dim_text, minus, reduced, shape_text
@@ -758,6 +762,32 @@ def normalize(scope, depth=2):
     return lines
 
 
+def closures(scope, depth=2):
+    """A function defined in f that reads f's variables (srcad lifts it: frontend/lift.py), as a
+    def or a lambda, called twice with other arguments; or a numpy function bound to a name."""
+    shape = target_shape(scope, 0.8)
+    kind = scope.pick(["def", "lambda", "alias"])
+    fn, v, t = scope.fresh("inner"), scope.fresh("v"), scope.fresh("t")
+    a, b = operand(scope, shape, depth), operand(scope, shape, depth)
+    scope.tags.add(f"closure_{kind}")
+    if kind == "alias":
+        function = scope.pick(["np.tanh", "np.sin", "np.cos", "np.exp"])
+        lines = [f"{fn} = {function}", f"{t} = {fn}({a.text}) + {fn}({b.text}) * 0.5"]
+    else:
+        inner = scope.child(in_loop=True)
+        inner.add(Var(v, shape))
+        body = expr(inner, shape, depth)
+        if not re.search(rf"\b{v}\b", body.text):
+            body = Expr(f"{body.atom()} * {v}", shape)
+        if kind == "def":
+            lines = [f"def {fn}({v}):", f"    return {body.text}",
+                     f"{t} = {fn}({a.text}) + {fn}({b.text})"]
+        else:
+            lines = [f"{fn} = lambda {v}: {body.text}", f"{t} = {fn}({a.text}) * {fn}({b.text})"]
+    scope.add(Var(t, shape, owned=True))
+    return lines
+
+
 def linalg(scope, depth=2):
     """numpy.linalg on a matrix built from a vector or matrix v of the program, well
     conditioned whatever v holds: a Gram matrix scaled by 1 + |v|^2 plus the identity
@@ -840,4 +870,5 @@ def early_return(scope, final):
 
 FAMILIES = [(assign, 5), (derive, 2), (update, 2.5), (stores, 1.5), (views, 0.9), (branch, 1.5),
             (for_loop, 2), (while_loop, 0.6), (list_stack, 0.7), (helper_stmt, 0.7),
-            (side_effect, 0.2), (python_idioms, 0.8), (normalize, 0.8), (linalg, 0.6)]
+            (side_effect, 0.2), (python_idioms, 0.8), (normalize, 0.8), (linalg, 0.6),
+            (closures, 0.6)]
