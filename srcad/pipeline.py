@@ -1,6 +1,6 @@
 """The compiler, pass by pass. Each pass is one module with one job:
 
-    frontend/  parse -> lift -> resolve -> statements -> fence -> desugar -> control -> anf -> [unroll]
+    frontend/  parse -> aliases -> lift -> resolve -> statements -> fence -> desugar -> control -> anf -> [unroll]
                -> anf's versions -> mutation fence
     analysis/  activity -> (shape probe, [keep dtypes]) -> [invariance, singular points]
     modes/     forward | reverse
@@ -31,6 +31,7 @@ from .analysis.values import float_values_read, unread_values
 from .backend.emit import function_source, module_text
 from .backend.files import write_module
 from .errors import SrcadError
+from .frontend.aliases import write_aliases
 from .frontend.anf import anf, version
 from .frontend.checkpoints import mark_checkpoints
 from .frontend.control import lower_control
@@ -369,6 +370,7 @@ def _frontend(func, kind, wrt, stage, disabled):
         fdef = call_shape_parameters(fdef, func, info)  # shape (calls.with_call_shape)
     if kind in CALLEE_KINDS and inspect.isgeneratorfunction(func):  # (a helper that yields:
         fdef = lower_generator(fdef, info)  # it returns the list of what it yields)
+    fdef = write_aliases(fdef)  # (act = np.tanh; act(x): np.tanh(x))
     tries = lift_tries(fdef, info)  # (each try: a nested function, lifted next)
     lifted = lift(fdef, func, info, assigned_names(fdef), write_module)
     for ident in tries:  # (its results are constants: check_tries, once activity is known)
