@@ -305,6 +305,12 @@ def functions_as_values(x):
     return np.sum(apply_twice(np.sin, x)) + np.sum(apply_twice(cube, x))
 
 
+def function_aliases(x):
+    act = np.tanh
+    square = np.square
+    return np.sum(square(act(x)) + act(2.0 * x))
+
+
 def checks_and_context(x):
     assert x.ndim == 1, "x must be a vector"
     if x.shape[0] < 2:
@@ -655,6 +661,9 @@ CONSTRUCTS = [
     Construct("Functions", "functions passed to helpers as values (numpy's, your own, nested "
               "ones)", functions_as_values, (X3,), show=[apply_twice, functions_as_values],
               instead="call the function by name in the helper"),
+    Construct("Functions", "a function bound to a local name and called through it "
+              "(`act = np.tanh`)", function_aliases, (X3,),
+              instead="call the function by its own name"),
     Construct("Assignment and arrays", "nested tuple unpacking, also in `for` targets",
               nested_unpacking, (X3,), instead="one name per line"),
     Construct("Control flow", "`assert`, `raise`, `with np.errstate(...)`, `del`, `global` "
