@@ -3,6 +3,8 @@
     call_expr    h(a, b) in an expression: a helper returning a scalar or an array of the
                  requested shape (made on first need, reused later: called in loops, from other
                  helpers, with other arguments)
+    (recursive)  h(a, 2) with h(v, depth) calling itself depth times on a step of v (a
+                 share of call_expr's new helpers)
     tuple_call   p, q = h(a, b): a helper returning a tuple the caller unpacks
     list_call    h([x, y]): a helper taking a list of arrays (a loop over it, or xs[0], xs[1])
 
@@ -26,6 +28,7 @@ class Helper:
     text: str
     takes_log: bool = False
     takes_list: bool = False
+    recursive: bool = False  # h(v, depth): the caller passes a small int depth
 
 
 def _scope_for(scope, params):
@@ -74,9 +77,27 @@ def make_helper(scope, returns):
     return helper
 
 
+_STEPS = ["np.sin(v) * 0.9 + v * 0.1", "np.tanh(v) + 0.5 * v", "0.5 * v - 0.25 * np.cos(v)"]
+
+
+def recursive_helper(scope, shape):
+    """def h(v, depth): return v at depth 0, else h(step(v), depth - 1): a helper that calls
+    itself (srcad builds its derivative per call; the depth is an int argument)."""
+    name = scope.fresh("helper")
+    step = scope.pick(_STEPS)
+    text = "\n".join([f"def {name}(v, depth):", "    if depth <= 0:", "        return v",
+                      f"    return {name}({step}, depth - 1)"])
+    helper = Helper(name, (("v", shape),), (shape,), text, recursive=True)
+    scope.helpers.append(helper)
+    scope.tags.add("helper_recursive")
+    return helper
+
+
 def _arguments(scope, helper, depth):
     args = [operand(scope, shape, depth).text if scope.chance(0.3)
             else expr(scope, shape, 0).text for _, shape in helper.params]
+    if helper.recursive:
+        args.append(str(scope.rng.randint(1, 3)))
     if helper.takes_log:
         args.append("log")
     return ", ".join(args)
@@ -96,7 +117,8 @@ def call_expr(scope, shape, depth):
     else:
         if len(scope.helpers) >= 4:
             return None
-        helper = make_helper(scope, (shape,))
+        helper = recursive_helper(scope, shape) if scope.chance(0.2) else make_helper(
+            scope, (shape,))
     return Expr(f"{helper.name}({_arguments(scope, helper, depth)})", shape, atomic=True)
 
 
