@@ -15,6 +15,10 @@ from ..syntax.nodes import assign, call, constant_node, name
 from ..syntax.naming import clone
 
 
+# helpers whose list of adjoints may hold None for items nothing reached (zeros are
+# written in by item_adjoints before a display's items read them)
+_HOLES = {"unindex", "unlist", "concat_adjoint"}
+
 class Accumulation:
     def in_dtype(self, adjoint, var):
         """The gradient of parameter var in var's dtype (runtime.in_dtype_of): generic builds
@@ -156,8 +160,9 @@ class Accumulation:
             if not active and not nested:
                 return
             if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and (
-                    value.func.id == "unindex"):  # (a display read at an index: None for the
-                value = call(["item_adjoints"], value, clone(operand))  # items it did not read)
+                    value.func.id in _HOLES):  # (a display read at an index, or list() of it:
+                value = call(["item_adjoints"], value, clone(operand))  # None for the items
+                # it did not read)
             if isinstance(value, gast.Name):
                 holder = value.id
             else:

@@ -17,7 +17,7 @@ from ..rules.calls import bind, is_user_function, positional_params
 from ..rules.instantiate import Accumulate, instantiate
 from ..rules.operations import unknown_call
 from ..rules.registry import require_template
-from ..syntax.naming import clone, loaded_names
+from ..syntax.naming import clone, loaded_names, walk
 from ..syntax.nodes import assign, call, list_op, name, origin_comment
 
 
@@ -196,13 +196,23 @@ class AdjointSweep:
         item = stmt.value.args[0]
         if isinstance(item, gast.Name) and self.active(item.id):
             out = []
-            self.accumulate(item.id, pop, False, out)
+            if holder in self.returned():  # (a list f returns: its adjoint is the caller's,
+                pop = call(["item_of"], gast.List(elts=[pop], ctx=gast.Load()),  # which holds
+                           gast.Constant(value=0, kind=None), name(item.id))  # None for items
+            self.accumulate(item.id, pop, False, out)  # it did not read: zeros for them)
             return out
         if isinstance(item, (gast.Tuple, gast.List)) and self._any_active(item):
             out = []  # lst.append((a, b)): the popped item's adjoint, item by item
             self.accumulate_operand(item, call(["item_adjoints"], pop, clone(item)), False, out)
             return out
         return [gast.Expr(value=pop)]
+
+    def returned(self):
+        """The names f's return statements read."""
+        if getattr(self, "_returned", None) is None:
+            self._returned = set().union(*(loaded_names(n.value) for n in walk(self.fdef)
+                                           if isinstance(n, gast.Return) and n.value))
+        return self._returned
 
     def adjoint_of_pop(self, stmt):
         """v = lst.pop() (generated code differentiated again pops its stacks): v's adjoint goes

@@ -149,3 +149,30 @@ def test_a_row_of_a_display_read_at_one_index_gets_zeros_for_the_others():
     np.testing.assert_allclose(gy, x, rtol=1e-12)
     np.testing.assert_allclose(srcad.jvp(row_read_at_one_index, wrt=(0, 1))(x, y, y, x),
                                np.dot(x, x) + np.dot(y, y), rtol=1e-12)
+
+
+def yields_two(xs):
+    for v in xs:
+        yield np.tanh(v)
+
+
+def one_of_what_a_generator_yields(A, y):
+    return np.sum(list(yields_two([y, A.mean()]))[1])
+
+
+def one_item_of_list_of_a_display(A):
+    return np.mean(list([A, A * 2.0])[1])
+
+
+@pytest.mark.parametrize("f, args", [
+    (one_of_what_a_generator_yields, (np.array([[1.1, -0.3]]), np.array([0.4, 0.2]))),
+    (one_item_of_list_of_a_display, (np.array([[0.7, -0.2]]),))])
+def test_a_list_read_at_one_index_gives_zeros_to_the_items_not_read(f, args):
+    """Fuzz seeds 101004 and 101334 (a generator helper in the generator): the adjoint of a list
+    read at one index holds None for the other items; a helper's backward half popped None for
+    an appended value, and list([A, A])'s adjoint gave None to A's (TypeError, every reverse
+    mode)."""
+    want = central_gradient(f, args)
+    np.testing.assert_allclose(srcad.grad(f)(*args), want, rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(srcad.grad(f, disable="all")(*args), want, rtol=1e-7,
+                               atol=1e-10)
