@@ -7,6 +7,7 @@
                  share of call_expr's new helpers)
     tuple_call   p, q = h(a, b): a helper returning a tuple the caller unpacks
     list_call    h([x, y]): a helper taking a list of arrays (a loop over it, or xs[0], xs[1])
+    generator_call  sum(g([x, y])), list(g(...)): a helper that yields a value per item
 
 A helper's body is made by the same statement and expression families as f's, in a scope of
 its own: its parameters are its variables, the size parameters are not in scope (so shapes come
@@ -162,3 +163,30 @@ def list_call(scope, depth=2):
     scope.add(Var(result, (), owned=True))
     scope.tags.add("helper_list")
     return [f"{result} = {helper.name}([{', '.join(items)}])"]
+
+
+GENERATOR_BODIES = [
+    ["for v in xs:", "    yield np.sin(v) * v"],
+    ["for i, v in enumerate(xs):", "    yield (i + 1.0) * np.tanh(v)"],
+    ["total = 0.0", "for v in xs:", "    total = total + v", "    yield total * 0.5"],
+]
+
+
+def generator_call(scope, depth=2):
+    """t = sum(g([x, y])) or list(g([x, y]))[k]: a helper that yields (srcad reads a call of it
+    as the list of what it yields: frontend/generators.py)."""
+    shape = scope.pick(scope.shapes())
+    name = scope.fresh("helper")
+    body = scope.pick(GENERATOR_BODIES)
+    helper = Helper(name, (), (), "\n".join([f"def {name}(xs):"] + stmts.indent(body)),
+                    takes_list=True)
+    scope.helpers.append(helper)
+    items = [expr(scope, shape, 1 if scope.chance(0.3) else 0).text
+             for _ in range(scope.rng.randint(2, 3))]
+    result = scope.fresh("t")
+    scope.add(Var(result, shape, owned=True))
+    scope.tags.add("helper_generator")
+    call = f"{name}([{', '.join(items)}])"
+    if scope.chance(0.5):
+        return [f"{result} = sum({call}) * 1.0"]
+    return [f"{result} = list({call})[{scope.pick([0, -1])}] * 2.0"]

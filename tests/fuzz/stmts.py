@@ -17,7 +17,8 @@ statements that belong together) and records the variables it defines in the sco
     while_loop     counted, or on a computed value
     list_stack     rows = [] (or list(), list(range(0))); rows.append(..) in a loop;
                    np.stack(rows); or rows = [0.0, 0.0, 0.0]; rows[i] = .. in a loop
-    helper_stmt    a, b = helper(..) (tuple results), helper([x, y]) (a list of arrays)
+    helper_stmt    a, b = helper(..) (tuple results), helper([x, y]) (a list of arrays),
+                   sum(g([x, y])) (a helper that yields)
     side_effect    log.append(..), counter["calls"] += 1 (counted: a derivative runs them as often)
     python_idioms  [e for v in (a, b)], sum(e for v in ..), {"a": a}; d["c"] = .., {k: e for k, v
                    in d.items()}, a tuple used whole and item by item, [*pair, a], sets of
@@ -599,10 +600,11 @@ def list_stack(scope, depth=2):
 
 
 def helper_stmt(scope, depth=2):
-    from .helpers import list_call, tuple_call
+    from .helpers import generator_call, list_call, tuple_call
     if scope.helper_depth >= 1:
         return assign(scope)
-    return (tuple_call if scope.chance(0.6) else list_call)(scope, depth)
+    return scope.weighted([(tuple_call, 0.55), (list_call, 0.3), (generator_call, 0.15)])(
+        scope, depth)
 
 
 def side_effect(scope, depth=1):
