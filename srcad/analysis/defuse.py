@@ -15,7 +15,8 @@ computes each answer once per version of the code from these functions.
 """
 import gast
 
-from ..syntax.naming import walk
+from ..syntax.naming import stored_roots, walk
+from ..syntax.nodes import flatten
 
 
 def parameters(fdef):
@@ -37,6 +38,15 @@ def bound_once_at_top(fdef, counts):
             if counts.get(stmt.targets[0].id) == 1}
 
 
+def bound_once(fdef, counts):
+    """name -> its `name = value` statement at any depth (a loop's or a branch's too), for the
+    names bound nowhere else (counts: syntax.naming.bound_counts(fdef)): every value such a
+    name holds is made by that statement."""
+    return {stmt.targets[0].id: stmt for stmt in flatten(fdef.body)
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Name) and counts.get(stmt.targets[0].id) == 1}
+
+
 def reads_and_writes(fdef):
     """(name -> reads, name -> writes) counted on the Name nodes: an augmented assignment's
     target counts as read and written; a parameter and a deletion count as written, a store
@@ -49,3 +59,13 @@ def reads_and_writes(fdef):
         elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
             loads[n.target.id] = loads.get(n.target.id, 0) + 1
     return loads, stores
+
+
+def mutated_names(fdef, shares=None):
+    """The names whose arrays change after they are made: every name the code stores into
+    (y[i] = v, y[i] += v) and every name that may share storage with one of those (shares:
+    name -> the names that may share its array, mutation.py's summary). A rewrite must not
+    make one name another's array where either is among them."""
+    stored = {n.id for n in stored_roots(fdef)}
+    return stored | {name for name, others in (shares or {}).items() if others & stored}
+

@@ -43,11 +43,12 @@ import math
 
 import gast
 
+from ..analysis.defuse import mutated_names
 from ..analysis.shapes import broadcast_of, common_char, expression_shape, reduction
 from .algebra import (Term, binop, chain, drop_head_sign, finite_nonzero, name_node, negated,
                       power_node, read_product, write)
 from .broadcasts import spread
-from ..syntax.naming import load_counts, stored_roots
+from ..syntax.naming import load_counts
 from ..syntax.nodes import call, constant_node
 
 _MAX_POWER = 4
@@ -76,9 +77,7 @@ class Cancel:
         # that may share its storage (views). A derivative made a new array must not become
         # another name's array where either changes later (by = y, where the sweep then
         # restores y[1:] from the tape: by would change too; or by[0] += g would change y)
-        stored = {n.id for n in stored_roots(fdef)}
-        shares = getattr(facts, "shares", None) or {}  # (none given: no views)
-        self.mutated = stored | {v for v, others in shares.items() if others & stored}
+        self.mutated = mutated_names(fdef, getattr(facts, "shares", None))  # (none: no views)
         self.shape_of_name = facts.shape_of
         self.float_of = facts.float_of  # name -> its float dtype character, or None
         # names whose value never changes once bound: parameters never rebound, and names

@@ -21,7 +21,7 @@ minus sign.
 import gast
 
 from ..syntax.naming import names, parents
-from ..syntax.nodes import flatten
+from ..analysis.defuse import bound_once
 from .algebra import drop_head_sign, odd_in
 
 
@@ -36,10 +36,8 @@ def _negated(value):
 class SinkSigns:
     def __init__(self, fdef, facts):
         self.derived = facts.derived
-        self.defs = {  # derivative name bound by one statement only -> that Assign
-            s.targets[0].id: s for s in flatten(fdef.body) if isinstance(s, gast.Assign) and len(
-                s.targets) == 1 and isinstance(s.targets[0], gast.Name) and facts.binds.get(
-                s.targets[0].id) == 1 and s.targets[0].id in self.derived}
+        self.defs = {v: s for v, s in bound_once(fdef, facts.binds).items()
+                     if v in self.derived}  # derivative name bound by one statement -> it
         self.negated = [v for v, stmt in self.defs.items() if _negated(stmt.value) and not any(
             n.id == v for n in names(stmt.value))]  # (not v = -(v * a), a turn reading the last)
         self.parent, self.reads = (parents(fdef), {}) if self.negated else ({}, {})

@@ -14,8 +14,8 @@ import math
 
 import gast
 
-from ..analysis.defuse import bound_once_at_top
-from ..syntax.naming import bound_counts, parents, stored_roots, walk
+from ..analysis.defuse import bound_once_at_top, mutated_names
+from ..syntax.naming import bound_counts, parents, walk
 from ..syntax.nodes import dotted_parts
 from ..syntax.visitor import Transformer
 
@@ -320,9 +320,7 @@ def constants(fdef, facts):
         fdef = propagate_constants(fdef, facts.derived, facts.top_once)
     if facts.float64:
         fdef = fold_computed_constants(fdef, facts.top_once, facts.float64)
-    stored = {n.id for n in stored_roots(fdef)}
-    shares = facts.shares or {}  # (y = np.reshape(t1, s) shares t1's array: t1 = x * 1 stays)
-    stored |= {name for name, others in shares.items() if others & stored}
-    fold = FoldConstants(facts.inexact, facts.arrays, stored)
+    # (y = np.reshape(t1, s) shares t1's array: t1 = x * 1 stays)
+    fold = FoldConstants(facts.inexact, facts.arrays, mutated_names(fdef, facts.shares))
     fdef.body = [fold.visit(stmt) for stmt in fdef.body]
     return fdef
