@@ -5,6 +5,8 @@ m is inert (its adjoint, the mask over the maxima and the tie count, is left out
 moves do not cancel exactly (another factor, another axis, another use) it is differentiated.
 Either way the numbers are checked against central differences, the gradient built without the
 invariance stage and the unoptimized one, and srcad.check_grads (second order too)."""
+import os
+import sys
 import textwrap
 
 import gast
@@ -15,6 +17,12 @@ import srcad
 from generated import check, code
 from regressions.numeric import central_gradient
 from srcad.analysis.invariance import inert_names
+
+BENCHMARKS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "benchmarks")
+sys.path.insert(0, BENCHMARKS)
+from workloads import fresh_functions  # noqa: E402
+sys.path.remove(BENCHMARKS)
 
 
 def lse_kept_dims_indexed(a, w):
@@ -113,18 +121,10 @@ def test_what_is_read_only_from_the_max_is_left_out_too(rng):
     assert ".sum(axis=(1,)" not in code(lse_new_axis, args, 0)
 
 
-def mixture(mu, logw, logs, X):
-    N, D = X.shape
-    logpi = logw - logsumexp(logw)
-    z = (X[:, None, :] - mu[None, :, :]) / np.exp(logs)
-    logp = logpi - np.sum(logs, axis=1) - 0.5 * np.sum(z ** 2, axis=2) \
-        - 0.5 * D * np.log(2.0 * np.pi)
-    return np.sum(logsumexp(logp))
-
-
 def test_mixture_log_likelihood(rng):
     """The mixture workload (benchmarks/workloads.py): logsumexp over the log weights (a 1-d
     max, shaped (1,)) and over the components; neither maximum is differentiated."""
+    mixture = fresh_functions()["mixture"]
     args = (rng.normal(size=(3, 2)), rng.normal(size=3), rng.normal(size=(3, 2)) * 0.3,
             rng.normal(size=(7, 2)))
     assert {"m_1", "m_2"} <= _not_differentiated(mixture, args)
@@ -201,6 +201,7 @@ def test_where_the_moves_do_not_cancel_the_max_is_differentiated(func, ties, rng
 
 LSE = """
     def f(a, w):
+        {first}
         m = np.max(a, axis=1, keepdims=True)
         t1 = m[:, 0]
         t2 = a - m
@@ -214,9 +215,10 @@ SHAPES = {"a": (5, 4), "w": (5,), "m": (5, 1), "t1": (5,), "t2": (5, 4), "t3": (
           "t4": (5,), "t5": (5,), "t6": (5,), "t7": (5,), "t8": (5,), "t9": (5,), "out": ()}
 
 
-def _inert(last, shapes=SHAPES, floats=None):
-    fdef = gast.parse(textwrap.dedent(LSE.format(last=textwrap.indent(
-        textwrap.dedent(last), " " * 8).strip()))).body[0]
+def _inert(last, shapes=SHAPES, floats=None, first="pass"):
+    slot = {k: textwrap.indent(textwrap.dedent(v), " " * 8).strip()
+            for k, v in (("first", first), ("last", last))}
+    fdef = gast.parse(textwrap.dedent(LSE.format(**slot))).body[0]
     return inert_names(fdef, shapes, floats or dict.fromkeys(shapes, "d"))
 
 
@@ -243,21 +245,8 @@ def test_what_the_analysis_does_not_follow(last):
 
 
 def test_a_function_defined_before_that_reads_it_is_not_followed():
-    fdef = gast.parse(textwrap.dedent("""
-        def f(a, w):
-            def peek():
-                return m
-            m = np.max(a, axis=1, keepdims=True)
-            t1 = m[:, 0]
-            t2 = a - m
-            t3 = np.exp(t2)
-            t4 = np.sum(t3, axis=1)
-            t5 = np.log(t4)
-            t6 = t1 + t5
-            t7 = peek()
-            return np.sum(t6) + np.sum(t7)
-        """)).body[0]
-    assert "m" not in inert_names(fdef, SHAPES, dict.fromkeys(SHAPES, "d"))
+    assert "m" not in _inert("t7 = peek()\nreturn np.sum(t6) + np.sum(t7)",
+                             first="def peek():\n    return m")
 
 
 def test_exact_multiples_cancel_and_rounded_ones_do_not():

@@ -790,6 +790,25 @@ def closures(scope, depth=2):
     return lines
 
 
+# linalg's statements per kind: the lines (t the result, a the matrix, b the right-hand side,
+# rhs the same as an operand) and whether t is a vector (else a number)
+_LINALG = {
+    "solve": ("{t} = np.linalg.solve({a}, {b})", True),
+    "solve_t": ("{t} = np.linalg.solve({a}.T, {b}) * {c}", True),
+    "inv": ("{t} = np.linalg.inv({a}) @ {rhs}", True),
+    "det": ("{t} = np.linalg.det({a}) * {rhs}", True),
+    "slogdet": ("{sign}, {logdet} = np.linalg.slogdet({a})\n{t} = {sign} * {logdet} + {rhs}",
+                True),
+    "cholesky": ("{L} = np.linalg.cholesky({a})\n"
+                 "{t} = np.sum(np.log(np.diag({L}))) + {L} @ {rhs}", True),
+    "cholesky_solve": ("{L} = np.linalg.cholesky({a})\n{t} = np.linalg.solve({L}, {b})", True),
+    "evidence": ("{t} = 0.5 * np.dot({rhs}, np.linalg.solve({a}, {rhs})) + 0.5 * "
+                 "np.linalg.slogdet({a})[1]", False),
+    "gp": ("{L} = np.linalg.cholesky({a})\n{t} = 0.5 * np.dot({rhs}, np.linalg.solve({a}, "
+           "{rhs})) + np.sum(np.log(np.diag({L})))", False),  # (cholesky and solve: one matrix)
+}
+
+
 def linalg(scope, depth=2):
     """numpy.linalg on a matrix built from a vector or matrix v of the program, well
     conditioned whatever v holds: a Gram matrix scaled by 1 + |v|^2 plus the identity
@@ -814,42 +833,15 @@ def linalg(scope, depth=2):
         lines = [f"{a} = np.eye({size}) + np.outer({x}, {u.atom()}) / (2.0 + np.sum({x} * {x})"
                  f" + np.sum({u.atom()} ** 2))"]
         kind = scope.pick(["solve", "solve_t", "inv", "det", "slogdet", "evidence"])
-    rhs = b.atom()
-    if kind == "solve":
-        lines.append(f"{t} = np.linalg.solve({a}, {b.text})")
-        shape = (d,)
-    elif kind == "solve_t":
-        lines.append(f"{t} = np.linalg.solve({a}.T, {b.text}) * {scope.constant()!r}")
-        shape = (d,)
-    elif kind == "inv":
-        lines.append(f"{t} = np.linalg.inv({a}) @ {rhs}")
-        shape = (d,)
-    elif kind == "det":
-        lines.append(f"{t} = np.linalg.det({a}) * {rhs}")
-        shape = (d,)
-    elif kind == "slogdet":
-        sign, logdet = scope.fresh("sign"), scope.fresh("logdet")
-        lines += [f"{sign}, {logdet} = np.linalg.slogdet({a})", f"{t} = {sign} * {logdet} + {rhs}"]
-        shape = (d,)
-    elif kind == "cholesky":
-        low = scope.fresh("L")
-        lines += [f"{low} = np.linalg.cholesky({a})",
-                  f"{t} = np.sum(np.log(np.diag({low}))) + {low} @ {rhs}"]
-        shape = (d,)
-    elif kind == "cholesky_solve":
-        low = scope.fresh("L")
-        lines += [f"{low} = np.linalg.cholesky({a})", f"{t} = np.linalg.solve({low}, {b.text})"]
-        shape = (d,)
-    elif kind == "evidence":
-        lines.append(f"{t} = 0.5 * np.dot({rhs}, np.linalg.solve({a}, {rhs})) + 0.5 * "
-                     f"np.linalg.slogdet({a})[1]")
-        shape = ()
-    else:  # gp: cholesky's log-determinant and a solve with the same matrix
-        low = scope.fresh("L")
-        lines += [f"{low} = np.linalg.cholesky({a})",
-                  f"{t} = 0.5 * np.dot({rhs}, np.linalg.solve({a}, {rhs})) + "
-                  f"np.sum(np.log(np.diag({low})))"]
-        shape = ()
+    template, vector = _LINALG[kind]
+    names = {"t": t, "a": a, "b": b.text, "rhs": b.atom()}
+    for key, prefix in (("L", "L"), ("sign", "sign"), ("logdet", "logdet")):
+        if "{" + key + "}" in template:
+            names[key] = scope.fresh(prefix)
+    if "{c}" in template:
+        names["c"] = repr(scope.constant())
+    lines += template.format(**names).split("\n")
+    shape = (d,) if vector else ()
     scope.tags.add(f"linalg_{kind}")
     scope.add(Var(t, shape, owned=True))
     return lines

@@ -99,32 +99,29 @@ def test_solves_with_a_matrix_and_its_transpose_share_its_factors():
         """, ARGS, **FACTS)
 
 
-def test_one_factoring_call_is_left_as_it_is():
-    check_unchanged(share_factorizations, """
-        def f(K, y):
-            a = np.linalg.solve(K, y)
-            return a
-        """, ARGS, **FACTS)
-
-
-def test_a_matrix_stored_into_is_left_as_it_is():
-    check_unchanged(share_factorizations, """
-        def f(K, y):
-            a = np.linalg.solve(K, y)
-            K[0, 0] = 2.0
-            g = np.linalg.solve(K, a)
-            return g
-        """, ARGS, **FACTS)
-
-
-def test_a_matrix_factored_in_a_loop_is_left_as_it_is():
-    check_unchanged(share_factorizations, """
-        def f(K, y):
-            a = np.linalg.solve(K, y)
-            for i in range(2):
-                a = np.linalg.solve(K, a)
-            return a
-        """, ARGS, **FACTS)
+@pytest.mark.parametrize("source", [
+    """
+    def f(K, y):
+        a = np.linalg.solve(K, y)
+        return a
+    """,  # one factoring call
+    """
+    def f(K, y):
+        a = np.linalg.solve(K, y)
+        K[0, 0] = 2.0
+        g = np.linalg.solve(K, a)
+        return g
+    """,  # a matrix stored into
+    """
+    def f(K, y):
+        a = np.linalg.solve(K, y)
+        for i in range(2):
+            a = np.linalg.solve(K, a)
+        return a
+    """,  # a matrix factored in a loop
+])
+def test_what_is_left_as_it_is(source):
+    check_unchanged(share_factorizations, source, ARGS, **FACTS)
 
 
 lu_factors, lu_solve = HELPERS["lu_factors"], HELPERS["lu_solve"]
