@@ -266,15 +266,15 @@ def build(func, mode="reverse", wrt=0, kind=None, stage=None, example=None,
 
 # A build makes a few hundred thousand AST nodes (for a 1,000-line function) that live until it
 # ends. Python's cyclic collector runs a young collection every 700 new containers and, as they
-# pile up into the old generation, full collections over everything the process holds: a
-# quarter to a third of a large build's time, finding nothing (the trees have no cycles that
-# reference counting would not free). While any build runs, the young generation's threshold
-# is raised to _YOUNG (young collections, and so full ones, ~140 times rarer); the first build
-# to start raises it, the last to end puts back what was there (unless someone changed it
-# meanwhile). Nothing is collected less in the end: only later. (A young collection costs
-# about what it finds alive, and a later one finds fewer of a build's short-lived nodes alive:
-# at 20,000 a 1,000-statement build spent ~0.55 s collecting, at 100,000 ~0.3 s, at 1,000,000
-# ~0.3 s; the cyclic garbage it may leave for later is bounded by the threshold.)
+# pile up into the old generation, full collections over everything the process holds. While
+# any build runs, the young generation's threshold is raised to _YOUNG (young collections, and
+# so full ones, ~140 times rarer); the first build to start raises it, the last to end puts
+# back what was there (unless someone changed it meanwhile). Nothing is collected less in the
+# end: only later. The compiler makes no reference cycles per statement (a closure that calls
+# itself is one: recursion is written as methods or module functions, so that reference
+# counting frees what a pass drops): a 1,000-statement build left ~600,000 objects in cycles,
+# and collecting them was ~0.6 s of its 3.4 s; now ~0.07 s
+# (tests/regressions/test_no_reference_cycles_per_statement.py).
 _YOUNG = 100000
 _COLLECTIONS = threading.Lock()
 _BUILDING = [0, None]  # builds running, (the threshold before, the one set)

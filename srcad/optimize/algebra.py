@@ -139,37 +139,48 @@ def read_product(node, leaf, powers=0, whole_denominators=False, safe=False, mer
     name, a number, a call), or None if the expression is not a product of such Terms.
     whole_denominators: the right operand of / is one factor, not read further; merge: one
     power per factor (Term.times). Operations are counted (a safe helper as safe_cost)."""
-    def read(node):
+    return _ProductReader(leaf, powers, whole_denominators, safe, merge, safe_cost).read(node)
+
+
+class _ProductReader:
+    """read_product's recursion (a method, not a closure that calls itself: a closure's cell
+    holding its own function is a reference cycle, left for the cyclic collector)."""
+
+    def __init__(self, leaf, powers, whole_denominators, safe, merge, safe_cost):
+        self.leaf, self.powers, self.whole_denominators = leaf, powers, whole_denominators
+        self.safe, self.merge, self.safe_cost = safe, merge, safe_cost
+
+    def read(self, node):
         if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-            inner = read(node.operand)
+            inner = self.read(node.operand)
             return inner and Term(-inner.coef, inner.factors, inner.guarded, inner.ops + 1)
         op, left, right, guarded = None, None, None, False
         if isinstance(node, gast.BinOp):
             op, left, right = node.op, node.left, node.right
-        elif safe and (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
-                       and node.func.id in SAFE and len(node.args) == 2 and not node.keywords):
+        elif self.safe and (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+                            and node.func.id in SAFE and len(node.args) == 2
+                            and not node.keywords):
             op, (left, right), guarded = SAFE[node.func.id](), node.args, True
-        if isinstance(op, gast.Pow) and powers:
-            base = read(left)
+        if isinstance(op, gast.Pow) and self.powers:
+            base = self.read(left)
             if base is None or not (isinstance(right, gast.Constant) and type(right.value) is int
-                                    and 0 < abs(right.value) <= powers):
+                                    and 0 < abs(right.value) <= self.powers):
                 return None
-            out = Term().times(base, right.value, merge)
+            out = Term().times(base, right.value, self.merge)
             out.ops += 1
             return out
         if not isinstance(op, (gast.Mult, gast.Div)):
-            return leaf(node)
-        a = read(left)
-        if whole_denominators and isinstance(op, gast.Div):  # (the coefficient stays as it is)
+            return self.leaf(node)
+        a = self.read(left)
+        if self.whole_denominators and isinstance(op, gast.Div):  # (the coefficient stays)
             return a and Term(a.coef, a.factors + ((right, -1),), a.guarded, a.ops + 1)
-        b = read(right)
+        b = self.read(right)
         if a is None or b is None:
             return None
-        out = a.times(b, 1 if isinstance(op, gast.Mult) else -1, merge)
+        out = a.times(b, 1 if isinstance(op, gast.Mult) else -1, self.merge)
         out.guarded |= guarded
-        out.ops += safe_cost if guarded else 1
+        out.ops += self.safe_cost if guarded else 1
         return out
-    return read(node)
 
 
 def number_or_factor(node):

@@ -9,6 +9,8 @@ derivative's name, template-local names by fresh temporaries. In forward mode th
 constant is a symbolic zero that is simplified away (d[y] = d[a] * b + a * d[b] with b constant
 becomes dy = da * b); only a zero that cannot be simplified becomes np.zeros_like(v).
 """
+import functools
+
 import gast
 import numpy as np
 
@@ -118,41 +120,48 @@ def instantiate(template, result, args, keywords, derivative_name, is_active, fr
             n, gast.Name) and isinstance(n.ctx, gast.Store)})
     fresh_names = {local: fresh(local) for local in locals_}
 
-    def derivative(operand):
-        if isinstance(operand, (gast.Tuple, gast.List)):
-            display = type(operand)(elts=[derivative(e) for e in operand.elts], ctx=gast.Load())
-            if array_displays and not all(isinstance(e, Zero) for e in display.elts):
-                return call(["np", "asarray"], materialize_zeros(display))
-            return display
-        var = operand_id(operand)
-        if var is not None and is_active(var):
-            return _as_node(derivative_name(var))
-        return Zero(var)
-
-    substitute = _Substitute(bound, derivative, fresh_names)
-    facts = _ShapeFacts(shapes or {})
+    derivative = functools.partial(_derivative, derivative_name, is_active, array_displays)
     out = []
-
-    def emit(stmts):
-        for stmt in stmts:
-            if isinstance(stmt, gast.If):
-                test = static_value(facts.visit(substitute.visit(clone(stmt.test))))
-                if test is SHAPE_UNKNOWN:
-                    test = False  # the general branch: it works for every shape
-                if test is UNKNOWN:
-                    raise ValueError(f"template {fdef.name}: `if` must be decidable from the "
-                                     f"call's constants (axis, keepdims, ...)")
-                emit(stmt.body if test else stmt.orelse)
-            elif isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and _is_d(
-                    stmt.targets[0]):
-                target = substitute._operand(stmt.targets[0].slice)
-                value = facts.visit(substitute.visit(clone(stmt.value)))
-                out.append(Accumulate(target, value, template.broadcasts))
-            else:
-                out.append(facts.visit(substitute.visit(clone(stmt))))
-
-    emit(fdef.body)
+    _emit(fdef.body, template, _Substitute(bound, derivative, fresh_names),
+          _ShapeFacts(shapes or {}), out)
     return out
+
+
+# (module functions, not closures of instantiate: a closure that calls itself is a reference
+# cycle, which only the cyclic collector frees: see pipeline.py, _fewer_collections)
+def _derivative(derivative_name, is_active, array_displays, operand):
+    """The derivative of a template operand: a display's item by item, an active name's, or a
+    Zero."""
+    if isinstance(operand, (gast.Tuple, gast.List)):
+        display = type(operand)(elts=[_derivative(derivative_name, is_active, array_displays, e)
+                                      for e in operand.elts], ctx=gast.Load())
+        if array_displays and not all(isinstance(e, Zero) for e in display.elts):
+            return call(["np", "asarray"], materialize_zeros(display))
+        return display
+    var = operand_id(operand)
+    if var is not None and is_active(var):
+        return _as_node(derivative_name(var))
+    return Zero(var)
+
+
+def _emit(stmts, template, substitute, facts, out):
+    """The template's statements, substituted, into out (an `if` decided by the call's
+    constants; `d[x] = value` an Accumulate)."""
+    for stmt in stmts:
+        if isinstance(stmt, gast.If):
+            test = static_value(facts.visit(substitute.visit(clone(stmt.test))))
+            if test is SHAPE_UNKNOWN:
+                test = False  # the general branch: it works for every shape
+            if test is UNKNOWN:
+                raise ValueError(f"template {template.node.name}: `if` must be decidable from "
+                                 f"the call's constants (axis, keepdims, ...)")
+            _emit(stmt.body if test else stmt.orelse, template, substitute, facts, out)
+        elif isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and _is_d(stmt.targets[0]):
+            target = substitute._operand(stmt.targets[0].slice)
+            value = facts.visit(substitute.visit(clone(stmt.value)))
+            out.append(Accumulate(target, value, template.broadcasts))
+        else:
+            out.append(facts.visit(substitute.visit(clone(stmt))))
 
 
 UNKNOWN = object()
