@@ -128,7 +128,7 @@ def instantiate(template, result, args, keywords, derivative_name, is_active, fr
 
 
 # (module functions, not closures of instantiate: a closure that calls itself is a reference
-# cycle, which only the cyclic collector frees: see pipeline.py, _fewer_collections)
+# cycle, which only the cyclic collector frees: see pipeline.py, _collector_paused)
 def _derivative(derivative_name, is_active, array_displays, operand):
     """The derivative of a template operand: a display's item by item, an active name's, or a
     Zero."""

@@ -5,7 +5,7 @@ is in a reference cycle: then it waits for Python's cyclic collector, whose coll
 everything a build holds. A closure that calls itself is such a cycle (its cell holds the
 function), and with it everything it reads. read_product's and instantiate's were made per
 expression, and a 1,000-statement build left ~600,000 objects for the collector (~0.6 s of
-3.4 s). pipeline.py's _fewer_collections explains the collector's settings during builds."""
+3.4 s). pipeline.py's _collector_paused explains the collector's settings during builds."""
 import gc
 import importlib.util
 import itertools
@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import srcad
+import srcad.pipeline
 
 _COUNTER = itertools.count()
 
@@ -61,3 +62,22 @@ def test_closures_in_cycles_do_not_grow_with_the_function(tmp_path, mode):
 
     small, large = _cyclic_closures(build(20)), _cyclic_closures(build(80))
     assert large - small <= 4, (small, large)  # was ~50 more per statement
+
+
+@pytest.mark.parametrize("running", [True, False])
+def test_a_build_pauses_the_collector_and_leaves_it_as_it_was(tmp_path, monkeypatch, running):
+    seen = []
+    improve = srcad.pipeline.improve
+
+    def spying(*args, **kwargs):  # (the collector, mid-build)
+        seen.append(gc.isenabled())
+        return improve(*args, **kwargs)
+    monkeypatch.setattr(srcad.pipeline, "improve", spying)
+    enabled = gc.isenabled()
+    (gc.enable if running else gc.disable)()
+    try:
+        srcad.grad(_chain(tmp_path, 3))(np.ones(3))
+        assert gc.isenabled() is running
+    finally:
+        (gc.enable if enabled else gc.disable)()
+    assert seen and not any(seen)
