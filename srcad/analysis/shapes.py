@@ -18,7 +18,7 @@ import gast
 import numpy as np
 
 from ..syntax.convert import gast_to_ast
-from ..syntax.naming import clone, walk
+from ..syntax.naming import walk
 from ..syntax.nodes import parameter_ids, SHAPE_ATTRIBUTES
 from ..syntax.visitor import Transformer
 
@@ -105,24 +105,34 @@ class _Recorder(Transformer):
         return gast.copy_location(gast.Expr(value=call), origin)
 
     def block(self, stmts):
+        """stmts with the records after their assignments: a new list, with new loop and if
+        statements around new bodies (the statements of fdef are not changed: the probe
+        compiles a converted copy, gast_to_ast's, so nothing is cloned)."""
         out = []
         for stmt in stmts:
             if isinstance(stmt, (gast.For, gast.While)):
                 self.loop_depth += 1
-                stmt.body = self.block(stmt.body)
+                body = self.block(stmt.body)
                 if isinstance(stmt, gast.For) and isinstance(stmt.target, gast.Name):
-                    stmt.body.insert(0, self._record(stmt.target.id, stmt))
+                    body.insert(0, self._record(stmt.target.id, stmt))
                 self.loop_depth -= 1
-                out.append(stmt)
+                out.append(_with(stmt, body=body))
             elif isinstance(stmt, gast.If):
-                stmt.body = self.block(stmt.body) or [gast.Pass()]
-                stmt.orelse = self.block(stmt.orelse)
-                out.append(stmt)
+                out.append(_with(stmt, body=self.block(stmt.body) or [gast.Pass()],
+                                 orelse=self.block(stmt.orelse)))
             else:
                 out.append(stmt)
                 if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
                     out.append(self._record(stmt.targets[0].id, stmt))
         return out
+
+
+def _with(node, **fields):
+    """A shallow copy of node with these fields replaced."""
+    new = copy.copy(node)
+    for field, value in fields.items():
+        setattr(new, field, value)
+    return new
 
 
 def probe(fdef, func, scope, args, kwargs):
@@ -131,12 +141,10 @@ def probe(fdef, func, scope, args, kwargs):
     the names bound to a float or complex (not float16) every time, with the dtype's character
     ('d' for float64 and Python floats, 'f' for float32, ...; '' if it varied).
     ({}, {}, {}) if the probe fails."""
-    fdef = clone(fdef)
     recorder = _Recorder()
     params = parameter_ids(fdef)
     entry = [recorder._record(p, fdef) for p in params]
-    fdef.body = entry + recorder.block(fdef.body)
-    fdef.name = "__srcad_probe__"
+    fdef = _with(fdef, body=entry + recorder.block(fdef.body), name="__srcad_probe__")
     seen = {}
     counts = {}
 

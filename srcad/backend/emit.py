@@ -19,30 +19,37 @@ import gast
 
 from .. import runtime
 from ..syntax.convert import gast_to_ast
-from ..syntax.naming import walk_breadth
-from ..syntax.visitor import Transformer, Visitor
+from ..syntax.naming import walk
+from ..syntax.visitor import Transformer
 
 _COMMENT = re.compile(r"^(\s*)__srcad_comment_(\d+)__\s*$")
 
 
-class _NumberComments(Visitor):
-    """Give each comment marker a unique name, so its text can be put back after astor."""
-
-    def __init__(self):
-        self.texts = []
-
-    def generic_visit(self, node):
-        if hasattr(node, "comment"):
-            node.value.id = f"__srcad_comment_{len(self.texts)}__"
-            self.texts.append(node.comment)
-        super().generic_visit(node)
+def _prepare(fdef):
+    """One walk of the function before it is written: each comment marker gets a unique name
+    (its text is put back after astor), a block left with comments only gets a `pass` (the
+    passes may have emptied it: dead code, a propagated copy; once the comments are comments
+    it would be empty), and the names the code reads are collected (the runtime helpers it
+    calls). Returns (the comments' texts by number, the names)."""
+    texts, names = [], set()
+    for node in walk(fdef):
+        kind = type(node)
+        if kind is gast.Name:
+            names.add(node.id)
+        elif hasattr(node, "comment"):
+            node.value.id = f"__srcad_comment_{len(texts)}__"
+            texts.append(node.comment)
+        elif kind is gast.If or kind is gast.For or kind is gast.While:
+            if all(hasattr(stmt, "comment") for stmt in node.body):
+                node.body.append(gast.Pass())
+            if node.orelse and all(hasattr(stmt, "comment") for stmt in node.orelse):
+                node.orelse.append(gast.Pass())
+    return texts, names
 
 
 def function_source(fdef):
     """Python source of a gast FunctionDef, with comment markers turned into comments."""
-    numbering = _NumberComments()
-    numbering.visit(fdef)
-    _fill_empty_blocks(fdef)
+    texts, names = _prepare(fdef)
     module = _SignedNumbers().visit(gast_to_ast(gast.Module(body=[fdef], type_ignores=[])))
     # (no ast.fix_missing_locations: the tree is never compiled, astor writes no line numbers
     # and _same_tree compares fields only; a walk of every node saved)
@@ -54,24 +61,12 @@ def function_source(fdef):
     for line in text.splitlines():
         match = _COMMENT.match(line)
         if match:
-            lines.append(f"{match.group(1)}# {comment_text(numbering.texts[int(match.group(2))])}")
+            lines.append(f"{match.group(1)}# {comment_text(texts[int(match.group(2))])}")
         else:
             lines.append(line)
     out = "\n".join(lines) + "\n"
-    _remember_helpers(out, _name_ids(module) & set(runtime.HELPERS))
+    _remember_helpers(out, names & set(runtime.HELPERS))
     return out
-
-
-def _fill_empty_blocks(fdef):
-    """A block the passes emptied (dead code, a propagated copy) holds `pass`; so does a block
-    left with comments only (`# grad of: ...` over an adjoint that was all dead code), which
-    would be an empty block once the comments are written as comments."""
-    for node in walk_breadth(fdef):
-        if isinstance(node, (gast.If, gast.For, gast.While)):
-            if all(hasattr(stmt, "comment") for stmt in node.body):
-                node.body.append(gast.Pass())
-            if node.orelse and all(hasattr(stmt, "comment") for stmt in node.orelse):
-                node.orelse.append(gast.Pass())
 
 
 class _SignedNumbers(Transformer):
@@ -95,14 +90,23 @@ _IGNORED_FIELDS = {"ctx", "type_comment", "kind"}
 
 def _same_tree(a, b):
     """Whether two ASTs are the same program (contexts and type comments aside)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_same_tree(x, y) for x, y in zip(a, b))
-    if not isinstance(a, ast.AST):
-        return a == b or (a != a and b != b)  # (nan == nan)
-    return all(_same_tree(getattr(a, f, None), getattr(b, f, None))
-               for f in a._fields if f not in _IGNORED_FIELDS)
+    todo = [(a, b)]
+    pop, push, node = todo.pop, todo.append, ast.AST
+    while todo:
+        a, b = pop()
+        if type(a) is not type(b):
+            return False
+        if type(a) is list:
+            if len(a) != len(b):
+                return False
+            todo.extend(zip(a, b))
+        elif isinstance(a, node):
+            for field in a._fields:
+                if field not in _IGNORED_FIELDS:
+                    push((getattr(a, field, None), getattr(b, field, None)))
+        elif not (a == b or (a != a and b != b)):  # (nan == nan)
+            return False
+    return True
 
 
 def _escape(char):

@@ -75,6 +75,33 @@ class _Faster:
 class _GastToAst(_Faster, GAstToAst3):
     _target = ast
 
+    # the most common nodes, built directly (what gast's visit_Name and visit_Assign build,
+    # without a visit of the context and ast.copy_location's loop); the contexts are one
+    # instance each, as ast.parse makes them
+    _CONTEXTS = {gast.Load: ast.Load(), gast.Store: ast.Store(), gast.Del: ast.Del()}
+
+    def visit_Name(self, node):
+        new_node = ast.Name(node.id, self._CONTEXTS[type(node.ctx)])
+        _locate(new_node, node)
+        return new_node
+
+    def visit_Assign(self, node):
+        new_node = ast.Assign([self.visit(t) for t in node.targets], self.visit(node.value))
+        _locate(new_node, node)
+        return new_node
+
+
+_LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
+def _locate(new_node, node):
+    """ast.copy_location(new_node, node) for a Name or an Assign: a line or column that is not
+    None, an end that node has (None too)."""
+    for attr in _LOCATION:
+        value = getattr(node, attr, None)
+        if value is not None or (attr[0] == "e" and hasattr(node, attr)):
+            setattr(new_node, attr, value)
+
 
 class _AstToGast(_Faster, Ast3ToGAst):
     _target = gast

@@ -225,3 +225,19 @@ def test_only_helpers_the_code_calls_are_written_in():
     assert "tie_mask" not in helpers_needed("def f(g, x):\n    return unreduce_extremum(g, x, x)\n")
     calls = "def f(g, w, x):\n    return selection_share(g, w, tie_mask(x, 0.0))\n"
     assert set(helpers_needed(calls)) == {"tie_mask", "selection_share", "on_host"}
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("y = a - (b - c)", "y = a - b - c", False),  # precedence: what a wrong text would read as
+    ("y = a - (b - c)", "y = a - (b - c)", True),
+    ("y = f(a, b)", "y = f(a)", False),  # a list of another length
+    ("y = float('nan') + 1.0", "y = float('nan') + 1.0", True),
+    ("y = [a, b]", "(y) = [a, b]", True),  # contexts and parentheses aside
+    ("y = 1", "y = 1.0", False),  # (1 == 1.0, but another type)
+])
+def test_same_tree_compares_the_programs_not_the_texts(a, b, same):
+    from srcad.backend.emit import _same_tree
+    assert _same_tree(ast.parse(a), ast.parse(b)) is same
+    nan = ast.parse("y = x")
+    nan.body[0].value = ast.Constant(value=float("nan"))
+    assert _same_tree(nan, ast.parse("y = x")) is False
