@@ -24,6 +24,7 @@ from ..syntax.nodes import assign, call, dotted_parts, name
 
 _CALLS = {("np", "linalg", "solve"): "solve", ("np", "linalg", "inv"): "inv",
           ("np", "linalg", "slogdet"): "slogdet"}
+FACTORING = tuple(".".join(parts) for parts in _CALLS)  # (the pass runs where one is called)
 
 
 def _transposed(node):

@@ -21,7 +21,7 @@ import gast
 
 from ..analysis.defuse import bound_once_at_top, parameters, reads_and_writes
 from ..analysis.shapes import float_chars
-from ..syntax.naming import name_counts
+from ..syntax.naming import called_names, name_counts
 
 
 class Build:
@@ -40,13 +40,15 @@ class Pass:
     """One optimization. switch: its PASSES name (None: cannot be switched off); modes: the
     modes it runs in; specialized: shape-specialized builds only; kinds: only these kinds
     (None: all); when(build): a further condition; needs: the facts it reads; keeps: the code
-    facts still valid after it changed the code."""
+    facts still valid after it changed the code; calls: the pass rewrites only around calls
+    of these functions (dotted names), and is not run on code that calls none of them."""
 
     def __init__(self, name, run, switch=None, modes=("reverse", "forward"), specialized=False,
-                 kinds=None, when=None, needs=(), keeps=()):
+                 kinds=None, when=None, needs=(), keeps=(), calls=()):
         self.name, self.run, self.switch = name, run, switch
         self.modes, self.specialized, self.kinds, self.when = modes, specialized, kinds, when
         self.needs, self.keeps = frozenset(needs), frozenset(keeps)
+        self.calls = frozenset(calls)
         unknown = (self.needs | self.keeps) - set(CODE_FACTS) - STATIC_FACTS
         assert not unknown, f"pass {name}: unknown facts {sorted(unknown)}"
 
@@ -59,6 +61,8 @@ class Pass:
 
 class Group:
     """Passes run one after the other as one stage (simplify: constants, copies, dead code)."""
+
+    calls = frozenset()  # (run whatever the code calls)
 
     def __init__(self, name, passes, modes=("reverse", "forward"), specialized=False):
         self.name, self.passes = name, passes
@@ -79,6 +83,7 @@ CODE_FACTS = {
     # name -> float dtype character or None, probe's and template temporaries' (shapes.py)
     "float_of": lambda code, facts: float_chars(code, facts.probed),
     "reads_writes": lambda code, facts: reads_and_writes(code),  # (loads, stores) per name
+    "calls": lambda code, facts: called_names(code),  # the dotted names of functions called
 }
 ALWAYS_KEPT = frozenset({"params"})  # no pass changes the function's parameters
 # facts of the build, given to Facts: names of adjoints/tangents/temporaries (derived), of
@@ -220,7 +225,7 @@ def run_passes(code, passes, build, facts, stop=None):
 
     def one(entry, checked):
         nonlocal code, before
-        if entry.runs(build):
+        if entry.runs(build) and (not entry.calls or not entry.calls.isdisjoint(facts.calls)):
             facts._allowed = entry.needs
             try:
                 code = entry.run(code, facts)

@@ -14,7 +14,7 @@ from .contract import contract_sums
 from .copies import copies
 from .deadcode import dead_code
 from .factor import factor_contributions
-from .factorizations import share_factorizations
+from .factorizations import FACTORING, share_factorizations
 from .inplace import in_place
 from .manager import Group, Pass
 from .outer import batch_outer_products
@@ -56,13 +56,14 @@ PIPELINE = (
     Pass("inplace", in_place, switch="inplace", modes=REVERSE,
          needs=("params", "seeded", "shape_of")),
     Pass("singular", drop_singular_guards, switch="singular", when=lambda b: bool(b.singular),
-         needs=("singular", "binds")),
+         needs=("singular", "binds"), calls=("safe_div", "safe_mul")),
     Pass("outer", batch_outer_products, switch="outer", modes=REVERSE, specialized=True,
-         needs=("shape_of", "fresh_name")),
+         needs=("shape_of", "fresh_name"), calls=("np.outer",)),
     Pass("rank_one", keep_rank_one, switch="rank_one", modes=REVERSE, specialized=True,
-         needs=("shape_of", "loads", "binds")),
+         needs=("shape_of", "loads", "binds"), calls=("np.outer",)),
     Pass("factorizations", share_factorizations, switch="factorizations", modes=REVERSE,
-         specialized=True, needs=("shape_of", "float_of", "binds", "params", "fresh_name")),
+         specialized=True, needs=("shape_of", "float_of", "binds", "params", "fresh_name"),
+         calls=FACTORING),
     Pass("strength", reduce_strength, switch="strength", specialized=True,
          needs=("inexact", "arrays", "shapes")),
 )

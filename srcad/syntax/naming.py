@@ -2,13 +2,15 @@
 
 Every name is checked against the names the user's function, its globals and the generated
 module already use, so a user variable called `bx` never collides with the adjoint of `x`.
-(Also the small AST utilities the passes share: clone, walk, names, load_counts, parents,
-loaded_names, names_in, bound_counts, binds, number_value, Rename, Substitute.)
+(Also the small AST utilities the passes share: clone, walk, names, called_names,
+load_counts, parents, loaded_names, names_in, bound_counts, binds, number_value, Rename,
+Substitute.)
 """
 import collections
 
 import gast
 
+from .nodes import dotted_parts
 from .visitor import Transformer
 
 
@@ -116,6 +118,19 @@ def names(node):
                         push(item)
             elif isinstance(value, ast_node):
                 push(value)
+    return out
+
+
+def called_names(tree):
+    """The functions a tree calls that are names or attribute chains of names, dotted
+    ("np.linalg.solve", "safe_mul"): a pass that rewrites calls of some functions has nothing
+    to do where none of them is called."""
+    out = set()
+    for node in walk(tree):
+        if type(node) is gast.Call:
+            parts = dotted_parts(node.func)
+            if parts is not None:
+                out.add(".".join(parts))
     return out
 
 

@@ -108,6 +108,19 @@ def _rename(code):
     return code
 
 
+def test_a_pass_declared_for_some_calls_runs_only_where_one_is_made():
+    ran = []
+    outer = manager.Pass("outer", lambda code, facts: ran.append(1) or code, calls=("np.outer",))
+    build, facts = manager.Build("reverse", "grad", False), manager.Facts({})
+    manager.run_passes(_fdef("def f(x):\n    return np.dot(x, x) + outer(x)\n"), [outer],
+                       build, facts)
+    assert ran == []  # (np.dot, and a function of another name)
+    manager.run_passes(_fdef("def f(x):\n    return 2.0 * np.outer(x, x)\n"), [outer], build,
+                       facts)
+    assert ran == [1]
+    assert "np.linalg.slogdet" in passes.FACTORING
+
+
 def test_a_pass_reads_only_the_facts_it_declares():
     sneaky = manager.Pass("sneaky", lambda code, facts: facts.loads and code, needs=("binds",))
     with pytest.raises(AssertionError, match="did not declare"):
