@@ -8,8 +8,10 @@ import __future__
 import ast
 import dis
 import inspect
+import keyword
 import linecache
 import textwrap
+import types
 
 import gast
 
@@ -143,7 +145,7 @@ def _check_current(func, text, info):
     key = (code, text)
     current = _CURRENT.get(key)
     if current is None:
-        current = _CURRENT[key] = _compiles_to(code, text)
+        current = _CURRENT[key] = _compiles_to(code, text, _module_names(func, code))
         if len(_CURRENT) > 4096:
             _CURRENT.pop(next(iter(_CURRENT)))
     if not current:
@@ -153,12 +155,17 @@ def _check_current(func, text, info):
                               "again, then differentiate the function anew")
 
 
-def _compiles_to(code, text):
+def _compiles_to(code, text, module_names=()):
+    """Whether text compiles to code. module_names: the names the function reads that its
+    module binds to modules: declared imported (`import np`, never run), since the compiler
+    calls a method of an imported name with LOAD_ATTR and of any other with LOAD_METHOD, and the
+    bytes are then the same (compared at once; else operation by operation)."""
     source = textwrap.dedent(text)
     if code.co_freevars:  # as a nested function: its free names are an enclosing function's
         inner = textwrap.indent(source, "    ")
         source = (f"def __srcad_enclosing__():\n    {' = '.join(code.co_freevars)} = None\n"
                   f"{inner}")
+    source = "".join(f"import {name}\n" for name in module_names) + source
     try:
         module = compile(source, code.co_filename, "exec", dont_inherit=True,
                          flags=code.co_flags & _FUTURE_FLAGS)
@@ -166,6 +173,15 @@ def _compiles_to(code, text):
         return False
     return any(_same_code(candidate, code) for candidate in _code_objects(module)
                if candidate.co_name == code.co_name)
+
+
+def _module_names(func, code):
+    """The global names code (and the code nested in it) reads that are bound to modules."""
+    names = set(code.co_names)
+    for inner in _code_objects(code):
+        names.update(inner.co_names)
+    return sorted(n for n in names if n.isidentifier() and not keyword.iskeyword(n)
+                  and isinstance(func.__globals__.get(n), types.ModuleType))
 
 
 _FUTURE_FLAGS = 0  # (the compiler flags a `from __future__ import` sets)

@@ -58,3 +58,22 @@ def test_current_sources_are_accepted():
     x = np.array([0.5, -1.0])
     np.testing.assert_allclose(srcad.grad(closure_maker(np.array([2.0, 3.0])))(x), [2.0, 3.0])
     np.testing.assert_allclose(srcad.grad(lambda v: np.sum(v * v))(x), 2 * x)
+
+
+def test_methods_of_imported_modules_compile_to_the_same_bytes(tmp_path, monkeypatch):
+    # the compiler calls np.sum with LOAD_ATTR where np is imported in the module and with
+    # LOAD_METHOD where it is not (the function's text alone): declared imported, the text
+    # compiles to the same bytes, compared at once (not operation by operation through dis)
+    from srcad.frontend import parse
+    path = tmp_path / "imported_module.py"
+    path.write_text(ORIGINAL + "\n\nalias = np\n\n\ndef g(x):\n    return alias.sum(x * x)\n")
+    module = load(str(path), "srcad_imported_module")
+    compared = []
+    operations = parse._operations
+    monkeypatch.setattr(parse, "_operations", lambda code: compared.append(code.co_name) or (
+        operations(code)))
+    np.testing.assert_allclose(srcad.grad(module.f, verify=False)(np.ones(2)), 4 * np.ones(2))
+    assert compared == []
+    # a module bound by an assignment (LOAD_METHOD in the module) is compared by operations
+    np.testing.assert_allclose(srcad.grad(module.g, verify=False)(np.ones(2)), 2 * np.ones(2))
+    assert "g" in compared
