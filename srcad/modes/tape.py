@@ -16,7 +16,7 @@ names a loop binds for itself, the statement where a loop's last turn stops (clo
 """
 import gast
 
-from ..syntax.naming import clone, walk
+from ..syntax.naming import clone, loaded_names, walk
 from ..syntax.nodes import assign, assigned_name, call, flatten, name
 
 
@@ -61,23 +61,39 @@ SHAPE_ONLY = {"unbroadcast": 1, "unreduce": 1, "unindex": 1, "unconcatenate": 1,
 
 
 def _names_read(node, values_only):
-    if values_only and isinstance(node, gast.Call):
-        func = node.func
-        fname = func.attr if isinstance(func, gast.Attribute) else getattr(func, "id", None)
-        skip = SHAPE_ONLY.get(fname)
-        names = set()
-        for i, arg in enumerate(node.args):
-            if i == skip and isinstance(arg, gast.Name):
-                continue
-            names |= _names_read(arg, values_only)
-        for kw in node.keywords:
-            names |= _names_read(kw.value, values_only)
-        return names | _names_read(func, values_only)
-    if isinstance(node, gast.Name):
-        return {node.id} if isinstance(node.ctx, gast.Load) else set()
+    """The names node reads; values_only: not counting the argument a shape-only function reads
+    only the shape of (SHAPE_ONLY: unbroadcast(g, x), zeros_like(x))."""
+    if not values_only:
+        return loaded_names(node)
     names = set()
-    for child in gast.iter_child_nodes(node):
-        names |= _names_read(child, values_only)
+    todo = [node]
+    pop, push, ast_node = todo.pop, todo.append, gast.AST
+    while todo:
+        node = pop()
+        kind = type(node)
+        if kind is gast.Name:
+            if type(node.ctx) is gast.Load:
+                names.add(node.id)
+            continue
+        if kind is gast.Call:
+            func = node.func
+            skip = SHAPE_ONLY.get(func.attr if type(func) is gast.Attribute else getattr(
+                func, "id", None))
+            for i, arg in enumerate(node.args):
+                if not (i == skip and type(arg) is gast.Name):
+                    push(arg)
+            for keyword in node.keywords:
+                push(keyword.value)
+            push(func)
+            continue
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast_node):
+                        push(item)
+            elif isinstance(value, ast_node):
+                push(value)
     return names
 
 
@@ -112,14 +128,13 @@ def resolve_saves(sweep, adjoint, stack, shares=None):
     names saved one by one."""
     shares = shares or {}
     kept = {}
-    changed = True
+    restores = [h for h in _placeholders(adjoint) if isinstance(h, Restore)]
+    changed = bool(restores)  # (none: nothing is read after a restore, and no save is kept)
     while changed:  # a kept slice restore reads its index names, a kept restore keeps its if
         changed = False
         after = {}
         _scan(adjoint, set(), set(), after, kept)
-        for holder in _placeholders(adjoint):
-            if not isinstance(holder, Restore):
-                continue
+        for holder in restores:
             reads, value_reads = after[id(holder)]
             names = holder.var if isinstance(holder.var, tuple) else (_key(holder),)
             want = {v for v in names if holder.always or v in (
