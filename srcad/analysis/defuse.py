@@ -61,11 +61,13 @@ def reads_and_writes(fdef):
     return loads, stores
 
 
-def mutated_names(fdef, shares=None):
+def mutated_names(fdef, shares=None, stored=None):
     """The names whose arrays change after they are made: every name the code stores into
     (y[i] = v, y[i] += v) and every name that may share storage with one of those (shares:
     name -> the names that may share its array, mutation.py's summary). A rewrite must not
-    make one name another's array where either is among them."""
-    stored = {n.id for n in stored_roots(fdef)}
+    make one name another's array where either is among them. stored: the names stored into,
+    when they are known (the optimizer's census counts them)."""
+    if stored is None:
+        stored = {n.id for n in stored_roots(fdef)}
     return stored | {name for name, others in (shares or {}).items() if others & stored}
 

@@ -43,7 +43,6 @@ import math
 
 import gast
 
-from ..analysis.defuse import mutated_names
 from ..analysis.shapes import broadcast_of, common_char, expression_shape, reduction
 from .algebra import (Term, binop, chain, drop_head_sign, finite_nonzero, name_node, negated,
                       power_node, read_product, write)
@@ -77,7 +76,7 @@ class Cancel:
         # that may share its storage (views). A derivative made a new array must not become
         # another name's array where either changes later (by = y, where the sweep then
         # restores y[1:] from the tape: by would change too; or by[0] += g would change y)
-        self.mutated = mutated_names(fdef, getattr(facts, "shares", None))  # (none: no views)
+        self.mutated = facts.mutated
         self.shape_of_name = facts.shape_of
         self.float_of = facts.float_of  # name -> its float dtype character, or None
         # names whose value never changes once bound: parameters never rebound, and names

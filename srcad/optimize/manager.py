@@ -19,9 +19,10 @@ that a pass that changed nothing leaves every fact valid.
 """
 import gast
 
-from ..analysis.defuse import bound_once_at_top, parameters, reads_and_writes
+from ..analysis.defuse import (bound_once_at_top, mutated_names, parameters,
+                               reads_and_writes)
 from ..analysis.shapes import float_chars
-from ..syntax.naming import called_names, name_counts
+from ..syntax.naming import called_names, name_counts, stored_roots
 
 
 class Build:
@@ -84,6 +85,10 @@ CODE_FACTS = {
     "float_of": lambda code, facts: float_chars(code, facts.probed),
     "reads_writes": lambda code, facts: reads_and_writes(code),  # (loads, stores) per name
     "calls": lambda code, facts: called_names(code),  # the dotted names of functions called
+    "stored": lambda code, facts: {n.id for n in stored_roots(code)},  # names stored into
+    # names whose arrays change after they are made (stored into, or sharing with one)
+    "mutated": lambda code, facts: mutated_names(code, getattr(facts, "shares", None),
+                                                 facts.stored),
 }
 ALWAYS_KEPT = frozenset({"params"})  # no pass changes the function's parameters
 # facts of the build, given to Facts: names of adjoints/tangents/temporaries (derived), of
@@ -131,10 +136,11 @@ class Facts:
         self._code, self._known = code, {}
         return self
 
-    def counted(self, counts):
-        """counts: the fact counts of the code as it is now (census counts them on the way),
-        kept unless it is known already (the same counts)."""
+    def counted(self, counts, stored):
+        """counts and stored: the facts of the code as it is now (census counts them on the
+        way), kept unless they are known already (the same)."""
         self._known.setdefault("counts", counts)
+        self._known.setdefault("stored", stored)
 
     def changed(self, code, keeps):
         """The code was changed (into code): only the facts in keeps stay."""
@@ -158,7 +164,8 @@ def fingerprint(code, after):
 
 
 def census(code, after):
-    """(fingerprint(code, after), naming.name_counts(code)): both in one walk. The manager
+    """(fingerprint(code, after), naming.name_counts(code), the names stored into: the ids of
+    naming.stored_roots(code)): all in one walk. The manager
     fingerprints the code after every pass, and the passes ask for the fact counts (binds and
     loads) of most versions of the code: counted on the way, they cost no walk of their own.
     The walk is naming.walk's (so the counts' dicts are in the order name_counts gives)."""
@@ -205,7 +212,7 @@ def census(code, after):
                              f"copies")
     for var in roots:
         bound[var] = bound.get(var, 0) + 1
-    return parts, (bound, loads)
+    return parts, (bound, loads), set(roots)
 
 
 def unshared(code, after):
@@ -220,8 +227,8 @@ def run_passes(code, passes, build, facts, stop=None):
     checked and fingerprinted after each entry (a group as a whole); within a group a pass
     keeps only the facts it declares."""
     facts.about(code)
-    before, counts = census(code, "the derivative pass")
-    facts.counted(counts)
+    before, counts, stored = census(code, "the derivative pass")
+    facts.counted(counts, stored)
 
     def one(entry, checked):
         nonlocal code, before
@@ -231,12 +238,12 @@ def run_passes(code, passes, build, facts, stop=None):
                 code = entry.run(code, facts)
             finally:
                 facts._allowed = None
-            now, counts = census(code, entry.name) if checked else (None, None)
+            now, counts, stored = census(code, entry.name) if checked else (None, None, None)
             if now is None or now != before:
                 facts.changed(code, entry.keeps)
                 before = now if now is not None else before
             if counts is not None:
-                facts.counted(counts)
+                facts.counted(counts, stored)
         return entry.name == stop
 
     for entry in passes:
@@ -248,11 +255,11 @@ def run_passes(code, passes, build, facts, stop=None):
             for member in entry.passes:
                 if one(member, False):
                     return unshared(code, member.name)
-            now, counts = census(code, entry.name)
+            now, counts, stored = census(code, entry.name)
             if now != before:
                 facts.changed(code, ())  # (the members dropped what they did not keep)
                 before = now
-            facts.counted(counts)
+            facts.counted(counts, stored)
         if entry.name == stop:
             return code
     return code

@@ -32,7 +32,7 @@ def simplify():
     """The three cleanups, one stage: constants binds no name, so the bound counts it read
     are still those of the code copies reads."""
     return [Pass("constants", constants, switch="constants", keeps=("binds", "top_once"),
-                 needs=("derived", "float64", "top_once", "shares", "inexact", "arrays")),
+                 needs=("derived", "float64", "top_once", "mutated", "inexact", "arrays")),
             Pass("copies", copies, switch="copies", needs=("binds", "loads", "params")),
             Pass("dead_code", dead_code, switch="dead_code")]
 
@@ -43,7 +43,7 @@ PIPELINE = (
     Group("simplify", simplify()),
     Pass("cancel", cancel_factors, switch="cancel", modes=REVERSE, specialized=True,
          needs=("derived", "shape_of", "float_of", "params", "binds", "top_once", "loads",
-                "shares")),
+                "mutated")),
     Pass("broadcasts", sink_broadcasts, switch="broadcasts", modes=REVERSE, specialized=True,
          needs=("shape_of", "fresh", "loads", "new_shapes")),
     Pass("factor", factor_contributions, switch="factor", modes=REVERSE, specialized=True,

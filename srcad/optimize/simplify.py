@@ -14,7 +14,7 @@ import math
 
 import gast
 
-from ..analysis.defuse import bound_once_at_top, mutated_names
+from ..analysis.defuse import bound_once_at_top
 from ..syntax.naming import bound_counts, parents, walk
 from ..syntax.nodes import dotted_parts
 from ..syntax.visitor import Transformer
@@ -321,6 +321,6 @@ def constants(fdef, facts):
     if facts.float64:
         fdef = fold_computed_constants(fdef, facts.top_once, facts.float64)
     # (y = np.reshape(t1, s) shares t1's array: t1 = x * 1 stays)
-    fold = FoldConstants(facts.inexact, facts.arrays, mutated_names(fdef, facts.shares))
+    fold = FoldConstants(facts.inexact, facts.arrays, facts.mutated)
     fdef.body = [fold.visit(stmt) for stmt in fdef.body]
     return fdef
