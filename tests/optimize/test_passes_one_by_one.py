@@ -54,6 +54,24 @@ def test_unread_pure_statements_are_dropped():
         """, (A, 2.5))
 
 
+def test_dead_code_drops_a_chain_feeding_only_dropped_statements_in_one_sweep():
+    # (backwards, u is decided knowing v went: one sweep is the fixed point, dead_code's only)
+    check_rewrite(dead_code, """
+        def f(x, w):
+            t = np.sin(x)
+            s = x * w
+            s = s + 1.0
+            u = np.cos(s) * w
+            v = u + t
+            y = t
+            return t * 2.0
+        """, """
+        def f(x, w):
+            t = np.sin(x)
+            return t * 2.0
+        """, (A, 2.5))
+
+
 def test_reductions_of_float_arrays_become_their_methods():
     a, b = RNG.normal(size=(6, 5)), RNG.normal(size=(5, 2))
     check_rewrite(reduce_strength, """
