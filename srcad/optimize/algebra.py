@@ -98,7 +98,13 @@ def factor_key(factor):
         return "(" + " + ".join(f"{t.coef!r} {t.key()!r}" for t in factor) + ")"
     if isinstance(factor, str):
         return factor
+    if (type(factor) is gast.Name and type(factor.ctx) is gast.Load
+            and factor.annotation is None and factor.type_comment is None):
+        return _NAME_DUMP.format(factor.id)  # (gast.dump's text, without its walk)
     return gast.dump(factor)
+
+
+_NAME_DUMP = "Name(id={!r}, ctx=Load(), annotation=None, type_comment=None)"
 
 
 def negate(terms):

@@ -81,10 +81,11 @@ MAX_OPERATIONS = 32
 def _linear(node, tangents, subst, used):
     """node as {base tangent: coefficient}, FREE if it reads no tangent, None if it is not a
     linear combination srcad folds. subst: tangents to read through (their own forms); the ones
-    read are added to used."""
-    if not any(isinstance(n, gast.Name) and n.id in tangents for n in walk(node)):
-        return FREE
+    read are added to used. (Whether a node reads a tangent is found on the way down through
+    names, signs and operators, and by one walk of any other node: no subtree walked twice.)"""
     if isinstance(node, gast.Name):
+        if node.id not in tangents:
+            return FREE
         if node.id in subst:
             used.add(node.id)
             return dict(subst[node.id])
@@ -95,9 +96,12 @@ def _linear(node, tangents, subst, used):
             return form
         return {base: negate(coef) for base, coef in form.items()}
     if not isinstance(node, gast.BinOp):
-        return None
+        return None if any(isinstance(n, gast.Name) and n.id in tangents
+                           for n in walk(node)) else FREE
     left = _linear(node.left, tangents, subst, used)
     right = _linear(node.right, tangents, subst, used)
+    if left is FREE and right is FREE:
+        return FREE
     if left is None or right is None:
         return None
     if isinstance(node.op, (gast.Add, gast.Sub)):

@@ -146,3 +146,10 @@ def test_which_builds_a_pass_runs_for():
     assert passes.by_name("singular").runs(manager.Build("reverse", "grad", True,
                                                          singular={"D": {"ZN"}}))
     assert not passes.by_name("singular").runs(manager.Build("reverse", "grad", True))
+
+
+@pytest.mark.parametrize("ident", ["x", "bt_1", "x'y", "\u00e9t\u00e9"])
+def test_a_name_factor_keys_as_gast_dump_writes_it(ident):
+    from srcad.optimize.algebra import factor_key
+    node = gast.Name(id=ident, ctx=gast.Load(), annotation=None, type_comment=None)
+    assert factor_key(node) == gast.dump(node)
