@@ -20,7 +20,6 @@ import gast
 from .. import runtime
 from ..syntax.convert import gast_to_ast
 from ..syntax.naming import walk
-from ..syntax.visitor import Transformer
 
 _COMMENT = re.compile(r"^(\s*)__srcad_comment_(\d+)__\s*$")
 
@@ -50,7 +49,7 @@ def _prepare(fdef):
 def function_source(fdef):
     """Python source of a gast FunctionDef, with comment markers turned into comments."""
     texts, names = _prepare(fdef)
-    module = _SignedNumbers().visit(gast_to_ast(gast.Module(body=[fdef], type_ignores=[])))
+    module = gast_to_ast(gast.Module(body=[fdef], type_ignores=[]), constant=_signed_number)
     # (no ast.fix_missing_locations: the tree is never compiled, astor writes no line numbers
     # and _same_tree compares fields only; a walk of every node saved)
     text = astor.to_source(module, pretty_source=_one_line_per_statement)
@@ -69,20 +68,19 @@ def function_source(fdef):
     return out
 
 
-class _SignedNumbers(Transformer):
+def _signed_number(node):
     """A negative number (a folded constant) as the negation of a number: astor writes
     Constant(-0.6) as `-0.6`, and `-0.6 ** 2` is -(0.6 ** 2); `(-0.6) ** 2` is what it means.
-    (A constant tuple, as a tuple display of constants: what its text reads back as.)"""
-
-    def visit_Constant(self, node):
-        value = node.value
-        if type(value) in (int, float) and math.copysign(1.0, value) < 0:
-            return ast.copy_location(ast.UnaryOp(op=ast.USub(), operand=ast.Constant(
-                value=-value)), node)
-        if type(value) is tuple:
-            return ast.copy_location(ast.Tuple(elts=[self.visit(ast.Constant(value=v))
-                                                     for v in value], ctx=ast.Load()), node)
-        return node
+    (A constant tuple, as a tuple display of constants: what its text reads back as.) Applied
+    to every constant as the tree is converted for astor."""
+    value = node.value
+    if type(value) in (int, float) and math.copysign(1.0, value) < 0:
+        return ast.copy_location(ast.UnaryOp(op=ast.USub(), operand=ast.Constant(
+            value=-value)), node)
+    if type(value) is tuple:
+        return ast.copy_location(ast.Tuple(elts=[_signed_number(ast.Constant(value=v))
+                                                 for v in value], ctx=ast.Load()), node)
+    return node
 
 
 _IGNORED_FIELDS = {"ctx", "type_comment", "kind"}

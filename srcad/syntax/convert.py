@@ -90,6 +90,13 @@ class _GastToAst(_Faster, GAstToAst3):
         _locate(new_node, node)
         return new_node
 
+    def __init__(self, constant=None):
+        self.constant = constant
+
+    def visit_Constant(self, node):
+        new_node = self.generic_visit(node)
+        return new_node if self.constant is None else self.constant(new_node)
+
 
 _LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
@@ -107,9 +114,10 @@ class _AstToGast(_Faster, Ast3ToGAst):
     _target = gast
 
 
-def gast_to_ast(node):
-    """gast.gast_to_ast(node), faster."""
-    return _GastToAst().visit(node)
+def gast_to_ast(node, constant=None):
+    """gast.gast_to_ast(node), faster. constant: what each converted Constant becomes (called
+    with it; emit writes a negative number as a negation)."""
+    return _GastToAst(constant).visit(node)
 
 
 def ast_to_gast(node):
