@@ -42,6 +42,7 @@ from .frontend.lift import lift
 from .frontend.mutation import check_mutations
 from .frontend.parse import parse_function
 from .frontend.resolve import assigned_names, LIBRARY_MODULES, resolve, Scope
+from .frontend.slices import batch_slices
 from .frontend.inline import inline_helpers
 from .frontend.object_loops import methods_of_classes
 from .frontend.starred import call_shape_parameters
@@ -72,6 +73,7 @@ PASSES = (
     "float_gradient",  # the gradient wrt one float by forward mode (api/derivatives.runs)
     "unroll",          # short loops over ranges the signature fixes written out (frontend/unroll)
     "inline",          # small helpers of the caller's module written into it (frontend/inline)
+    "slices",          # one elementwise function of adjacent slices: of their union (slices.py)
     "invariance",      # exactly-zero adjoints of shift-invariant values (analysis/invariance.py)
     "singular",        # strong-zero guards dropped where the output is inf or nan
     "proportional",    # forward mode: tangents that scale another folded in
@@ -112,8 +114,8 @@ def disabled_passes(disable):
 # proportional in forward mode; simplify is constants, copies and dead_code; resimplify:
 # simplify again after cancel, broadcasts and factor). derivative: as the templates wrote it
 IMPROVE_STAGES = stages()
-STAGES = ("parse", "inline", "resolve", "check", "desugar", "unroll", "anf", "invariance", "activity",
-          "derivative", *IMPROVE_STAGES, "optimize", "emit")
+STAGES = ("parse", "slices", "inline", "resolve", "check", "desugar", "unroll", "anf",
+          "invariance", "activity", "derivative", *IMPROVE_STAGES, "optimize", "emit")
 KINDS = {"reverse": ("grad", "value_and_grad", "aux", "vjp", "vjp_aux", "adjoint", "record",
                      "backward"),
          "forward": ("jvp", "tangent", "grad")}
@@ -331,7 +333,7 @@ class Front:
 _FRONTS = collections.OrderedDict()  # (func, kind, wrt, registry version, inline?) -> Front
 _FRONTS_KEPT = 8  # (a function's outline and first build come one after the other)
 _FRONTS_LOCK = threading.Lock()
-_EARLY = ("parse", "inline", "resolve", "check", "desugar")  # stages _front returns the text of
+_EARLY = ("parse", "slices", "inline", "resolve", "check", "desugar")  # stages _front returns the text of
 
 
 def _front(func, kind, wrt, stage, disabled):
@@ -339,7 +341,8 @@ def _front(func, kind, wrt, stage, disabled):
     at an early stage."""
     if stage in _EARLY:
         return _frontend(func, kind, wrt, stage, disabled)
-    key = (func, kind, wrt, REGISTRY.version, "inline" in disabled, attached(func))
+    key = (func, kind, wrt, REGISTRY.version, "inline" in disabled, "slices" in disabled,
+           attached(func))
     with _FRONTS_LOCK:
         kept = _FRONTS.get(key)
         if kept is not None:
@@ -371,6 +374,10 @@ def _frontend(func, kind, wrt, stage, disabled):
     lifted = lift(fdef, func, info, assigned_names(fdef), write_module)
     for ident in tries:  # (its results are constants: check_tries, once activity is known)
         lifted[ident].__srcad_try__ = True
+    if "slices" not in disabled:  # (i = sigmoid(g[:H]); f = sigmoid(g[H:2 * H]): one call)
+        fdef = batch_slices(fdef, func, REGISTRY.knows)
+    if stage == "slices":
+        return function_source(fdef)
     inlined = set()
     if "inline" not in disabled:  # (small helpers of the module: their derivatives built
         fdef = inline_helpers(fdef, func, Scope(func, assigned_names(fdef)),  # with the

@@ -145,8 +145,9 @@ class Scope:
             return True, getattr(builtins, name)
         return False, None
 
-    def lookup(self, node):
-        """The object a Name/Attribute chain denotes after resolution, or None if unknown/local."""
+    def lookup(self, node, unwrap=True):
+        """The object a Name/Attribute chain denotes after resolution, or None if unknown/local.
+        unwrap: a srcad derivative as the function it stands for (below)."""
         parts = dotted_parts(node)
         if parts is None or parts[0] in self.local_names:
             return None
@@ -164,7 +165,7 @@ class Scope:
                 return None
         # a srcad derivative (grad(f) called in a function differentiated): the function it
         # stands for, its generated code with the API's calling convention (api/compose.py)
-        return getattr(value, "__srcad_function__", None) or value
+        return (getattr(value, "__srcad_function__", None) if unwrap else None) or value
 
 
 def alias_root(alias):
