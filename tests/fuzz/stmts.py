@@ -847,6 +847,64 @@ def linalg(scope, depth=2):
     return lines
 
 
+_GATE_BODIES = ["1.0 / (1.0 + np.exp(-z))", "0.5 * np.tanh(z) + 0.5", "z * z - 0.5 * z",
+                 "np.exp(-(z ** 2))"]
+
+
+def gates(scope, depth=2):
+    """One elementwise function of adjacent slices of a stacked vector (an LSTM's gates):
+    a1 = act(g[:n]); a2 = act(g[n:2 * n]); ... which srcad applies once to their union
+    (frontend/slices.py). act is a module-level helper or a ufunc; the size n is read from a
+    vector's shape or length, bound once or read in each bound. Sometimes the group is one
+    srcad must leave as written: the slices out of order, or a gate changed in place later."""
+    from .helpers import Helper
+    vectors = [v for v in scope.arrays(1) if not v.py and v.ndim == 1]
+    if not vectors:
+        return assign(scope)
+    x = scope.pick(vectors)
+    shape = x.shape
+    count = scope.pick([2, 3, 4])
+    g, size = scope.fresh("g"), scope.fresh("n")
+    parts = [expr(scope, shape, depth - 1).text for _ in range(count)]
+    lines = [f"{g} = np.concatenate([{', '.join(parts)}])"]
+    read = scope.pick([f"{x.name}.shape[0]", f"len({x.name})"])
+    if scope.chance(0.7):
+        lines.append(f"{size} = {read}")
+    else:
+        size = read  # (read in every bound)
+    if scope.chance(0.5):
+        existing = [h for h in scope.helpers if h.name.startswith("act")]
+        if existing and scope.chance(0.5):
+            act = scope.pick(existing).name
+        else:
+            act = scope.fresh("act")
+            scope.helpers.append(Helper(act, (("z", shape),), (shape,), "\n".join(
+                [f"def {act}(z):", f"    return {scope.pick(_GATE_BODIES)}"])))
+    else:
+        act = scope.pick(["np.tanh", "np.exp", "np.sin", "np.negative"])
+
+    def bound(j):
+        return "" if j == 0 else size if j == 1 else f"{j} * {size}"
+    order = list(range(count))
+    variant = scope.weighted([("batched", 6), ("reordered", 1), ("changed", 1)])
+    if variant == "reordered":
+        scope.rng.shuffle(order)
+    targets = [scope.fresh("a") for _ in order]
+    for target, j in zip(targets, order):
+        upper = "" if j == count - 1 and scope.chance(0.3) else bound(j + 1)
+        lines.append(f"{target} = {act}({g}[{bound(j)}:{upper}])")
+    if variant == "changed":
+        lines.append(f"{scope.pick(targets)} += {scope.constant()!r}")
+    scope.tags.add(f"gates_{variant}")
+    t = scope.fresh("t")
+    weights = [repr(scope.constant()) for _ in targets]
+    lines.append(f"{t} = " + " + ".join(f"{w} * {a}" for w, a in zip(weights, targets)))
+    for target in targets:
+        scope.add(Var(target, shape, owned=False))
+    scope.add(Var(t, shape, owned=True))
+    return lines
+
+
 def early_return(scope, final):
     """A loop that may return early: `final` is the text of f's last return value."""
     arrays1 = [v for v in scope.arrays(1) if not v.py and v.ndim == 1]
@@ -865,4 +923,4 @@ def early_return(scope, final):
 FAMILIES = [(assign, 5), (derive, 2), (update, 2.5), (stores, 1.5), (views, 0.9), (branch, 1.5),
             (for_loop, 2), (while_loop, 0.6), (list_stack, 0.7), (helper_stmt, 0.7),
             (side_effect, 0.2), (python_idioms, 0.8), (normalize, 0.8), (linalg, 0.6),
-            (closures, 0.6)]
+            (closures, 0.6), (gates, 0.6)]
