@@ -34,6 +34,7 @@ from ..syntax.naming import bound_counts, clone, walk
 from ..syntax.nodes import dotted_parts
 from .parse import parse_function
 from .resolve import Scope, assigned_names
+from .statements import Fresh
 
 
 _OWN_BLOCKS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Try)
@@ -43,18 +44,16 @@ def batch_slices(fdef, func, templated):
     """fdef with each such group of statements written as one application and its slices (in
     place; see the module docstring). templated(function): whether srcad has a derivative
     template for it (a user's registered rule need not be elementwise: left alone)."""
-    binds = bound_counts(fdef)
-    taken = {n.id for n in walk(fdef) if isinstance(n, gast.Name)}
-    batcher = _Batcher(fdef, func, binds, taken, templated)
+    batcher = _Batcher(fdef, func, bound_counts(fdef), Fresh(fdef), templated)
     batcher.block(fdef.body, None)
     return fdef
 
 
 class _Batcher:
-    def __init__(self, fdef, func, binds, taken, templated):
+    def __init__(self, fdef, func, binds, fresh, templated):
         self.scope = Scope(func, assigned_names(fdef))
         self.templated = templated
-        self.binds, self.taken = binds, taken
+        self.binds, self.fresh = binds, fresh
         self.changed = _changed_in_place(fdef)
         self.forms = {}  # name bound once at the top level -> (its statement's index, form)
         self.elementwise = {}  # id of the function object -> whether it is elementwise
@@ -158,14 +157,6 @@ class _Batcher:
             stmt.value = piece
             out.append(stmt)
         return out
-
-    def fresh(self, hint):
-        ident, n = hint, 1
-        while ident in self.taken:
-            n += 1
-            ident = f"{hint}_{n}"
-        self.taken.add(ident)
-        return ident
 
     # bounds ----------------------------------------------------------------------------------
     def form(self, node, index):

@@ -47,7 +47,7 @@ _COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp
 _CONDITIONAL = (gast.Lambda, gast.IfExp, gast.BoolOp) + _COMPREHENSIONS
 
 
-class _Fresh:
+class Fresh:
     """Names no one uses in the function: base, base_1, base_2, ..."""
 
     def __init__(self, fdef):
@@ -458,7 +458,7 @@ def lower_statements(fdef, scope):
     declared = {ident for stmt in walk(fdef) if isinstance(stmt, (gast.Global, gast.Nonlocal))
                 for ident in stmt.names}
     only_read = declared - stored
-    fresh = _Fresh(fdef)
+    fresh = Fresh(fdef)
     write_starred(fdef, scope)
     unfreeze(fdef, scope, fresh)  # (rv = norm(m, s); rv.pdf(x) -> norm.pdf(x, m_1, s_1))
     write_out_object_loops(fdef, scope, fresh)  # (for layer in LAYERS: layer(x), written out)

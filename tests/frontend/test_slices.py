@@ -3,6 +3,9 @@ to their union (the gates of an LSTM stacked in one vector). The same operations
 numbers: values and gradients are the same bits as without the rewrite (disable="slices"), in
 every mode; a group whose bounds, function or targets the pass cannot vouch for is left as
 written."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -12,33 +15,23 @@ from srcad.rules.registry import REGISTRY
 
 from regressions.numeric import central_gradient
 
+BENCHMARKS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "benchmarks")
+sys.path.insert(0, BENCHMARKS)
+from workloads import fresh_functions  # noqa: E402
+sys.path.remove(BENCHMARKS)
+
 RNG = np.random.default_rng(21)
 H, D, T = 4, 3, 3
-W = RNG.normal(size=(4 * H, H)) * 0.5
-U = RNG.normal(size=(4 * H, D)) * 0.5
-B = RNG.normal(size=4 * H) * 0.1
-XS = RNG.normal(size=(T, D))
-H0 = RNG.normal(size=H) * 0.1
+ARGS = (RNG.normal(size=(4 * H, H)) * 0.5, RNG.normal(size=(4 * H, D)) * 0.5,
+        RNG.normal(size=4 * H) * 0.1, RNG.normal(size=(T, D)), RNG.normal(size=H) * 0.1,
+        RNG.normal(size=H) * 0.1)
+lstm = fresh_functions()["lstm"]  # (the benchmark's: i, f, o = sigmoid of g's first 3H rows)
 
 
 def sigmoid(z):
     """The logistic function, written out."""
     return 1.0 / (1.0 + np.exp(-z))
-
-
-def lstm(W, U, b, xs, h0):
-    H = h0.shape[0]
-    h = h0
-    c = np.zeros(H)
-    for t in range(xs.shape[0]):
-        g = np.dot(W, h) + np.dot(U, xs[t]) + b
-        i = sigmoid(g[:H])
-        f = sigmoid(g[H:2 * H])
-        o = sigmoid(g[2 * H:3 * H])
-        u = np.tanh(g[3 * H:])
-        c = f * c + i * u
-        h = o * np.tanh(c)
-    return np.sum(h ** 2)
 
 
 def gru_like(W, h0):
@@ -50,8 +43,6 @@ def gru_like(W, h0):
     rest = np.tanh(g[half:])
     return np.sum(r * z) + np.sum(rest)
 
-
-ARGS = (W, U, B, XS, H0)
 
 
 def _batched(func, **options):
@@ -82,7 +73,7 @@ def test_batched_gates_give_the_same_bits_in_every_mode(wrt):
 
 
 def test_batched_gates_match_differences():
-    want = central_gradient(lambda h0: lstm(W, U, B, XS, h0), (H0,))
+    want = central_gradient(lambda h0: lstm(*ARGS[:4], h0, ARGS[5]), (ARGS[4],))
     np.testing.assert_allclose(srcad.grad(lstm, wrt=4)(*ARGS), want, rtol=1e-7, atol=1e-10)
     srcad.check_grads(lstm, ARGS, wrt=(0, 4), order=2)
 
