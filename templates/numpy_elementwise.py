@@ -283,28 +283,45 @@ def log1p(y, x):
     d[y] = safe_div(d[x], 1.0 + x)
 
 
-# logaddexp(x, y) = log(e^x + e^y): the slopes e^x / e^z = exp(x - z) have x - z <= 0, so they
-# cannot overflow however large x and y are
+@helper(linear=False)
+def logistic(x):
+    """1 / (1 + e^-x): the slope of logaddexp(a, x) in x is logistic(x - a). e^-|x| never
+    overflows, and each side has its accurate form (e^x / (1 + e^x) below 0)."""
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0, e) / (1.0 + e)
+
+
+@diagonal(logistic)
+def logistic_slope(y, x):  # (y (1 - y), with 1 - y = logistic(-x): exact in both tails)
+    d[y] = d[x] * y * logistic(-x)
+
+
+# logaddexp(x, y) = log(e^x + e^y): its slopes e^x / e^z are the logistic function of the
+# operands' difference, x - y: exact for any x and y (exp(x - z) was not where z is large: its
+# rounding is an absolute error of x - z, and at x = y = 1e16 the slope came out 1.0, not 0.5),
+# never overflowing, and z is not read (a gradient that does not return it does not compute
+# it). logaddexp2's are the same of (x - y) ln 2.
 @adjoint(np.logaddexp, broadcasts=True)
 def logaddexp(z, x, y):
-    d[x] = d[z] * np.exp(x - z)
-    d[y] = d[z] * np.exp(y - z)
+    d[x] = d[z] * logistic(x - y)
+    d[y] = d[z] * logistic(y - x)
 
 
 @tangent(np.logaddexp, broadcasts=True)
 def logaddexp(z, x, y):
-    d[z] = d[x] * np.exp(x - z) + d[y] * np.exp(y - z)
+    d[z] = d[x] * logistic(x - y) + d[y] * logistic(y - x)
 
 
 @adjoint(np.logaddexp2, broadcasts=True)
 def logaddexp2(z, x, y):
-    d[x] = d[z] * np.exp2(x - z)
-    d[y] = d[z] * np.exp2(y - z)
+    d[x] = d[z] * logistic((x - y) * 0.6931471805599453)
+    d[y] = d[z] * logistic((y - x) * 0.6931471805599453)
 
 
 @tangent(np.logaddexp2, broadcasts=True)
 def logaddexp2(z, x, y):
-    d[z] = d[x] * np.exp2(x - z) + d[y] * np.exp2(y - z)
+    d[z] = (d[x] * logistic((x - y) * 0.6931471805599453)
+            + d[y] * logistic((y - x) * 0.6931471805599453))
 
 
 # --- powers and roots ----------------------------------------------------------------------------

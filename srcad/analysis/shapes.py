@@ -236,14 +236,15 @@ def _private_one(value):
 # shapes of generated expressions, from the probed shapes of the names they read
 
 _ELEMENTWISE_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
-_ELEMENTWISE_HELPERS = {"safe_mul", "safe_div"}  # runtime helpers that broadcast like * and /
+# runtime helpers that broadcast like * and / (or map entries, like a ufunc), by their arguments
+_ELEMENTWISE_HELPERS = {"safe_mul": 2, "safe_div": 2, "logistic": 1}
 
 
 def expression_shape(node, shape_of_name):
     """The shape an expression surely has, or None. shape_of_name(name) -> shape or None.
 
     Knows names, numbers, elementwise arithmetic (+ - * / **, unary -, safe_mul, safe_div,
-    numpy's ufuncs), which broadcasts, and reductions with keepdims=True over constant axes."""
+    logistic, numpy's ufuncs), which broadcasts, and reductions with keepdims=True over constant axes."""
     if isinstance(node, gast.Name):
         return shape_of_name(node.id)
     if isinstance(node, gast.Constant):
@@ -254,7 +255,7 @@ def expression_shape(node, shape_of_name):
         return broadcast_of([expression_shape(node.left, shape_of_name),
                            expression_shape(node.right, shape_of_name)])
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and (
-            node.func.id in _ELEMENTWISE_HELPERS) and len(node.args) == 2 and not node.keywords:
+            len(node.args) == _ELEMENTWISE_HELPERS.get(node.func.id)) and not node.keywords:
         return broadcast_of([expression_shape(a, shape_of_name) for a in node.args])
     numpy = isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and isinstance(
         node.func.value, gast.Name) and node.func.value.id == "np"

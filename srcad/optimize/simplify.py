@@ -104,6 +104,13 @@ class FoldConstants(Transformer):
                     and self.surely_inexact(other)):
                 return self.identity(node, other) if one.value == 1.0 else gast.UnaryOp(
                     op=gast.USub(), operand=other)
+        # x - 0.0 -> x (x a float: the same bits, -0.0 and nan too; not x + 0.0: -0.0 + 0.0 is
+        # 0.0, nor 0.0 - x: 0.0 - 0.0 is 0.0, -0.0 is not)
+        if (isinstance(node.op, gast.Sub) and isinstance(right, gast.Constant)
+                and type(right.value) is float and right.value == 0.0
+                and math.copysign(1.0, right.value) > 0 and not isinstance(left, gast.Constant)
+                and self.surely_inexact(left)):
+            return self.identity(node, left)
         merged = self.merge_numbers(node)
         if merged is not None:
             return merged
@@ -220,11 +227,12 @@ def _substitute_numbers(fdef, values):
 
 
 
-# numpy's elementwise functions whose value has their float operand's dtype
+# numpy's elementwise functions (and the runtime's logistic) whose value has their float
+# operand's dtype
 _FLOAT_FUNCTIONS = {("np", f) for f in ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
                                         "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh",
                                         "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
-                                        "arctanh")}
+                                        "arctanh")} | {("logistic",)}
 _ROOTS = {("np", "sqrt"), ("math", "sqrt")}  # correctly rounded: the same bits everywhere
 _SAFE_USES = (gast.Add, gast.Sub, gast.Mult)
 

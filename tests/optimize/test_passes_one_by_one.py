@@ -172,6 +172,27 @@ def test_numbers_are_folded():
         arrays={"x", "y", "z"})
 
 
+def test_a_float_minus_zero_is_the_float():
+    # (x - 0.0 is x to the bit, -0.0 and nan too; x + 0.0 and 0.0 - x are not: -0.0 + 0.0 is 0.0)
+    x = np.array([-0.0, 0.0, np.nan, -1.5, np.inf])
+    check_rewrite(constants, """
+        def f(x, n):
+            a = x - 0.0
+            b = x + 0.0
+            c = 0.0 - x
+            d = n - 0.0
+            return a, b, c, d
+        """, """
+        def f(x, n):
+            a = x
+            b = x + 0.0
+            c = 0.0 - x
+            d = n - 0.0
+            return (a, b, c, d)
+        """, (x, 3), derived=set(), float64={"x"}, shares={}, inexact={"x"}, arrays={"x"})
+    assert np.signbit(x - 0.0)[0] and not np.signbit(x + 0.0)[0]
+
+
 def test_accumulation_into_an_owned_array_happens_in_place():
     check_rewrite(in_place, """
         def f(x, g, h):
