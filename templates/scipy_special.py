@@ -3,7 +3,8 @@ log_softmax. Registered only when scipy imports: srcad itself does not need scip
 
 Stability: logsumexp, softmax and log_softmax use the weights exp(a - logsumexp(a)) <= 1/b,
 which never overflow; entries equal to -inf get weight exactly 0, computed without inf - inf
-(a lane of only -inf entries has gradient 0).
+(a lane of only -inf entries has gradient 0). logsumexp's weights are computed from each lane's
+maximum, exact for inputs of any size.
 """
 import numpy as np
 
@@ -115,32 +116,33 @@ def polygamma(y, n, x):
     d[y] = d[x] * scipy.special.polygamma(n + 1, x)
 
 
-# y = log sum(b e^a) over axis:  dy = sum(e^(a - y) (b da + db)), times the sign of the sum
-# when return_sign=True (then y is (log|sum|, sign) and the sign is piecewise constant)
+# y = log sum(b e^a) over axis:  dy = sum(w (b da + db)), w = e^a / |sum(b e^a)| = e^(a - y),
+# times the sign of the sum when return_sign=True (then y is (log|sum|, sign), the sign
+# piecewise constant). w is computed from the lane's maximum m, as e^(a - m) / |sum(b e^(a - m))|,
+# not as e^(a - y): y's rounding is an absolute error of a - y, and at a = (1e16, 1e16, 1e16)
+# the weights came out 0.135 each, not 1/3. A lane of only -inf entries (or a zero sum) has
+# weights 0.
 @adjoint_of("logsumexp", broadcasts=True, tuple_result=True)
 def logsumexp(y, a, axis=None, b=None, keepdims=False, return_sign=False):
     if return_sign:
-        lse = y[0]
         g = d[y][0] * y[1]
     else:
-        lse = y
         g = d[y]
-    lse_a = unreduce(lse, a, axis, keepdims)
-    e = np.exp(np.where(a == -np.inf, -np.inf, a - np.where(lse_a == -np.inf, 0.0, lse_a)))
-    ge = unreduce(g, a, axis, keepdims) * e
+    m = np.max(a, axis=axis, keepdims=True)
+    e = np.exp(a - np.where(np.isfinite(m), m, 0.0))
+    total = np.abs(np.sum(times_weights(e, b), axis=axis, keepdims=True))
+    ge = unreduce(g, a, axis, keepdims) * (e / np.where(total == 0.0, 1.0, total))
     d[a] = times_weights(ge, b)
     d[b] = ge
 
 
 @tangent_of("logsumexp")
 def logsumexp(y, a, axis=None, b=None, keepdims=False, return_sign=False):
-    if return_sign:
-        lse = y[0]
-    else:
-        lse = y
-    lse_a = unreduce(lse, a, axis, keepdims)
-    e = np.exp(np.where(a == -np.inf, -np.inf, a - np.where(lse_a == -np.inf, 0.0, lse_a)))
-    t = np.sum(e * (times_weights(d[a], b) + d[b]), axis=axis, keepdims=keepdims)
+    m = np.max(a, axis=axis, keepdims=True)
+    e = np.exp(a - np.where(np.isfinite(m), m, 0.0))
+    total = np.abs(np.sum(times_weights(e, b), axis=axis, keepdims=True))
+    w = e / np.where(total == 0.0, 1.0, total)
+    t = np.sum(w * (times_weights(d[a], b) + d[b]), axis=axis, keepdims=keepdims)
     if return_sign:
         d[y] = (y[1] * t, np.zeros_like(y[1]))
     else:

@@ -1,14 +1,22 @@
-"""Wrong number: logaddexp's slopes were exp(x - z), z = logaddexp(x, y). For large x and y,
-z's rounding is an absolute error of x - z: at x = y = 1e16 the slope was 1.0, not 0.5 (at 1e15
-0.47; at 1e8 off in the ninth digit). The slopes are now the logistic function of x - y (the
-runtime's logistic: exact in both tails, never overflowing), which also does not read z: a
-gradient that does not return the value does not compute logaddexp."""
+"""Wrong numbers: slopes computed from a large rounded result. logaddexp's slopes were
+exp(x - z), z = logaddexp(x, y): for large x and y, z's rounding is an absolute error of x - z,
+and at x = y = 1e16 the slope was 1.0, not 0.5 (at 1e15 0.47; at 1e8 off in the ninth digit).
+They are now the logistic function of x - y (the runtime's logistic: exact in both tails, never
+overflowing), which also does not read z: a gradient that does not return the value does not
+compute logaddexp. scipy's logsumexp had the same in its weights exp(a - y); they are now
+computed from each lane's maximum."""
 import warnings
 
 import numpy as np
+import pytest
 
 import srcad
 from srcad.runtime import HELPERS
+
+try:  # (scipy is an optional extra: its test skips without it)
+    from scipy import special
+except ImportError:  # pragma: no cover
+    special = None
 
 X = np.array([-800.0, -40.0, -3.0, -0.0, 0.0, 1e-300, 2.5, 40.0, 800.0])
 
@@ -102,3 +110,22 @@ def test_the_hessian_of_softplus_is_exact_in_both_tails():
     x = np.array([-3.0, -0.5, 0.0, 1.5, 30.0])
     np.testing.assert_allclose(np.diag(srcad.hessian(softplus)(x)), slope(x) * slope(-x),
                                rtol=1e-14)
+
+
+def scipy_lse(a, b):
+    return special.logsumexp(a, axis=1, b=b) @ np.array([1.0, 2.0])
+
+
+def test_logsumexp_weights_of_large_inputs_are_exact():
+    # (scipy's logsumexp: the weights were exp(a - y), 0.135 each for a lane of three 1e16s)
+    if special is None:
+        pytest.skip("scipy is an optional extra")
+    a = np.array([[1e16, 1e16, 1e16], [1e8, 1e8 - 1.0, 1e8 + 2.0]])
+    b = np.array([1.0, 2.0, 0.5])
+    e = np.exp(a - a.max(axis=1, keepdims=True)) * b
+    w = e / e.sum(axis=1, keepdims=True) * np.array([[1.0], [2.0]])
+    ga, gb = srcad.grad(scipy_lse, wrt=(0, 1))(a, b)
+    np.testing.assert_allclose(ga, w, rtol=1e-15)
+    np.testing.assert_allclose(gb, (w / b).sum(axis=0), rtol=1e-15)
+    np.testing.assert_allclose(srcad.jvp(scipy_lse)(a, b, np.ones_like(a)), w.sum(),
+                               rtol=1e-15)
