@@ -165,9 +165,9 @@ def fingerprint(code, after):
 
 def census(code, after):
     """(fingerprint(code, after), naming.name_counts(code), the names stored into: the ids of
-    naming.stored_roots(code)): all in one walk. The manager
-    fingerprints the code after every pass, and the passes ask for the fact counts (binds and
-    loads) of most versions of the code: counted on the way, they cost no walk of their own.
+    naming.stored_roots(code)): all in one walk. The manager fingerprints the code after every
+    pass, and the passes ask for the fact counts (binds and loads) and the names stored into of
+    most versions of the code: counted on the way, they cost no walk of their own.
     The walk is naming.walk's (so the counts' dicts are in the order name_counts gives)."""
     seen, shared, parts = set(), [], []
     bound, loads, roots = {}, {}, []
