@@ -1,4 +1,4 @@
-"""scipy.special: expit, logit, erf, erfc, gammaln, digamma (psi), polygamma, logsumexp, softmax,
+"""scipy.special: expit, logit, erf, erfc, erfcx, gammaln, digamma (psi), polygamma, logsumexp, softmax,
 log_softmax. Registered only when scipy imports: srcad itself does not need scipy.
 
 Stability: logsumexp, softmax and log_softmax use the weights exp(a - logsumexp(a)) <= 1/b,
@@ -83,6 +83,17 @@ def erfc(y, x):
 @tangent_of("erfc")
 def erfc(y, x):
     d[y] = -d[x] * 1.1283791670955126 * np.exp(-x * x)
+
+
+# erfcx(x) = e^(x^2) erfc(x):  d erfcx(x) = (2 x erfcx(x) - 2 / sqrt(pi)) dx
+@adjoint_of("erfcx")
+def erfcx(y, x):
+    d[x] = d[y] * 2.0 * (x * y - 0.5641895835477563)
+
+
+@tangent_of("erfcx")
+def erfcx(y, x):
+    d[y] = d[x] * 2.0 * (x * y - 0.5641895835477563)
 
 
 # d log|Gamma(x)| = psi(x) dx,  d psi(x) = psi'(x) dx,  d psi^(n)(x) = psi^(n+1)(x) dx

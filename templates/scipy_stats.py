@@ -20,7 +20,10 @@ scale, logpdf(x) = l(z) - log(scale) for the standard log-density l, so
 and a shape parameter's derivative is that of l at fixed z. pdf = e^logpdf: the same times y.
 For the distribution function F(z): dF/dx = pdf(x), dF/dloc = -pdf(x), dF/dscale = -z pdf(x);
 sf = 1 - F flips the signs, and logcdf (logsf) divides by cdf (sf): exp(logpdf - y), which stays
-finite far in the tails where pdf and cdf both underflow (y is scipy's log_ndtr there). The
+finite far in the tails where pdf and cdf both underflow (y is scipy's log_ndtr there). For norm
+and lognorm, whose logpdf grows like z^2 / 2, that quotient is sqrt(2 / pi) / erfcx(-z / sqrt(2))
+(sf: erfcx(z / sqrt(2))) instead: exp(logpdf - y) takes the rounding of two numbers of size
+z^2 / 2 into its exponent (at z = -1e6 its relative error was 1e-4, at -1e7 0.7 %). The
 templates call the distribution's own logpdf for it, which srcad differentiates again (Hessians).
 
 t, gamma and beta: cdf and sf are differentiated in x, loc and scale; their derivative in the
@@ -122,7 +125,8 @@ def norm_cdf(y, x, loc=0, scale=1):
 
 @adjoint_of("norm", "logcdf")
 def norm_logcdf(y, x, loc=0, scale=1):
-    r = np.exp(scipy.stats.norm.logpdf(x, loc, scale) - y)
+    r = 0.7978845608028654 / (scipy.special.erfcx(-(x - loc) / scale * 0.7071067811865476)
+                              * scale)
     d[x] = d[y] * r
     d[loc] = -d[y] * r
     d[scale] = -d[y] * r * (x - loc) / scale
@@ -130,7 +134,8 @@ def norm_logcdf(y, x, loc=0, scale=1):
 
 @tangent_of("norm", "logcdf")
 def norm_logcdf(y, x, loc=0, scale=1):
-    d[y] = np.exp(scipy.stats.norm.logpdf(x, loc, scale) - y) * (
+    d[y] = 0.7978845608028654 / (scipy.special.erfcx(
+        -(x - loc) / scale * 0.7071067811865476) * scale) * (
         d[x] - d[loc] - d[scale] * (x - loc) / scale)
 
 
@@ -149,7 +154,8 @@ def norm_sf(y, x, loc=0, scale=1):
 
 @adjoint_of("norm", "logsf")
 def norm_logsf(y, x, loc=0, scale=1):
-    r = np.exp(scipy.stats.norm.logpdf(x, loc, scale) - y)
+    r = 0.7978845608028654 / (scipy.special.erfcx((x - loc) / scale * 0.7071067811865476)
+                              * scale)
     d[x] = -d[y] * r
     d[loc] = d[y] * r
     d[scale] = d[y] * r * (x - loc) / scale
@@ -157,7 +163,8 @@ def norm_logsf(y, x, loc=0, scale=1):
 
 @tangent_of("norm", "logsf")
 def norm_logsf(y, x, loc=0, scale=1):
-    d[y] = np.exp(scipy.stats.norm.logpdf(x, loc, scale) - y) * (
+    d[y] = 0.7978845608028654 / (scipy.special.erfcx(
+        (x - loc) / scale * 0.7071067811865476) * scale) * (
         d[loc] - d[x] + d[scale] * (x - loc) / scale)
 
 
@@ -444,7 +451,8 @@ def lognorm_cdf(y, x, s, loc=0, scale=1):
 
 @adjoint_of("lognorm", "logcdf")
 def lognorm_logcdf(y, x, s, loc=0, scale=1):
-    p = np.exp(scipy.stats.lognorm.logpdf(x, s, loc, scale) - y)
+    p = 0.7978845608028654 / (scipy.special.erfcx(
+        -np.log((x - loc) / scale) / s * 0.7071067811865476) * s * (x - loc))
     d[x] = d[y] * p
     d[loc] = -d[y] * p
     d[scale] = -d[y] * p * (x - loc) / scale
@@ -453,7 +461,8 @@ def lognorm_logcdf(y, x, s, loc=0, scale=1):
 
 @tangent_of("lognorm", "logcdf")
 def lognorm_logcdf(y, x, s, loc=0, scale=1):
-    d[y] = np.exp(scipy.stats.lognorm.logpdf(x, s, loc, scale) - y) * (
+    d[y] = 0.7978845608028654 / (scipy.special.erfcx(
+        -np.log((x - loc) / scale) / s * 0.7071067811865476) * s * (x - loc)) * (
         d[x] - d[loc] - d[scale] * (x - loc) / scale
         - d[s] * (x - loc) * np.log((x - loc) / scale) / s)
 
@@ -476,7 +485,8 @@ def lognorm_sf(y, x, s, loc=0, scale=1):
 
 @adjoint_of("lognorm", "logsf")
 def lognorm_logsf(y, x, s, loc=0, scale=1):
-    p = np.exp(scipy.stats.lognorm.logpdf(x, s, loc, scale) - y)
+    p = 0.7978845608028654 / (scipy.special.erfcx(
+        np.log((x - loc) / scale) / s * 0.7071067811865476) * s * (x - loc))
     d[x] = -d[y] * p
     d[loc] = d[y] * p
     d[scale] = d[y] * p * (x - loc) / scale
@@ -485,6 +495,7 @@ def lognorm_logsf(y, x, s, loc=0, scale=1):
 
 @tangent_of("lognorm", "logsf")
 def lognorm_logsf(y, x, s, loc=0, scale=1):
-    d[y] = np.exp(scipy.stats.lognorm.logpdf(x, s, loc, scale) - y) * (
+    d[y] = 0.7978845608028654 / (scipy.special.erfcx(
+        np.log((x - loc) / scale) / s * 0.7071067811865476) * s * (x - loc)) * (
         d[loc] - d[x] + d[scale] * (x - loc) / scale
         + d[s] * (x - loc) * np.log((x - loc) / scale) / s)

@@ -199,6 +199,8 @@ if special is not None:
                   x=Arr((4,), low=0.1, high=0.9), order=2),
         ScipySpec(special.erf, "np.sum(scipy.special.erf(x) ** 2)", x=Arr((4,)), order=2),
         ScipySpec(special.erfc, "np.sum(scipy.special.erfc(x) ** 2)", x=Arr((4,)), order=2),
+        ScipySpec(special.erfcx, "np.sum(scipy.special.erfcx(x) ** 2)",
+                  x=Arr((4,), low=-2, high=3), order=2),
         ScipySpec(special.gammaln, "np.sum(scipy.special.gammaln(x) ** 2)",
                   x=Arr((4,), low=0.2, high=5), order=2),
         ScipySpec(special.gammaln, "scipy.special.gammaln(x)",
