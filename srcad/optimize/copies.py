@@ -32,9 +32,9 @@ def propagate_copies(fdef, counts=None, loads=None, params=None):
 
     Only where every use of a follows the copy in the same block (so no loop can carry an
     older a past a newer b) and b is not bound again before the last of them. counts:
-    bound_counts(fdef), loads: load_counts(fdef) (updated here), params: the parameters'
-    names, when the caller has them."""
-    counts = counts if counts is not None else bound_counts(fdef)
+    bound_counts(fdef) (a copy is updated here), loads: load_counts(fdef) (updated here),
+    params: the parameters' names, when the caller has them."""
+    counts = dict(counts) if counts is not None else bound_counts(fdef)  # (updated here)
     loads = loads if loads is not None else load_counts(fdef)
 
     def block(stmts, top):
@@ -52,16 +52,23 @@ def propagate_copies(fdef, counts=None, loads=None, params=None):
             if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
                     and isinstance(stmt.value, gast.Name) and stmt.targets[0].id != stmt.value.id):
                 a, b = stmt.targets[0].id, stmt.value.id
+                # (each form keeps the counts true for the copies after it: a stale count of
+                # reads let a second copy drop a name still read in another block)
                 if counts.get(a) == 1 and _replace_after(
                         index, i, a, b, loads.get(a, 0)):
-                    loads[b] = loads.get(b, 0) + loads.pop(a, 0) - 1
+                    loads[b] = loads.get(b, 0) + loads.pop(a, 0) - 1  # (a's reads are b's)
+                    counts.pop(a, None)
                     index.delete(i)
                     continue
                 if counts.get(b) == 1 and _rename_into_copy(index, i, a, b, loads.get(b, 0)):
+                    loads[a] = loads.get(a, 0) + loads.pop(b, 0) - 1  # (b's binding and
+                    counts.pop(b, None)  # reads are a's; a's copy binding is gone)
                     i -= 1  # the copy is gone
                 elif top and b not in params and _continue_as(index, i, a, b, counts.get(a, 0),
                                                               loads.get(a, 0)):
                     # (top level only: in a loop, b would carry a's values into the next turn)
+                    loads[b] = loads.get(b, 0) + loads.pop(a, 0) - 1  # (a's bindings and
+                    counts[b] = counts.get(b, 0) + counts.pop(a, 0) - 1  # reads are b's)
                     i -= 1
             i += 1
     params = set(params if params is not None else parameters(fdef))
