@@ -90,7 +90,7 @@ def expon_sf(y, x, loc=0, scale=1):
 
 @adjoint_of("expon", "logsf")
 def expon_logsf(y, x, loc=0, scale=1):
-    p = np.exp(scipy.stats.expon.logpdf(x, loc, scale) - y)
+    p = np.where(x < loc, 0.0, 1.0 / scale)
     d[x] = -d[y] * p
     d[loc] = d[y] * p
     d[scale] = d[y] * p * (x - loc) / scale
@@ -98,7 +98,7 @@ def expon_logsf(y, x, loc=0, scale=1):
 
 @tangent_of("expon", "logsf")
 def expon_logsf(y, x, loc=0, scale=1):
-    d[y] = np.exp(scipy.stats.expon.logpdf(x, loc, scale) - y) * (
+    d[y] = (np.where(x < loc, 0.0, 1.0 / scale)) * (
         d[loc] - d[x] + d[scale] * (x - loc) / scale)
 
 
@@ -150,7 +150,8 @@ def laplace_cdf(y, x, loc=0, scale=1):
 
 @adjoint_of("laplace", "logcdf")
 def laplace_logcdf(y, x, loc=0, scale=1):
-    p = np.exp(scipy.stats.laplace.logpdf(x, loc, scale) - y)
+    p = np.where(x < loc, 1.0, np.exp(-np.abs(x - loc) / scale) / (
+        2.0 - np.exp(-np.abs(x - loc) / scale))) / scale
     d[x] = d[y] * p
     d[loc] = -d[y] * p
     d[scale] = -d[y] * p * (x - loc) / scale
@@ -158,7 +159,8 @@ def laplace_logcdf(y, x, loc=0, scale=1):
 
 @tangent_of("laplace", "logcdf")
 def laplace_logcdf(y, x, loc=0, scale=1):
-    d[y] = np.exp(scipy.stats.laplace.logpdf(x, loc, scale) - y) * (
+    d[y] = (np.where(x < loc, 1.0, np.exp(-np.abs(x - loc) / scale) / (
+        2.0 - np.exp(-np.abs(x - loc) / scale))) / scale) * (
         d[x] - d[loc] - d[scale] * (x - loc) / scale)
 
 
@@ -178,7 +180,8 @@ def laplace_sf(y, x, loc=0, scale=1):
 
 @adjoint_of("laplace", "logsf")
 def laplace_logsf(y, x, loc=0, scale=1):
-    p = np.exp(scipy.stats.laplace.logpdf(x, loc, scale) - y)
+    p = np.where(x > loc, 1.0, np.exp(-np.abs(x - loc) / scale) / (
+        2.0 - np.exp(-np.abs(x - loc) / scale))) / scale
     d[x] = -d[y] * p
     d[loc] = d[y] * p
     d[scale] = d[y] * p * (x - loc) / scale
@@ -186,7 +189,8 @@ def laplace_logsf(y, x, loc=0, scale=1):
 
 @tangent_of("laplace", "logsf")
 def laplace_logsf(y, x, loc=0, scale=1):
-    d[y] = np.exp(scipy.stats.laplace.logpdf(x, loc, scale) - y) * (
+    d[y] = (np.where(x > loc, 1.0, np.exp(-np.abs(x - loc) / scale) / (
+        2.0 - np.exp(-np.abs(x - loc) / scale))) / scale) * (
         d[loc] - d[x] + d[scale] * (x - loc) / scale)
 
 
@@ -334,7 +338,7 @@ def logistic_cdf(y, x, loc=0, scale=1):
 
 @adjoint_of("logistic", "logcdf")
 def logistic_logcdf(y, x, loc=0, scale=1):
-    p = np.exp(scipy.stats.logistic.logpdf(x, loc, scale) - y)
+    p = scipy.special.expit((loc - x) / scale) / scale
     d[x] = d[y] * p
     d[loc] = -d[y] * p
     d[scale] = -d[y] * p * (x - loc) / scale
@@ -342,7 +346,7 @@ def logistic_logcdf(y, x, loc=0, scale=1):
 
 @tangent_of("logistic", "logcdf")
 def logistic_logcdf(y, x, loc=0, scale=1):
-    d[y] = np.exp(scipy.stats.logistic.logpdf(x, loc, scale) - y) * (
+    d[y] = (scipy.special.expit((loc - x) / scale) / scale) * (
         d[x] - d[loc] - d[scale] * (x - loc) / scale)
 
 
@@ -362,7 +366,7 @@ def logistic_sf(y, x, loc=0, scale=1):
 
 @adjoint_of("logistic", "logsf")
 def logistic_logsf(y, x, loc=0, scale=1):
-    p = np.exp(scipy.stats.logistic.logpdf(x, loc, scale) - y)
+    p = scipy.special.expit((x - loc) / scale) / scale
     d[x] = -d[y] * p
     d[loc] = d[y] * p
     d[scale] = d[y] * p * (x - loc) / scale
@@ -370,7 +374,7 @@ def logistic_logsf(y, x, loc=0, scale=1):
 
 @tangent_of("logistic", "logsf")
 def logistic_logsf(y, x, loc=0, scale=1):
-    d[y] = np.exp(scipy.stats.logistic.logpdf(x, loc, scale) - y) * (
+    d[y] = (scipy.special.expit((x - loc) / scale) / scale) * (
         d[loc] - d[x] + d[scale] * (x - loc) / scale)
 
 
