@@ -46,7 +46,7 @@ from .frontend.slices import batch_slices
 from .frontend.inline import inline_helpers
 from .frontend.object_loops import methods_of_classes
 from .frontend.starred import call_shape_parameters
-from .frontend.statements import lower_statements
+from .frontend.statements import Fresh, lower_statements
 from .frontend.generators import list_generators, lower_generator
 from .frontend.tries import check_tries, lift_tries
 from .frontend.unroll import unroll_loops
@@ -60,7 +60,7 @@ from .optimize.singular import singular_names
 from .rules.calls import CALLEE_KINDS, derivative_name
 from .rules.registry import REGISTRY
 from .runtime import HELPERS
-from .syntax.naming import clone, Namer, walk
+from .syntax.naming import clone, Namer, Rename, walk
 from .version import __version__
 
 # The optimizations, in the order they run; each can be switched off by name (build's
@@ -397,6 +397,7 @@ def _frontend(func, kind, wrt, stage, disabled):
     fdef = list_generators(fdef, scope, info)  # (h(...) of a generator h: list(h(...)))
     scope.local_names |= {n.id for n in walk(fdef) if isinstance(n, gast.Name)
                           and isinstance(n.ctx, gast.Store)}
+    fdef = _rename_helper_names(fdef, scope)  # (a local called logistic or masked)
     check(fdef, info)
     if stage == "check":
         return function_source(fdef)
@@ -410,6 +411,22 @@ def _frontend(func, kind, wrt, stage, disabled):
         return function_source(fdef)
     fdef = anf(fdef, namer.fresh, namer.fresh_name)
     return Front(fdef, info, scope, inlined, names, namer)
+
+
+def _rename_helper_names(fdef, scope):
+    """fdef with each local variable named like a runtime helper (logistic, masked, triangle)
+    renamed fresh (logistic_1): the derivative calls the helpers by their names, and a local
+    of the same name hid the helper (the generated code called the local's array). Parameters
+    keep their names: they are the derivative's keywords."""
+    params = set(parameter_names(fdef)) | {a.id for a in fdef.args.kwonlyargs}
+    clashing = sorted((scope.local_names & HELPERS.keys()) - params)
+    if not clashing:
+        return fdef
+    fresh = Fresh(fdef)
+    fresh.taken |= set(HELPERS)
+    mapping = {old: fresh(old) for old in clashing}
+    scope.local_names = (scope.local_names - set(mapping)) | set(mapping.values())
+    return Rename(mapping).visit(fdef)
 
 
 def _build(func, mode, wrt, kind, stage, example, disabled):
