@@ -31,7 +31,7 @@ from ..errors import SrcadError
 from ..syntax.naming import clone, Namer, Rename, Substitute, walk
 from ..syntax.nodes import dotted_parts, name
 from .fence import check
-from .mutation import CHANGING_METHODS
+from .mutation import CHANGING_METHODS, changed_root
 from .parse import parse_function
 
 _MOST = 40
@@ -65,7 +65,7 @@ def _written_in(func, caller, templated):
                                for d in args.defaults + args.kw_defaults):
         return None
     params = {a.id for a in args.args + args.kwonlyargs}
-    if any(_changes(node, params) for s in body for node in walk(s)):
+    if any(changed_root(node) in params for s in body for node in walk(s)):
         return None  # (a helper that changes its argument stays a call: refused as one, there)
     fdef.body = body
     return fdef
@@ -90,22 +90,6 @@ def _reads_only(call, scope):
     if isinstance(op, np.ufunc):
         return True
     return (module == "math" or module.startswith("numpy")) and "random" not in module
-
-
-def _changes(node, params):
-    """Whether node may change the value a parameter holds: p += v, p[i] = v, p.append(v)."""
-    if isinstance(node, gast.AugAssign):
-        target = node.target
-    elif isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, gast.Store):
-        target = node.value
-    elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and (
-            node.func.attr in CHANGING_METHODS):
-        target = node.func.value  # (a method that changes it: append, sort, fill, ...)
-    else:
-        return False
-    while isinstance(target, (gast.Subscript, gast.Attribute)):
-        target = target.value
-    return isinstance(target, gast.Name) and target.id in params
 
 
 def _called_parameters(hdef, params):

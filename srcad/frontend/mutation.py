@@ -71,6 +71,23 @@ WRITING_METHODS = {
 # inside a function (append, pop), which change a list another function holds
 CHANGING_METHODS = frozenset(WRITING_METHODS) | {"append", "pop"}
 
+
+def changed_root(node):
+    """The name whose value node may change in place, or None: p += v, p[i] = v, p.x = v,
+    p.append(v), p.sort() (a method of CHANGING_METHODS)."""
+    if isinstance(node, gast.AugAssign):
+        target = node.target
+    elif isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, gast.Store):
+        target = node.value
+    elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and (
+            node.func.attr in CHANGING_METHODS):
+        target = node.func.value
+    else:
+        return None
+    while isinstance(target, (gast.Subscript, gast.Attribute)):
+        target = target.value
+    return target.id if isinstance(target, gast.Name) else None
+
 # builtins whose result is a new object not sharing storage with the arguments
 _NEW_BUILTINS = {"abs", "len", "float", "int", "round", "range", "bool", "sum", "pow",
                  "divmod", "complex", "isinstance", "print", "repr", "str", "hash", "id"}

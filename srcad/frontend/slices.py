@@ -22,7 +22,7 @@ Applies to two or more consecutive statements `v = F(a[lo:hi])` of one block wit
   are not the union g[:3]);
 - targets v that are distinct, are not a or a name of a bound, and are never changed in place
   anywhere in the function (they are views of the union now: `v += 1`, `v[0] = 1`, `v.sort()`
-  and `out=v` are left to the statements as written).
+  and `out=v` are left to the statements as written; mutation.changed_root tells).
 """
 import types
 
@@ -32,6 +32,7 @@ import numpy as np
 from ..errors import SrcadError
 from ..syntax.naming import bound_counts, clone, walk
 from ..syntax.nodes import dotted_parts
+from .mutation import changed_root
 from .parse import parse_function
 from .resolve import Scope, assigned_names
 from .statements import Fresh
@@ -57,7 +58,6 @@ class _Batcher:
         self.changed = _changed_in_place(fdef)
         self.forms = {}  # name bound once at the top level -> (its statement's index, form)
         self.elementwise = {}  # id of the function object -> whether it is elementwise
-        self.top = fdef.body
 
     # the blocks ------------------------------------------------------------------------------
     def block(self, stmts, top_index):
@@ -255,25 +255,15 @@ def _elementwise(node, param, scope):
 
 
 def _changed_in_place(fdef):
-    """Names whose values a statement may change in place: stored into (v[i] = x), augmented
-    (v += x), a method's receiver (v.sort(), v.fill(0)), an attribute set (v.shape = s) or an
-    out= argument."""
+    """Names whose values a statement may change in place (mutation.changed_root: v += x,
+    v[i] = x, v.shape = s, v.sort()) or an out= argument writes into."""
     out = set()
     for node in walk(fdef):
-        if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx,
-                                                                             gast.Store):
-            root = node.value
-            while isinstance(root, (gast.Subscript, gast.Attribute)):
-                root = root.value
-            if isinstance(root, gast.Name):
-                out.add(root.id)
-        elif isinstance(node, gast.AugAssign):
-            out |= {n.id for n in walk(node.target) if isinstance(n, gast.Name)}
-        elif (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
-              and isinstance(node.func.value, gast.Name)):
-            out.add(node.func.value.id)
-        elif isinstance(node, gast.keyword) and node.arg == "out":
+        if isinstance(node, gast.keyword) and node.arg == "out":
             out |= {n.id for n in walk(node.value) if isinstance(n, gast.Name)}
+        else:
+            out.add(changed_root(node))
+    out.discard(None)
     return out
 
 
