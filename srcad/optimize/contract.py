@@ -158,20 +158,20 @@ class Contract:
         kept = [i for i in range(len(full)) if i not in axes]
         if not set(kept) <= {label for _, labels in operands for label in labels}:
             return None
-        spec = ",".join(specs) + "->" + "".join(_LETTERS[i] for i in kept)
+        out = "".join(_LETTERS[i] for i in kept)
+        bases = [clone(base) for base, _ in operands]
+        # the layout asked for: the kept axes in order, and with keepdims a None per summed axis
+        layout = [_LETTERS[i] if i in kept else None for i in range(len(full))] if (
+            keepdims) else list(out)
         if len(operands) == 2 and not kept and specs[0] == specs[1] == _LETTERS[:len(full)]:
             # every axis summed, two arrays of the product's shape: a dot product (BLAS)
-            value = call(["np", "vdot"], *(clone(base) for base, _ in operands))
+            value, labels = call(["np", "vdot"], *bases), []
         else:
-            value = call(["np", "einsum"], constant_node(spec),
-                         *(clone(base) for base, _ in operands))
-        if keepdims and axes and kept:
-            value = gast.Subscript(value=value, slice=gast.Tuple(elts=[
-                constant_node(None) if i in axes else gast.Slice(lower=None, upper=None,
-                                                                  step=None)
-                for i in range(len(full))], ctx=gast.Load()), ctx=gast.Load())
-        elif keepdims:
-            value = call(["np", "reshape"], value, constant_node((1,) * len(full)))
+            value, labels = batched_matmul(bases, specs, out) or (
+                call(["np", "einsum"], constant_node(",".join(specs) + "->" + out), *bases),
+                list(out))
+        if labels != layout:
+            value = _arranged(value, labels, layout)
         for number in reversed(numbers):
             value = gast.BinOp(left=clone(number), op=gast.Mult(), right=value)
         return value
@@ -213,6 +213,70 @@ class Contract:
                 setattr(node, field, [self.rewrite(v, body, index)
                                       if isinstance(v, gast.AST) else v for v in value])
         return node
+
+
+def batched_matmul(bases, specs, out):
+    """(np.matmul(...), its axes' labels, None for an axis of length 1) for the einsum of two
+    arrays, where one label is summed and found in both, and every other label is kept: found
+    in both (a batch axis, by which matmul broadcasts) or in one (at most one such label each,
+    at least one in all: a matrix-vector or matrix product per batch). None otherwise. matmul
+    runs each product through BLAS where einsum loops over every item (64 x 64 x 3, summed
+    over a middle axis: 3.6 us against 16; at 256 x 256 x 3, 34 against 230). A batch of dot
+    products, with no label free, stays an einsum, which is faster at those."""
+    if len(bases) != 2:
+        return None
+    (a, sa), (b, sb) = zip(bases, specs)
+    if set(sa) > set(sb):  # the smaller one first: a row vector (1 x n) times n x m (measured)
+        (a, sa), (b, sb) = (b, sb), (a, sa)
+    summed = [label for label in sa if label in sb and label not in out]
+    free_a = [label for label in sa if label not in sb]
+    free_b = [label for label in sb if label not in sa]
+    if len(summed) != 1 or len(free_a) > 1 or len(free_b) > 1 or not free_a + free_b or (
+            not set(free_a + free_b) <= set(out)):
+        return None
+    batch = [label for label in out if label in sa and label in sb]
+    left = _arranged(a, list(sa), batch + (free_a or [None]) + summed)
+    right = _arranged(b, list(sb), batch + summed + (free_b or [None]))
+    return call(["np", "matmul"], left, right), batch + (free_a or [None]) + (free_b or [None])
+
+
+def _arranged(value, labels, layout):
+    """value, whose axes carry `labels` (None: an axis of length 1), with its axes arranged as
+    `layout` asks: axes of length 1 dropped or inserted (a view), the others transposed."""
+    if len(labels) == len(layout) and labels.count(None) == layout.count(None) and (
+            set(labels) == set(layout)):  # the same axes: one transposition
+        units = iter(i for i, label in enumerate(labels) if label is None)
+        return _transposed(value, tuple(next(units) if label is None else labels.index(label)
+                                        for label in layout))
+    if None in labels:  # drop the axes of length 1
+        value = _indexed(value, [0 if label is None else _full() for label in labels])
+        labels = [label for label in labels if label is not None]
+    order = [label for label in layout if label is not None]
+    value = _transposed(value, tuple(labels.index(label) for label in order))
+    if None in layout:
+        value = _indexed(value, [constant_node(None) if label is None else _full()
+                                 for label in layout]) if order else call(
+            ["np", "reshape"], value, constant_node((1,) * len(layout)))
+    return value
+
+
+def _transposed(value, permutation):
+    if permutation == tuple(range(len(permutation))):
+        return value
+    if permutation == (1, 0):
+        return gast.Attribute(value=value, attr="T", ctx=gast.Load())
+    return gast.Call(func=gast.Attribute(value=value, attr="transpose", ctx=gast.Load()),
+                     args=[constant_node(permutation)], keywords=[])
+
+
+def _indexed(value, items):
+    items = [constant_node(item) if isinstance(item, int) else item for item in items]
+    return gast.Subscript(value=value, slice=gast.Tuple(elts=items, ctx=gast.Load()),
+                          ctx=gast.Load())
+
+
+def _full():
+    return gast.Slice(lower=None, upper=None, step=None)
 
 
 def _is_none(node):

@@ -21,7 +21,8 @@ def pair_energy(x):
 def test_the_adjoint_of_pairwise_differences_is_summed_as_it_is_multiplied():
     x = np.random.default_rng(0).normal(size=(24, 3))
     text = srcad.source(pair_energy, args=(x,))
-    assert "np.einsum('ab,abc->ac', bd2, diff)" in text and "bdiff" not in text
+    assert "np.matmul(bd2[:, None, :], diff)" in text and "bdiff" not in text
+    assert "unindex" not in text  # (the adjoint of x[:, None, :]: a reshape, inplace.py)
     got = srcad.grad(pair_energy)(x)
     np.testing.assert_allclose(got, central_gradient(pair_energy, (x,)), rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(got, srcad.grad(pair_energy, disable="contract")(x), rtol=1e-12,
@@ -47,9 +48,42 @@ def test_a_sum_of_a_product_bound_before_is_an_einsum_of_its_arrays():
         """, """
         def f(w, d, k):
             p = np.reshape(w, (20, 20, 1)) * 2 * d
-            bt1 = 2 * np.einsum('ab,abc->ac', w, d)[:, None, :]
-            bt2 = -(2 * np.einsum('ab,abc->bc', w, d)[None, :, :])
+            bt1 = 2 * np.matmul(w[:, None, :], d)
+            bt2 = -(2 * np.matmul(w.T[:, None, :], d.transpose((1, 0, 2))).transpose((1, 0, 2)))
             return bt1, bt2
+        """, ARGS, **FACTS)
+
+
+def test_a_sum_over_one_axis_of_a_matrix_and_a_stack_is_a_batched_matrix_product():
+    """One label summed, found in both arrays; the others kept: in both (a batch axis of
+    np.matmul) or in one. The result's axes are arranged as the sum asked (here without
+    keepdims: the summed axis dropped, the kept ones in order)."""
+    check_rewrite(contract_sums, """
+        def f(w, d, k):
+            bt1 = (w[:, :, None] * d).sum(axis=1)
+            bt2 = (d * k[:, :, None]).sum(axis=0)
+            q = (w[:, :, None] * k[None, :, :]).sum(axis=1)
+            return bt1, bt2, q
+        """, """
+        def f(w, d, k):
+            bt1 = np.matmul(w[:, None, :], d)[:, 0, :]
+            bt2 = np.matmul(k.T[:, None, :], d.transpose((1, 0, 2)))[:, 0, :]
+            q = np.matmul(w, k)
+            return bt1, bt2, q
+        """, ARGS, **FACTS)
+
+
+def test_a_batch_of_dot_products_stays_an_einsum():
+    """No label free in either array: a dot product per batch item, which einsum does faster
+    than np.matmul of (., 1, n) by (., n, 1)."""
+    check_rewrite(contract_sums, """
+        def f(w, d, k):
+            bt2 = (d * d).sum(axis=(0,), keepdims=True)
+            return bt2
+        """, """
+        def f(w, d, k):
+            bt2 = np.einsum('abc,abc->bc', d, d)[None, :, :]
+            return bt2
         """, ARGS, **FACTS)
 
 

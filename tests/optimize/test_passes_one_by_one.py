@@ -210,6 +210,27 @@ def test_accumulation_into_an_owned_array_happens_in_place():
         shape_of={"x": (4,), "g": (3,), "h": (4,), "bx": (4,)}.get)
 
 
+def test_the_adjoint_of_a_view_with_unit_axes_is_a_reshape_and_not_owned():
+    """x[:, None, :] names each item of x once: unindex(g, x, that index) is g without the
+    axis of length 1. The reshape is a view of g, so the sum after it is not made in place
+    (bx += ... would write into g; the sum's result is bx's own again); an index that drops
+    items keeps unindex."""
+    check_rewrite(in_place, """
+        def f(x, g, h, k):
+            bx = unindex(g, x, (slice(None, None, None), None, slice(None, None, None)))
+            bx = bx + unindex(h, x, (None, slice(None, None, None)))
+            bx = bx + unindex(k, x, (slice(None, None, None), None, 0))
+            return bx, g
+        """, """
+        def f(x, g, h, k):
+            bx = np.reshape(g, (3, 4))
+            bx = bx + np.reshape(h, (3, 4))
+            bx += unindex(k, x, (slice(None, None, None), None, 0))
+            return bx, g
+        """, (A, A[:, None, :] * 2.0, A[None] * 3.0, A[:, None, 0] * 5.0), seeded=True,
+        shape_of={"x": (3, 4), "g": (3, 1, 4), "h": (1, 3, 4), "k": (3, 1), "bx": (3, 4)}.get)
+
+
 def test_a_spread_adjoint_is_left_to_broadcasting():
     names = iter(range(100))
     check_rewrite(sink_broadcasts, """
