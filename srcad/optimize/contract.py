@@ -1,26 +1,38 @@
 """sums of products as contractions (reverse mode, shape-specialized builds): an adjoint that
 sums an elementwise product of arrays over some of its axes is one np.einsum, which reduces as
-it multiplies and forms no array of the product's shape:
+it multiplies and forms no array of the product's shape, or where it is a matrix product per
+batch, one np.matmul (BLAS):
 
     bdiff = np.reshape(bd2, (64, 64, 1)) * 2 * diff
-    bt1 = bdiff.sum(axis=(1,), keepdims=True)     ->   bt1 = 2 * np.einsum('ab,abc->ac', bd2, diff)[:, None, :]
-    bt2 = -bdiff.sum(axis=(0,), keepdims=True)         bt2 = -(2 * np.einsum('ab,abc->bc', bd2, diff)[None, :, :])
+    bt1 = bdiff.sum(axis=(1,), keepdims=True)
+    bt2 = -bdiff.sum(axis=(0,), keepdims=True)
+        ->
+    bt1 = 2 * np.matmul(bd2[:, None, :], diff)
+    bt2 = -(2 * np.matmul(bd2.T[:, None, :], diff.transpose((1, 0, 2))).transpose((1, 0, 2)))
 
 Pairwise code meets this: the adjoint of `x[:, None, :] - x[None, :, :]` sums an N x N x 3
 adjoint back to N x 3 twice, and numpy's reduction over a middle axis with a short last axis
-is slow (62 us for 64 x 64 x 3; einsum: 21 us, with no 64 x 64 x 3 product formed). A sum of
-every item of the product of two arrays of one shape is a dot product, np.vdot (BLAS: 1.2 us
-for 64 x 64, against 7 us to multiply and sum).
+is slow (62 us for 64 x 64 x 3; einsum: 16 us, with no 64 x 64 x 3 product formed; np.matmul
+of the (1, 64) rows by the (64, 3) matrices: 3.6 us). A sum of every item of the product of two
+arrays of one shape is a dot product, np.vdot (BLAS: 1.2 us for 64 x 64, against 7 us to
+multiply and sum). A batch of dot products (no axis kept that only one array has) stays an
+einsum, which does those faster than np.matmul.
 
 Applies to x.sum(...) / np.sum(x, ...) with constant axes and keepdims, in the value of a
-top-level assignment to a derivative name, where x is a product (a * b * ...) of two or three
-arrays and any numbers or 0-d values, or a name bound once at the top level to one, with
-nothing between that binding and the sum changing what it reads. Each array is a name or
-expression whose shape the probe knows, or a view of one that only inserts axes of length 1
-(np.reshape(v, (64, 64, 1)), v[:, None, :]): the einsum reads v itself. All of them hold
-floats of one dtype (einsum of ints or bools is not their product's sum). Below MIN_SIZE
-elements in the product, einsum's fixed cost (about a microsecond) outweighs the gain, and the
-code stays as written. The terms are the same; only the order of the additions changes.
+top-level assignment to a derivative name, where x is a product (a * b * ... / q) of two or
+three arrays and any numbers or 0-d values, or a name bound once at the top level to one, with
+nothing between that binding and the sum changing what it reads. A derivative name bound so to
+a product, read as a factor, stands for its factors (the adjoint's temporaries bz = g * 2 * z,
+share = bz / s are not formed). A divisor q must be the same along the summed axes: the sum
+of x / q is then sum(x) / q. Each array is a name or expression whose shape the probe knows,
+or a view of one that only inserts axes of length 1 (np.reshape(v, (64, 64, 1)), v[:, None,
+:]): the einsum reads v itself. Of three arrays, two of the product's whole shape are
+multiplied first where the sum of the two that are left is one np.matmul (7 us for
+512 x 8 x 4, where einsum of three takes 16). All of them hold floats of one dtype (einsum of
+ints or bools is not their product's sum). Below MIN_SIZE elements in the product, einsum's
+fixed cost (about a microsecond) outweighs the gain, and the code stays as written. The terms
+are the same, but for the divisions, done once per sum instead of once per term; only the
+order of the additions changes.
 """
 import string
 
@@ -33,19 +45,6 @@ from ..syntax.nodes import call, constant_node, dotted_parts, is_comment
 
 MIN_SIZE = 1000  # elements of the product (about where einsum overtakes multiply-and-sum)
 _LETTERS = string.ascii_letters
-
-
-def _factors(node, out):
-    """The factors of a product a * b * ... (a unary minus is a factor -1), into out."""
-    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
-        _factors(node.left, out)
-        _factors(node.right, out)
-    elif isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        out.append(constant_node(-1))
-        _factors(node.operand, out)
-    else:
-        out.append(node)
-    return out
 
 
 class Contract:
@@ -134,20 +133,58 @@ class Contract:
         operand, full, axes, keepdims = found
         product = operand
         if isinstance(operand, gast.Name):
-            definition = self.top_once.get(operand.id)
-            at = self.position.get(id(definition), index)
-            if at >= index:
+            product = self.bound_before(operand.id, body, index)
+            if product is None:
                 return None
-            product = definition.value
-            if self.changed_between(product, body[at + 1:index]):
-                return None
-        if int(np.prod(full)) < MIN_SIZE or common_char(product, self.float_of) not in (
-                "f", "d", "g"):
+        if int(np.prod(full)) < MIN_SIZE:
             return None
-        numbers, arrays = [], []
-        for factor in _factors(product, []):
-            (numbers if self.shape(factor) == () else arrays).append(factor)
-        if not 2 <= len(arrays) <= 3:
+        for deep in (True, False):  # through the derivative names the product reads, or not
+            numbers, arrays, divisors = [], [], []
+            self.gather(product, body, index, deep, numbers, arrays, divisors)
+            value = self.contracted(numbers, arrays, divisors, full, axes, keepdims)
+            if value is not None:
+                return value
+        return None
+
+    def bound_before(self, var, body, index):
+        """The value of var's one top-level binding before body[index], where nothing between
+        them changes what it reads; else None."""
+        definition = self.top_once.get(var)
+        at = self.position.get(id(definition), index)
+        if at >= index or self.changed_between(definition.value, body[at + 1:index]):
+            return None
+        return definition.value
+
+    def gather(self, node, body, index, deep, numbers, arrays, divisors):
+        """The factors of a product a * b / q ... (a unary minus is a factor -1), sorted into
+        numbers, arrays and divisors (the whole right operand of a /). deep: a derivative name
+        bound to a product before body[index] stands for its factors (an adjoint's temporary,
+        bz = g * 2 * z, share = bz / s)."""
+        if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Div)):
+            self.gather(node.left, body, index, deep, numbers, arrays, divisors)
+            if isinstance(node.op, gast.Mult):
+                self.gather(node.right, body, index, deep, numbers, arrays, divisors)
+            else:
+                divisors.append(node.right)
+        elif isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+            numbers.append(constant_node(-1))
+            self.gather(node.operand, body, index, deep, numbers, arrays, divisors)
+        else:
+            value = self.bound_before(node.id, body, index) if (
+                deep and isinstance(node, gast.Name) and node.id in self.derived) else None
+            if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+                self.gather(value, body, index, deep, numbers, arrays, divisors)
+            else:
+                (numbers if self.shape(node) == () else arrays).append(node)
+
+    def contracted(self, numbers, arrays, divisors, full, axes, keepdims):
+        """The sum over `axes` of the product of these factors as an einsum (or np.matmul, or
+        np.vdot), its numbers multiplied and its divisors divided after the sum; or None."""
+        if common_char(gast.Tuple(elts=numbers + arrays + divisors, ctx=gast.Load()),
+                       self.float_of) not in ("f", "d", "g"):
+            return None
+        if not 2 <= len(arrays) <= 3 or not all(self.outside(q, full, axes, keepdims)
+                                                  for q in divisors):
             return None
         operands = [self.operand(a, full) for a in arrays]
         if any(o is None for o in operands):
@@ -167,14 +204,31 @@ class Contract:
             # every axis summed, two arrays of the product's shape: a dot product (BLAS)
             value, labels = call(["np", "vdot"], *bases), []
         else:
-            value, labels = batched_matmul(bases, specs, out) or (
+            value, labels = batched_matmul(bases, specs, out) or batched_matmul(
+                *_merged(bases, specs, _LETTERS[:len(full)]), out) or (
                 call(["np", "einsum"], constant_node(",".join(specs) + "->" + out), *bases),
                 list(out))
         if labels != layout:
             value = _arranged(value, labels, layout)
         for number in reversed(numbers):
             value = gast.BinOp(left=clone(number), op=gast.Mult(), right=value)
+        for divisor in divisors:
+            value = gast.BinOp(left=value, op=gast.Div(), right=clone(divisor))
         return value
+
+    def outside(self, q, full, axes, keepdims):
+        """Whether q is the same along the summed axes (so the sum of x / q is sum(x) / q),
+        and divides the sum item by item: its shape, right-aligned with full's, broadcasts into
+        it with length 1 at every summed axis it has, and has none without keepdims (where the
+        sum's axes are the kept ones only, and q's must land on them)."""
+        shape = self.shape(q)
+        if shape is None:
+            return False
+        offset = len(full) - len(shape)
+        if offset < 0 or (not keepdims and any(axis >= offset for axis in axes)):
+            return False
+        return all(n == 1 if offset + i in axes else n in (1, full[offset + i])
+                   for i, n in enumerate(shape))
 
     @staticmethod
     def changed_between(value, stmts):
@@ -215,6 +269,19 @@ class Contract:
         return node
 
 
+def _merged(bases, specs, full):
+    """The three arrays of a product as two, where two of them have its whole shape: their
+    product is formed (an array of the product's shape, but then one np.matmul, 7 us for
+    512 x 8 x 4, where einsum of three takes 16). Else (None, None)."""
+    whole = [i for i, spec in enumerate(specs) if spec == full]
+    if len(bases) != 3 or len(whole) < 2:
+        return None, None
+    i, j = whole[:2]
+    other = 3 - i - j
+    return ([gast.BinOp(left=bases[i], op=gast.Mult(), right=bases[j]), bases[other]],
+            [full, specs[other]])
+
+
 def batched_matmul(bases, specs, out):
     """(np.matmul(...), its axes' labels, None for an axis of length 1) for the einsum of two
     arrays, where one label is summed and found in both, and every other label is kept: found
@@ -223,7 +290,7 @@ def batched_matmul(bases, specs, out):
     runs each product through BLAS where einsum loops over every item (64 x 64 x 3, summed
     over a middle axis: 3.6 us against 16; at 256 x 256 x 3, 34 against 230). A batch of dot
     products, with no label free, stays an einsum, which is faster at those."""
-    if len(bases) != 2:
+    if bases is None or len(bases) != 2:
         return None
     (a, sa), (b, sb) = zip(bases, specs)
     if set(sa) > set(sb):  # the smaller one first: a row vector (1 x n) times n x m (measured)

@@ -73,6 +73,52 @@ def test_a_sum_over_one_axis_of_a_matrix_and_a_stack_is_a_batched_matrix_product
         """, ARGS, **FACTS)
 
 
+def test_a_divisor_the_same_along_the_summed_axes_divides_the_sum():
+    """sum_a(x / q) = sum_a(x) / q for q constant along a. The adjoint's temporaries (derived
+    names bound once to products) stand for their factors, so bs and share are not formed; with
+    two arrays of the product's shape and a third, those two are multiplied first and the sum
+    is one np.matmul (as in the mixture benchmark's adjoint of (x - mu) / s)."""
+    check_rewrite(contract_sums, """
+        def f(w, d, s):
+            bs = np.reshape(w, (20, 20, 1)) * 2 * d
+            share = bs / s
+            bt1 = share.sum(axis=(0,), keepdims=True)
+            bt2 = (share * d).sum(axis=0)
+            return bt1, bt2
+        """, """
+        def f(w, d, s):
+            bs = np.reshape(w, (20, 20, 1)) * 2 * d
+            share = bs / s
+            bt1 = 2 * np.matmul(w.T[:, None, :], d.transpose((1, 0, 2))).transpose((1, 0, 2)) / s
+            bt2 = 2 * np.matmul(w.T[:, None, :], (d * d).transpose((1, 0, 2)))[:, 0, :] / s
+            return bt1, bt2
+        """, (ARGS[0], ARGS[1], RNG.uniform(1.0, 2.0, size=(20, 3))),
+        **dict(FACTS, derived=FACTS["derived"] | {"bs", "share"}, probed=lambda name: "d",
+               shape_of=dict(SHAPES, bs=(20, 20, 3), share=(20, 20, 3), s=(20, 3)).get))
+
+
+def test_a_divisor_that_changes_along_a_summed_axis_keeps_the_code():
+    """m varies along axis 0, the one summed: the sum of x / m is not sum(x) / m. Without
+    keepdims, r (shape (1, 20, 3)), the same along axis 0 but with that axis, would not divide
+    the sum (of shape (20, 3)) item by item: sum(x, axis=0) / r has shape (1, 20, 3)."""
+    shapes = dict(SHAPES, bs=(20, 20, 3), m=(20, 20, 3), r=(1, 20, 3))
+    for before in ("""
+        def f(w, d, m, r):
+            bs = np.reshape(w, (20, 20, 1)) * d / m
+            bt1 = bs.sum(axis=(0,), keepdims=True)
+            return bt1
+        """, """
+        def f(w, d, m, r):
+            bs = np.reshape(w, (20, 20, 1)) * d / r
+            bt1 = bs.sum(axis=(0,))
+            return bt1
+        """):
+        check_unchanged(contract_sums, before, (ARGS[0], ARGS[1], RNG.normal(size=(20, 20, 3)),
+                                                RNG.normal(size=(1, 20, 3))),
+                        **dict(FACTS, derived=FACTS["derived"] | {"bs"}, probed=lambda name: "d",
+                               shape_of=shapes.get))
+
+
 def test_a_batch_of_dot_products_stays_an_einsum():
     """No label free in either array: a dot product per batch item, which einsum does faster
     than np.matmul of (., 1, n) by (., n, 1)."""
