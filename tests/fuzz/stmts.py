@@ -905,6 +905,49 @@ def gates(scope, depth=2):
     return lines
 
 
+def pairwise(scope, depth=2):
+    """Pairwise code (N-body energies, kernels, mixtures): the differences of every point of
+    one set with every point of another, d = p[:, None, :] - q[None, :, :] (N x M x len(x),
+    over a thousand items, so that the adjoint's sums are contractions: optimize/contract.py),
+    maybe over a scale the same for every pair; then an elementwise function of d summed over
+    its last axis, and the pairs' sum, or the weighted differences summed over the pairs (a
+    force). The points move with a vector x of the program."""
+    vectors = [v for v in scope.arrays(1) if not v.py and v.ndim == 1]
+    if not vectors:
+        return assign(scope)
+    x = scope.pick(vectors)
+    shape = x.shape
+    n, m = scope.pick([16, 20, 24]), scope.pick([16, 20, 24])
+    p, d, e, t = (scope.fresh(prefix) for prefix in ("p", "d", "e", "t"))
+    lines = [f"{p} = np.cos(np.arange({n})[:, None] * {scope.constant(0.2, 0.9)!r} + "
+             f"{x.name}[None, :])"]
+    if scope.chance(0.4):
+        q = p
+    else:
+        q = scope.fresh("q")
+        y = expr(scope, shape, depth - 1)
+        lines.append(f"{q} = np.sin(np.arange({m})[:, None] * {scope.constant(0.2, 0.9)!r}) * "
+                     f"{y.atom()}[None, :]")
+    sign = scope.pick(["-", "+"])
+    diff = f"{p}[:, None, :] {sign} {q}[None, :, :]"
+    variant = scope.weighted([("plain", 3), ("scaled", 2)])
+    if variant == "scaled":  # (x - mu) / sigma, sigma the same for every pair
+        w = expr(scope, shape, depth - 1)
+        diff = f"({diff}) / (1.0 + {w.atom()} ** 2)"
+    lines.append(f"{d} = {diff}")
+    reduced = scope.pick([f"np.sum({d} ** 2, axis=2)", f"np.sum({d} * {d}, axis=-1)",
+                          f"({d} ** 2).sum(axis=2)"])
+    lines.append(f"{e} = {scope.pick(['np.exp(-', '1.0 / (1.0 + '])}{reduced})")
+    if scope.chance(0.5):
+        lines.append(f"{t} = np.sum({e}[:, :, None] * {d}, axis=(0, 1))")  # a force
+        scope.add(Var(t, shape, owned=True))
+    else:
+        lines.append(f"{t} = {scope.constant()!r} * np.sum({e})")
+        scope.add(Var(t, (), owned=True))
+    scope.tags.add(f"pairwise_{variant}")
+    return lines
+
+
 def early_return(scope, final):
     """A loop that may return early: `final` is the text of f's last return value."""
     arrays1 = [v for v in scope.arrays(1) if not v.py and v.ndim == 1]
@@ -923,4 +966,4 @@ def early_return(scope, final):
 FAMILIES = [(assign, 5), (derive, 2), (update, 2.5), (stores, 1.5), (views, 0.9), (branch, 1.5),
             (for_loop, 2), (while_loop, 0.6), (list_stack, 0.7), (helper_stmt, 0.7),
             (side_effect, 0.2), (python_idioms, 0.8), (normalize, 0.8), (linalg, 0.6),
-            (closures, 0.6), (gates, 0.6)]
+            (closures, 0.6), (gates, 0.6), (pairwise, 0.5)]
