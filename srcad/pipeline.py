@@ -43,6 +43,7 @@ from .frontend.mutation import check_mutations
 from .frontend.parse import parse_function
 from .frontend.resolve import assigned_names, LIBRARY_MODULES, resolve, Scope
 from .frontend.slices import batch_slices
+from .frontend.sizes import hoist_sizes
 from .frontend.inline import inline_helpers
 from .frontend.object_loops import methods_of_classes
 from .frontend.starred import call_shape_parameters
@@ -74,6 +75,7 @@ PASSES = (
     "unroll",          # short loops over ranges the signature fixes written out (frontend/unroll)
     "inline",          # small helpers of the caller's module written into it (frontend/inline)
     "slices",          # one elementwise function of adjacent slices: of their union (slices.py)
+    "sizes",           # int arithmetic of sizes in a loop done once before it (frontend/sizes)
     "invariance",      # exactly-zero adjoints of shift-invariant values (analysis/invariance.py)
     "singular",        # strong-zero guards dropped where the output is inf or nan
     "proportional",    # forward mode: tangents that scale another folded in
@@ -115,7 +117,7 @@ def disabled_passes(disable):
 # simplify again after cancel, broadcasts and factor). derivative: as the templates wrote it
 IMPROVE_STAGES = stages()
 STAGES = ("parse", "slices", "inline", "resolve", "check", "desugar", "unroll", "anf",
-          "invariance", "activity", "derivative", *IMPROVE_STAGES, "optimize", "emit")
+          "sizes", "invariance", "activity", "derivative", *IMPROVE_STAGES, "optimize", "emit")
 KINDS = {"reverse": ("grad", "value_and_grad", "aux", "vjp", "vjp_aux", "adjoint", "record",
                      "backward"),
          "forward": ("jvp", "tangent", "grad")}
@@ -453,6 +455,10 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     fdef = version(fdef, parameter_names(fdef) + [a.id for a in fdef.args.kwonlyargs],
                    namer.fresh)
     if stage == "anf":
+        return function_source(fdef)
+    if "sizes" not in disabled:  # (t13 = 2 * H in a loop: bound once, before it)
+        fdef = hoist_sizes(fdef)
+    if stage == "sizes":
         return function_source(fdef)
     shares = check_mutations(fdef, scope, info, parameter_names(fdef) + [
         a.id for a in fdef.args.kwonlyargs])

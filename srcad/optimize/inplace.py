@@ -5,6 +5,8 @@
     bx = bx + unindex(bt3, x, i)        ->   bx[i] += bt3        (and -, -=)
     by = zero_at(by, i)                 ->   by[i] = 0.0
     bx = unindex(bt3, x, i)             ->   bx = np.zeros((5,), bt3.dtype); bx[i] = bt3
+    bx = bx + unindex(bt4, x, j)        ->   bx[j] = bt4      (j disjoint from i: zeros there)
+    bx = unindex(g, x, (s, None, s))    ->   bx = np.reshape(g, (64, 3))   (s: a full slice)
 
 A name *owns* its value when the value is an array or number that no other name, list, view or
 caller can see: it was made by arithmetic or by a numpy function that returns a new array, and
@@ -12,6 +14,12 @@ the name has not been handed on since (assigned to another name, passed to a hel
 return it, pushed on the stack, returned, viewed by a subscript or a reshape). Ownership is a
 dataflow fact: a branch keeps what both arms keep, a loop what holds at its entry and after
 its body (iterated to a fixed point). Only owned values are updated in place.
+
+Slices of the fresh zeros of a specialized gradient are followed from np.zeros on: a slice
+of axis 0 whose bounds the specialization fixes (int literals, items of a parameter's shape,
+and sums, differences and products of them: sizes_of), disjoint from every slice stored since,
+still holds zeros, so its adjoint is stored, not added (an LSTM's gate adjoints, written into
+the rows of one vector). Anything else done with the array ends this.
 
 In the code for any arguments (not specialized to shapes), the zeros of an argument's gradient
 (zero_gradient(x)) are not owned: they are of the argument's kind, a NumPy array for a parameter
@@ -107,10 +115,11 @@ def _shared_inside(node):
 
 
 class InPlace:
-    def __init__(self, loop_indices, shape_of_name=None, specialized=True):
+    def __init__(self, loop_indices, shape_of_name=None, specialized=True, sizes=None):
         self.loop_indices = loop_indices  # names that are always ints (range loop variables)
         self.shape_of_name = shape_of_name  # known shapes (a specialized gradient), or None
         self.specialized = specialized  # (else argument zeros are not owned: module docstring)
+        self.sizes = sizes or {}  # name -> the int it is bound to in every call (sizes_of)
 
     # the dataflow: owned names after a block -------------------------------------------
     # owned: name -> "array" (an array it allocated: items may be updated in place) or "any"
@@ -161,7 +170,9 @@ class InPlace:
     def block(self, stmts, owned):
         owned = dict(owned)
         out = []
+        written = {}  # name -> the ranges of its axis 0 stored into since np.zeros made it
         for stmt in stmts:
+            written = self.still_written(stmt, written)
             if isinstance(stmt, gast.If):
                 stmt.body = self.block(stmt.body, owned)
                 stmt.orelse = self.block(stmt.orelse, owned)
@@ -174,11 +185,53 @@ class InPlace:
                     for part in first:
                         owned = self.transfer_one(part, owned)
                     out.extend(first)
+                    stored = self.stored_range(first[1].targets[0])
+                    if stored is not None:
+                        written[first[0].targets[0].id] = [stored]
                     continue
-                stmt = self.rewrite(stmt, owned)
+                stmt = self.rewrite(stmt, owned, written)
             owned = self.transfer_one(stmt, owned)
             out.append(stmt)
         return out
+
+    def stored_range(self, target):
+        """(start, stop) of the items of axis 0 that `v[lo:hi] = ...` stores into, for bounds
+        that are int literals or sizes (the same ints in every call), v's shape known; else
+        None."""
+        index, shape = target.slice, self.shape_of_name and self.shape_of_name(target.value.id)
+        if not (shape and isinstance(index, gast.Slice) and index.step is None):
+            return None
+        bounds = [self.int_value(b) for b in (index.lower, index.upper)]
+        if any(b is False for b in bounds):
+            return None
+        start, stop, _ = slice(*bounds).indices(shape[0])
+        return start, max(start, stop)
+
+    def int_value(self, node):
+        """The int node always is (None for None); False when not known."""
+        if node is None or isinstance(node, gast.Constant) and node.value is None:
+            return None
+        if isinstance(node, gast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, gast.Name) and node.id in self.sizes:
+            return self.sizes[node.id]
+        return False
+
+    @staticmethod
+    def still_written(stmt, written):
+        """written, without the names stmt reads or binds, but for bx in bx = bx + unindex(g,
+        x, i) (which rewrite follows): what else happens to them is not followed."""
+        if not written:
+            return written
+        seen = {n.id for n in walk(stmt) if isinstance(n, gast.Name)}
+        value = getattr(stmt, "value", None)
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) and (
+                isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub))
+                and isinstance(value.left, gast.Name) and value.left.id == stmt.targets[0].id
+                and isinstance(value.right, gast.Call)
+                and _call_name(value.right) == "unindex"):  # bx = bx + unindex(g, x, i)
+            seen = {n.id for n in walk(value.right) if isinstance(n, gast.Name)}
+        return {var: ranges for var, ranges in written.items() if var not in seen}
 
     def unit_views(self, stmt):
         """unindex(g, x, i) where x[i] only inserts axes of length 1 (i of None and full
@@ -254,11 +307,12 @@ class InPlace:
                             type_comment=None),
                 gast.Assign(targets=[target], value=g, type_comment=None)]
 
-    def rewrite(self, stmt, owned):
+    def rewrite(self, stmt, owned, written):
         if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
             return stmt
         var = stmt.targets[0].id
         value = stmt.value
+        ranges = written.pop(var, None)  # (put back below where what var holds is followed)
         if var not in owned:
             return stmt
         if (isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub))
@@ -271,6 +325,13 @@ class InPlace:
                 target = gast.Subscript(value=gast.Name(id=var, ctx=gast.Load(), annotation=None,
                                                         type_comment=None),
                                         slice=self.as_index(term.args[2]), ctx=gast.Store())
+                stored = self.stored_range(target)
+                if stored is not None and ranges is not None:
+                    written[var] = ranges + [stored]
+                    if all(stored[1] <= lo or hi <= stored[0] for lo, hi in ranges):
+                        g = term.args[0] if isinstance(value.op, gast.Add) else gast.UnaryOp(
+                            op=gast.USub(), operand=term.args[0])  # zeros there: bx[i] = g
+                        return gast.Assign(targets=[target], value=g, type_comment=None)
                 return gast.AugAssign(target=target, op=type(value.op)(), value=term.args[0])
             return gast.AugAssign(target=gast.Name(id=var, ctx=gast.Store(), annotation=None,
                                                    type_comment=None),
@@ -328,9 +389,48 @@ def in_place(fdef, facts):
     reassigned = loop_targets & assigned
     indices = loop_targets - set(facts.params) - reassigned
     specialized = facts.shape_of is not None  # (None but in builds specialized to shapes)
+    sizes = sizes_of(fdef.body, facts.params, facts.shape_of, facts.binds) if specialized else {}
     fdef.body = InPlace(indices, facts.shape_of if facts.seeded else None,
-                        specialized=specialized).block(fdef.body, {})
+                        specialized=specialized, sizes=sizes).block(fdef.body, {})
     return fdef
+
+
+def sizes_of(body, params, shape_of, binds):
+    """name -> the int it holds in every call of code specialized to the parameters' shapes:
+    names bound once, at the top level, to an int literal, to s[k] of s = p.shape for a
+    parameter p (whose shape the specialization fixes), or to a + b, a - b, a * b of such."""
+    shapes, sizes = {}, {}
+
+    def value(node):
+        if isinstance(node, gast.Constant) and type(node.value) is int:
+            return node.value
+        return sizes.get(node.id) if isinstance(node, gast.Name) else None
+    for stmt in body:
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], gast.Name)
+                and binds.get(stmt.targets[0].id) == 1):
+            continue
+        var, node = stmt.targets[0].id, stmt.value
+        if isinstance(node, gast.Attribute) and node.attr == "shape" and isinstance(
+                node.value, gast.Name) and node.value.id in params and binds.get(
+                node.value.id, 0) <= 1 and shape_of(node.value.id) is not None:
+            shapes[var] = tuple(shape_of(node.value.id))
+        elif isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and (
+                node.value.id in shapes and isinstance(node.slice, gast.Constant)
+                and type(node.slice.value) is int):
+            try:
+                sizes[var] = shapes[node.value.id][node.slice.value]
+            except IndexError:
+                pass
+        elif isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub,
+                                                                   gast.Mult)):
+            left, right = value(node.left), value(node.right)
+            if left is not None and right is not None:
+                sizes[var] = {gast.Add: left + right, gast.Sub: left - right,
+                              gast.Mult: left * right}[type(node.op)]
+        elif value(node) is not None:
+            sizes[var] = value(node)
+    return sizes
 
 
 def _is_none(node):

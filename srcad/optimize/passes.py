@@ -54,7 +54,7 @@ PIPELINE = (
     Pass("signs", sink_signs, switch="signs", modes=REVERSE, needs=("derived", "binds"),
          keeps=("binds", "loads", "top_once")),  # (only minus signs and + - change)
     Pass("inplace", in_place, switch="inplace", modes=REVERSE,
-         needs=("params", "seeded", "shape_of")),
+         needs=("params", "seeded", "shape_of", "binds")),
     Pass("singular", drop_singular_guards, switch="singular", when=lambda b: bool(b.singular),
          needs=("singular", "binds"), calls=("safe_div", "safe_mul")),
     Pass("outer", batch_outer_products, switch="outer", modes=REVERSE, specialized=True,

@@ -231,6 +231,87 @@ def test_the_adjoint_of_a_view_with_unit_axes_is_a_reshape_and_not_owned():
         shape_of={"x": (3, 4), "g": (3, 1, 4), "h": (1, 3, 4), "k": (3, 1), "bx": (3, 4)}.get)
 
 
+SLICES = dict(seeded=True, shape_of={"x": (6,), "g": (2,), "h": (2,), "k": (6,),
+                                    "bx": (6,)}.get)
+SLICE_ARGS = (RNG.normal(size=6), RNG.normal(size=2), RNG.normal(size=2), RNG.normal(size=6))
+
+
+def test_adjoints_of_disjoint_slices_of_fresh_zeros_are_stored_not_added():
+    """Bounds the specialization fixes (int literals, items of a parameter's shape, sums and
+    products of them): a slice no store since np.zeros has reached still holds zeros, so
+    bx[i] += g is bx[i] = g (and -= is = -g). A slice that overlaps one stored is added."""
+    check_rewrite(in_place, """
+        def f(x, g, h, k):
+            s = x.shape
+            n = s[0]
+            m = n - 2
+            bx = unindex(g, x, slice(None, 2, None))
+            bx = bx + unindex(h, x, slice(2, 4, None))
+            bx = bx - unindex(h, x, slice(m, None, None))
+            bx = bx + unindex(g, x, slice(1, 3, None))
+            return bx
+        """, """
+        def f(x, g, h, k):
+            s = x.shape
+            n = s[0]
+            m = n - 2
+            bx = np.zeros((6,), g.dtype)
+            bx[:2] = g
+            bx[2:4] = h
+            bx[m:] = -h
+            bx[1:3] += g
+            return bx
+        """, SLICE_ARGS, **SLICES)
+
+
+def test_after_any_other_use_of_the_zeros_slices_are_added():
+    """What else happens to the zeros (a sum into all of them, a store into an item) is not
+    followed: the next slice is added. So is one whose bound the specialization does not fix
+    (len(k) of a parameter: the pass reads only shapes; the shape of a local, which the probe
+    saw but the specialization does not fix)."""
+    check_rewrite(in_place, """
+        def f(x, g, h, k):
+            bx = unindex(g, x, slice(None, 2, None))
+            bx = bx + k
+            bx = bx + unindex(h, x, slice(2, 4, None))
+            by = unindex(g, x, slice(None, 2, None))
+            j = len(k) - 2
+            by = by + unindex(h, x, slice(j, None, None))
+            bz = unindex(g, x, slice(None, 2, None))
+            bz[3] = 1.0
+            bz = bz + unindex(h, x, slice(2, 4, None))
+            y = k[:j]
+            t = y.shape
+            q = t[0]
+            bw = unindex(g, x, slice(None, 2, None))
+            bw = bw + unindex(h, x, slice(q, None, None))
+            return bx, by, bz, bw
+        """, """
+        def f(x, g, h, k):
+            bx = np.zeros((6,), g.dtype)
+            bx[:2] = g
+            bx += k
+            bx[2:4] += h
+            by = np.zeros((6,), g.dtype)
+            by[:2] = g
+            j = len(k) - 2
+            by[j:] += h
+            bz = np.zeros((6,), g.dtype)
+            bz[:2] = g
+            bz[3] = 1.0
+            bz[2:4] += h
+            y = k[:j]
+            t = y.shape
+            q = t[0]
+            bw = np.zeros((6,), g.dtype)
+            bw[:2] = g
+            bw[q:] += h
+            return bx, by, bz, bw
+        """, SLICE_ARGS, **dict(SLICES, shape_of={"x": (6,), "g": (2,), "h": (2,), "k": (6,),
+                                                   "y": (4,), "bx": (6,), "by": (6,),
+                                                   "bz": (6,), "bw": (6,)}.get))
+
+
 def test_a_spread_adjoint_is_left_to_broadcasting():
     names = iter(range(100))
     check_rewrite(sink_broadcasts, """
