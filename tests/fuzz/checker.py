@@ -176,19 +176,21 @@ def _variables(source):
 @contextlib.contextmanager
 def verify_environment(**more):
     """SRCAD_VERIFY=1 (and the variables in `more`) while programs are checked, and the sizes
-    under which optimize/contract.py leaves a sum of products and optimize/strength.py a sum
-    over a short axis as written lowered to 0 (the programs' arrays, 2 to 8 long, would never
+    under which optimize/contract.py leaves a sum of products and optimize/strength.py a sum,
+    max or min over a short axis as written lowered to 0 (the programs' arrays, 2 to 8 long, would never
     reach them: their rewrites would go unchecked); restored afterwards."""
     wanted = {"SRCAD_VERIFY": "1", **more}
     before = {name: os.environ.get(name) for name in wanted}
     os.environ.update(wanted)
     min_size, contract.MIN_SIZE = contract.MIN_SIZE, 0
     min_out, strength.SHORT_MIN_OUT = strength.SHORT_MIN_OUT, 0
+    extremum_out, strength.SHORT_EXTREMUM_MIN_OUT = strength.SHORT_EXTREMUM_MIN_OUT, 0
     try:
         yield
     finally:
         contract.MIN_SIZE = min_size
         strength.SHORT_MIN_OUT = min_out
+        strength.SHORT_EXTREMUM_MIN_OUT = extremum_out
         for name, value in before.items():
             if value is None:
                 os.environ.pop(name, None)

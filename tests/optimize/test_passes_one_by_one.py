@@ -105,6 +105,28 @@ def test_sums_over_short_axes_are_sums_of_slices():
         """, (big, B), inexact={"a", "b"}, arrays={"a", "b"}, shapes={"a": (3, 4, 50)})
 
 
+def test_the_max_and_min_over_a_short_axis_chain_its_slices():
+    """(the same values, a NaN included: numpy's reduction over a short last axis costs per
+    row, 19 us for 512 x 8 against 5 for the chain; an axis of more than 8 items, or a result
+    of fewer than 16, keeps its method)"""
+    big = RNG.normal(size=(40, 3))
+    big[5, 1] = np.nan
+    check_rewrite(reduce_strength, """
+        def f(a, b):
+            m = np.max(a, axis=1, keepdims=True)
+            n = a.min(axis=1)
+            k = b.max(axis=1)
+            return m, n, k
+        """, """
+        def f(a, b):
+            m = np.maximum(np.maximum(a[..., 0], a[..., 1]), a[..., 2])[..., None]
+            n = np.minimum(np.minimum(a[..., 0], a[..., 1]), a[..., 2])
+            k = b.max(axis=1)
+            return (m, n, k)
+        """, (big, RNG.normal(size=(40, 9))), inexact={"a", "b"}, arrays={"a", "b"},
+        shapes={"a": (40, 3), "b": (40, 9)})
+
+
 def test_sums_with_few_items_keep_their_method():
     """(x[..., i] costs more than the reduction below ~128 items: tiny_mlp's softmax)"""
     check_unchanged(reduce_strength, """
