@@ -5,8 +5,6 @@ m is inert (its adjoint, the mask over the maxima and the tie count, is left out
 moves do not cancel exactly (another factor, another axis, another use) it is differentiated.
 Either way the numbers are checked against central differences, the gradient built without the
 invariance stage and the unoptimized one, and srcad.check_grads (second order too)."""
-import os
-import sys
 import textwrap
 
 import gast
@@ -16,13 +14,9 @@ import pytest
 import srcad
 from generated import check, code
 from regressions.numeric import central_gradient
+from workload_functions import fresh_functions
 from srcad.analysis.invariance import inert_names
 
-BENCHMARKS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "benchmarks")
-sys.path.insert(0, BENCHMARKS)
-from workloads import fresh_functions  # noqa: E402
-sys.path.remove(BENCHMARKS)
 
 
 def lse_kept_dims_indexed(a, w):

@@ -4,8 +4,6 @@ on its tape; and optimize/inplace.py, which then knows those bounds, stores the 
 disjoint slices into the fresh zeros they start from instead of adding them. Values and
 gradients are the same as without the hoisting (disable="sizes"), in every mode; statements
 the pass cannot vouch for stay in the loop."""
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -13,12 +11,8 @@ import pytest
 import srcad
 
 from regressions.numeric import central_gradient
+from workload_functions import fresh_functions
 
-BENCHMARKS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "benchmarks")
-sys.path.insert(0, BENCHMARKS)
-from workloads import fresh_functions  # noqa: E402
-sys.path.remove(BENCHMARKS)
 
 RNG = np.random.default_rng(23)
 H, D, T = 4, 3, 3

@@ -3,8 +3,6 @@ to their union (the gates of an LSTM stacked in one vector). The same operations
 numbers: values and gradients are the same bits as without the rewrite (disable="slices"), in
 every mode; a group whose bounds, function or targets the pass cannot vouch for is left as
 written."""
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -14,12 +12,8 @@ from srcad import d
 from srcad.rules.registry import REGISTRY
 
 from regressions.numeric import central_gradient
+from workload_functions import fresh_functions
 
-BENCHMARKS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "benchmarks")
-sys.path.insert(0, BENCHMARKS)
-from workloads import fresh_functions  # noqa: E402
-sys.path.remove(BENCHMARKS)
 
 RNG = np.random.default_rng(21)
 H, D, T = 4, 3, 3
