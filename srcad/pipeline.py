@@ -418,17 +418,44 @@ def _frontend(func, kind, wrt, stage, disabled):
 def _rename_helper_names(fdef, scope):
     """fdef with each local variable named like a runtime helper (logistic, masked, triangle)
     renamed fresh (logistic_1): the derivative calls the helpers by their names, and a local
-    of the same name hid the helper (the generated code called the local's array). Parameters
-    keep their names: they are the derivative's keywords."""
+    of the same name hid the helper (the generated code called the local's array). A parameter
+    named so keeps its name in the signature (it is one of the derivative's keywords) and the
+    body reads a copy of it (logistic_1 = logistic): a call of `logistic` left in the
+    derivative is then the helper's, which the parameter hides (_hidden_helpers refuses it)."""
     params = set(parameter_names(fdef)) | {a.id for a in fdef.args.kwonlyargs}
     clashing = sorted((scope.local_names & HELPERS.keys()) - params)
-    if not clashing:
+    hiding = sorted(params & HELPERS.keys())
+    if not clashing and not hiding:
         return fdef
     fresh = Fresh(fdef)
     fresh.taken |= set(HELPERS)
-    mapping = {old: fresh(old) for old in clashing}
-    scope.local_names = (scope.local_names - set(mapping)) | set(mapping.values())
-    return Rename(mapping).visit(fdef)
+    mapping = {old: fresh(old) for old in clashing + hiding}
+    scope.local_names = (scope.local_names - set(clashing)) | set(mapping.values())
+    renamer = Rename(mapping)
+    copies = [gast.copy_location(gast.Assign(
+        targets=[gast.Name(id=mapping[p], ctx=gast.Store(), annotation=None, type_comment=None)],
+        value=gast.Name(id=p, ctx=gast.Load(), annotation=None, type_comment=None),
+        type_comment=None), fdef) for p in hiding]
+    fdef.body = copies + [renamer.visit(stmt) for stmt in fdef.body]
+    return fdef
+
+
+def _hidden_helpers(derivative, primal, info):
+    """Refuse a derivative that calls a runtime helper a parameter of f is named after: in
+    the generated function the name is the parameter, and the call would call the argument
+    (a function passed as `logistic` computing np.logaddexp's slopes: a wrong number)."""
+    params = {a.id: a for a in primal.args.args + primal.args.kwonlyargs
+              if isinstance(a, gast.Name) and a.id in HELPERS}
+    if not params:
+        return
+    for node in walk(derivative):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and (
+                node.func.id in params):
+            name = node.func.id
+            raise info.error(params[name], f"the parameter `{name}` has the name of one of "
+                             f"srcad's runtime helpers, which this derivative calls: in the "
+                             f"generated function `{name}` would be the argument, not the "
+                             f"helper", hint=f"rename the parameter (for example `{name}_`)")
 
 
 def _build(func, mode, wrt, kind, stage, example, disabled):
@@ -499,6 +526,7 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     builder.shares = shares  # names that may share storage (views): mutation.py
     builder.real_parts = real_values  # (analysis/complexes.py)
     derivative = builder.build()
+    _hidden_helpers(derivative, fdef, info)
     if stage == "derivative":
         return function_source(derivative)
     if stage == "outline":  # what a caller needs before the rest (and every error is raised)
