@@ -910,8 +910,8 @@ def pairwise(scope, depth=2):
     one set with every point of another, d = p[:, None, :] - q[None, :, :] (N x M x len(x),
     over a thousand items, so that the adjoint's sums are contractions: optimize/contract.py),
     maybe over a scale the same for every pair; then an elementwise function of d summed over
-    its last axis, and the pairs' sum, or the weighted differences summed over the pairs (a
-    force). The points move with a vector x of the program."""
+    its last axis, and the pairs' sum, or the weighted differences summed over one set (the
+    force on each point of the other). The points move with a vector x of the program."""
     vectors = [v for v in scope.arrays(1) if not v.py and v.ndim == 1]
     if not vectors:
         return assign(scope)
@@ -939,7 +939,9 @@ def pairwise(scope, depth=2):
                           f"({d} ** 2).sum(axis=2)"])
     lines.append(f"{e} = {scope.pick(['np.exp(-', '1.0 / (1.0 + '])}{reduced})")
     if scope.chance(0.5):
-        lines.append(f"{t} = np.sum({e}[:, :, None] * {d}, axis=(0, 1))")  # a force
+        # the force on each point, through tanh, summed over the points (the total force of
+        # a set on itself is zero, pair by pair: only rounding would be left to compare)
+        lines.append(f"{t} = np.sum(np.tanh(np.sum({e}[:, :, None] * {d}, axis=1)), axis=0)")
         scope.add(Var(t, shape, owned=True))
     else:
         lines.append(f"{t} = {scope.constant()!r} * np.sum({e})")
