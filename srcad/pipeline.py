@@ -420,17 +420,26 @@ def _rename_helper_names(fdef, scope):
     renamed fresh (logistic_1): the derivative calls the helpers by their names, and a local
     of the same name hid the helper (the generated code called the local's array). A parameter
     named so keeps its name in the signature (it is one of the derivative's keywords) and the
-    body reads a copy of it (logistic_1 = logistic): a call of `logistic` left in the
-    derivative is then the helper's, which the parameter hides (_hidden_helpers refuses it)."""
+    body reads a copy of it (logistic_1 = logistic). A free name so named that is not the
+    helper (a function of the user's module called logistic) is read under a fresh name for
+    the build (scope.aliases; its own name again in the code written, _own_names). A call of
+    `logistic` in the derivative is then the helper's, and where the user's name hides it,
+    refused (_own_names, _hidden_by_parameters)."""
     params = set(parameter_names(fdef)) | {a.id for a in fdef.args.kwonlyargs}
     clashing = sorted((scope.local_names & HELPERS.keys()) - params)
     hiding = sorted(params & HELPERS.keys())
-    if not clashing and not hiding:
+    free = sorted(name for name in (scope.user_globals | scope.user_cells) & HELPERS.keys()
+                  if scope.free_value(name)[1] is not HELPERS[name])
+    if not clashing and not hiding and not free:
         return fdef
     fresh = Fresh(fdef)
     fresh.taken |= set(HELPERS)
-    mapping = {old: fresh(old) for old in clashing + hiding}
-    scope.local_names = (scope.local_names - set(clashing)) | set(mapping.values())
+    mapping = {old: fresh(old) for old in clashing + hiding + free}
+    scope.local_names = (scope.local_names - set(clashing)) | {mapping[n] for n in clashing + hiding}
+    for name in free:  # (with the user's first read of it, for an error there)
+        scope.injected[mapping[name]] = scope.free_value(name)[1]
+        scope.aliases[mapping[name]] = name, next(
+            n for n in walk(fdef) if isinstance(n, gast.Name) and n.id == name)
     renamer = Rename(mapping)
     copies = [gast.copy_location(gast.Assign(
         targets=[gast.Name(id=mapping[p], ctx=gast.Store(), annotation=None, type_comment=None)],
@@ -440,22 +449,39 @@ def _rename_helper_names(fdef, scope):
     return fdef
 
 
-def _hidden_helpers(derivative, primal, info):
+def _hidden_by_parameters(derivative, primal, info):
     """Refuse a derivative that calls a runtime helper a parameter of f is named after: in
     the generated function the name is the parameter, and the call would call the argument
     (a function passed as `logistic` computing np.logaddexp's slopes: a wrong number)."""
     params = {a.id: a for a in primal.args.args + primal.args.kwonlyargs
               if isinstance(a, gast.Name) and a.id in HELPERS}
-    if not params:
-        return
-    for node in walk(derivative):
+    for node in walk(derivative) if params else ():
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and (
                 node.func.id in params):
-            name = node.func.id
-            raise info.error(params[name], f"the parameter `{name}` has the name of one of "
-                             f"srcad's runtime helpers, which this derivative calls: in the "
-                             f"generated function `{name}` would be the argument, not the "
-                             f"helper", hint=f"rename the parameter (for example `{name}_`)")
+            raise _hiding_error(info, params[node.func.id], node.func.id, "parameter")
+
+
+def _own_names(derivative, primal, scope, info):
+    """The derivative with each free name the build read under an alias (scope.aliases)
+    under its own name again, where the derivative reads no runtime helper of that name; else
+    a SrcadError at the user's first read of it: the generated code would call the user's
+    function for the helper (both are bound by that name where it runs)."""
+    if not scope.aliases:
+        return derivative
+    own = {name: alias for alias, (name, _) in scope.aliases.items()}
+    for node in walk(derivative):
+        if isinstance(node, gast.Name) and node.id in own:
+            alias = own[node.id]
+            raise _hiding_error(info, scope.aliases[alias][1], node.id,
+                                "name of the function's module")
+    return Rename({alias: own for alias, (own, _) in scope.aliases.items()}).visit(derivative)
+
+
+def _hiding_error(info, node, name, what):
+    return info.error(node, f"`{name}`, a {what}, has the name of one of srcad's runtime "
+                      f"helpers, which this derivative calls: in the generated code `{name}` "
+                      f"would be yours, not the helper", hint=f"rename it (for example "
+                      f"`{name}_`, or import it under another name)")
 
 
 def _build(func, mode, wrt, kind, stage, example, disabled):
@@ -526,7 +552,7 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     builder.shares = shares  # names that may share storage (views): mutation.py
     builder.real_parts = real_values  # (analysis/complexes.py)
     derivative = builder.build()
-    _hidden_helpers(derivative, fdef, info)
+    _hidden_by_parameters(derivative, fdef, info)
     if stage == "derivative":
         return function_source(derivative)
     if stage == "outline":  # what a caller needs before the rest (and every error is raised)
@@ -538,6 +564,7 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
         return function_source(derivative)
     if kind in ("record", "backward"):  # one half of the callee's adjoint (calls.py)
         derivative = split_half(derivative, kind, namer)
+    derivative = _own_names(derivative, fdef, scope, info)
     if stage == "optimize":
         return function_source(derivative)
     shortname = info.filename.replace("\\", "/").rsplit("/", 1)[-1]

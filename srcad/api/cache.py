@@ -254,9 +254,14 @@ class Instance:
         upstream = getattr(func, "__srcad_sync__", None)
         user_globals = func.__globals__
         cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
-        global_names = tuple(built.user_globals) + tuple(built.inlined)
+        # (the helpers written in are watched, not bound: the code does not call them, and a
+        # name the generated code reads may be a runtime helper's: a helper of the user's
+        # called logistic, written in, must not hide the runtime's logistic)
+        global_names = tuple(built.user_globals)
         cell_items = tuple((name, cells[name]) for name in built.user_cells)
-        if upstream is None and not global_names and not cell_items and not dependency_syncs:
+        bound = set(global_names) | set(built.user_cells)
+        if upstream is None and not global_names and not cell_items and not dependency_syncs and (
+                not watched):
             return None
 
         def sync():
@@ -270,7 +275,7 @@ class Instance:
             for name, cell in cell_items:
                 namespace[name] = cell.cell_contents
             for name, attribute, callee in watched:  # (a few identity tests)
-                value = namespace.get(name)
+                value = namespace.get(name) if name in bound else user_globals.get(name)
                 if attribute is not None:
                     value = getattr(value, attribute, None)
                 if value is not callee:

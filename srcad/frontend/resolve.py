@@ -119,13 +119,14 @@ class Scope:
         self.injected = {}
         self.user_globals = set()   # free names read from the function's module
         self.user_cells = set()     # free names read from closure cells
+        self.aliases = {}  # a free name read under another one -> (its own name, a read)
         self.canonical = _library_roots()
 
     def copy(self):
         """A copy whose sets and dicts a later build may change without changing this one."""
         other = copy.copy(self)
-        other.cells, other.local_names, other.injected = (
-            dict(self.cells), set(self.local_names), dict(self.injected))
+        other.cells, other.local_names, other.injected, other.aliases = (
+            dict(self.cells), set(self.local_names), dict(self.injected), dict(self.aliases))
         other.user_globals, other.user_cells, other.canonical = (
             set(self.user_globals), set(self.user_cells), dict(self.canonical))
         return other

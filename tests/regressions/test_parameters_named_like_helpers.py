@@ -1,11 +1,19 @@
-"""Wrong number: a parameter named like a runtime helper hid the helper. The derivative calls
+"""Wrong numbers: a parameter, or a function of the module, named like a runtime helper hid the
+helper. The derivative calls
 its helpers by name, and in the generated function that name was the parameter: a function
 passed as `logistic` was called for np.logaddexp's slopes (the gradient of
 sum(logaddexp(x, 0)) * logistic(1.0) with logistic = 2z came out [2, -4], not
 2 / (1 + exp(-x))). The parameter keeps its name (a keyword of the derivative), the body reads
 a copy of it, and a derivative that still calls the helper of that name is refused at the
 parameter, with what to do. Where the derivative calls no such helper, the gradient is right
-(every mode, keyword arguments too)."""
+(every mode, keyword arguments too).
+
+A function of the module called `logistic` (or a closure's) was bound by that name where the
+generated code runs, over the runtime's: written into the caller (inlined), its name was still
+bound (to watch it for changes), and logaddexp's slopes called it (4.0 off). The names the
+code reads are bound now, the helpers written in only watched; a free name called like a
+helper is read under a fresh name while the derivative is built, and a derivative that also
+calls the helper is refused at the user's read."""
 import numpy as np
 import pytest
 
@@ -26,7 +34,53 @@ def weighted(x, safe_mul, triangle=2.0):
     return np.sum(np.sqrt(x * x + 1.0) * safe_mul) * triangle
 
 
+def logistic(z):
+    return 2.0 * z + np.sin(z)
+
+
+def masked(z):
+    return z * z
+
+
+def softplus_and_module_function(x):
+    return np.sum(np.logaddexp(x, 0.0)) + np.sum(logistic(x) ** 2)
+
+
+def module_function_only(x):
+    return np.sum(masked(x) * np.sin(x))
+
+
+def closure_named_like_a_helper():
+    def triangle(z):
+        return np.cos(z) * 3.0
+
+    def f(x):
+        return np.sum(np.logaddexp(x, 1.0)) + np.sum(triangle(x))
+    return f
+
+
 X = np.array([0.5, -1.0, 2.0])
+
+
+@pytest.mark.parametrize("func", [softplus_and_module_function, module_function_only,
+                                  closure_named_like_a_helper()])
+def test_a_module_function_named_like_a_helper_written_in(func):
+    want = central_gradient(func, (X,))
+    np.testing.assert_allclose(srcad.grad(func)(X), want, rtol=1e-7)
+    np.testing.assert_allclose(srcad.jvp(func)(X, np.ones(3)), np.sum(want), rtol=1e-7)
+    value, grad = srcad.value_and_grad(func)(X)
+    assert value == func(X)
+
+
+@pytest.mark.parametrize("disable", ["inline", "all"])
+def test_a_module_function_named_like_a_helper_kept_as_a_call(disable):
+    with pytest.raises(srcad.SrcadError) as raised:
+        srcad.grad(softplus_and_module_function, disable=disable)(X)
+    text = str(raised.value)
+    assert "`logistic`, a name of the function's module, has the name of one of srcad's" in text
+    assert "np.sum(logistic(x) ** 2)" in text and "rename it" in text
+    np.testing.assert_allclose(srcad.grad(module_function_only, disable=disable)(X),
+                               central_gradient(module_function_only, (X,)), rtol=1e-7)
 
 
 @pytest.mark.parametrize("disable", [None, "specialize", "all"])
@@ -34,8 +88,8 @@ def test_a_derivative_that_calls_the_hidden_helper_is_refused_at_the_parameter(d
     with pytest.raises(srcad.SrcadError) as raised:
         srcad.grad(softplus_scaled, disable=disable)(X, lambda z: 2.0 * z)
     text = str(raised.value)
-    assert "the parameter `logistic` has the name of one of srcad's runtime helpers" in text
-    assert "def softplus_scaled(x, logistic):" in text and "rename the parameter" in text
+    assert "`logistic`, a parameter, has the name of one of srcad's runtime helpers" in text
+    assert "def softplus_scaled(x, logistic):" in text and "rename it" in text
 
 
 @pytest.mark.parametrize("disable", [None, "specialize", "all"])
