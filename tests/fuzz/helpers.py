@@ -45,6 +45,22 @@ def _scope_for(scope, params):
     return inner
 
 
+# names of srcad's runtime helpers that templates call: a user's function so named must not
+# stand in for the helper where the derivative calls it (srcad renames or refuses)
+RUNTIME_NAMES = ("logistic", "masked", "safe_mul", "safe_div", "slope_mul", "unbroadcast",
+                 "triangle", "unreduce", "unindex")
+
+
+def _helper_name(scope):
+    """helper1, helper2, ...; now and then the name of a runtime helper not taken yet."""
+    taken = {h.name for h in scope.helpers}
+    free = [n for n in RUNTIME_NAMES if n not in taken]
+    if free and scope.chance(0.3):
+        scope.tags.add("helper_runtime_name")
+        return scope.pick(free)
+    return scope.fresh("helper")
+
+
 def make_helper(scope, returns):
     """A new helper returning values of these shapes; appended to scope.helpers."""
     shapes = scope.shapes()
@@ -66,7 +82,7 @@ def make_helper(scope, returns):
         body.insert(0, "log.append(1)")
         scope.tags.add("side_effect")
     results = [expr(inner, shape, 2).text for shape in returns]
-    name = scope.fresh("helper")
+    name = _helper_name(scope)
     names = [p for p, _ in params] + (["log"] if takes_log else [])
     text = "\n".join([f"def {name}({', '.join(names)}):"] + stmts.indent(body) +
                      [f"    return {', '.join(results)}"])
