@@ -14,6 +14,7 @@ its own: its parameters are its variables, the size parameters are not in scope 
 from its arguments), and its values are not known while generating (the guards check them when
 the statement that calls it is validated). A helper may take f's `log` list and append to it.
 """
+import zlib
 from dataclasses import dataclass
 
 from . import stmts
@@ -51,13 +52,16 @@ RUNTIME_NAMES = ("logistic", "masked", "safe_mul", "safe_div", "slope_mul", "unb
                  "triangle", "unreduce", "unindex")
 
 
-def _helper_name(scope):
-    """helper1, helper2, ...; now and then the name of a runtime helper not taken yet."""
+def _helper_name(scope, body):
+    """helper1, helper2, ...; for about one helper in three the name of a runtime helper not
+    taken yet, picked by a checksum of its body (not by scope.rng: the programs of a seed stay
+    the ones they were, but for these names)."""
     taken = {h.name for h in scope.helpers}
     free = [n for n in RUNTIME_NAMES if n not in taken]
-    if free and scope.chance(0.3):
+    check = zlib.crc32("\n".join(body).encode())
+    if free and check % 3 == 0:
         scope.tags.add("helper_runtime_name")
-        return scope.pick(free)
+        return free[check // 3 % len(free)]
     return scope.fresh("helper")
 
 
@@ -82,7 +86,7 @@ def make_helper(scope, returns):
         body.insert(0, "log.append(1)")
         scope.tags.add("side_effect")
     results = [expr(inner, shape, 2).text for shape in returns]
-    name = _helper_name(scope)
+    name = _helper_name(scope, body + results)
     names = [p for p, _ in params] + (["log"] if takes_log else [])
     text = "\n".join([f"def {name}({', '.join(names)}):"] + stmts.indent(body) +
                      [f"    return {', '.join(results)}"])
