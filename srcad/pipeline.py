@@ -440,6 +440,7 @@ def _rename_helper_names(fdef, scope):
         scope.injected[mapping[name]] = scope.free_value(name)[1]
         scope.aliases[mapping[name]] = name, next(
             n for n in walk(fdef) if isinstance(n, gast.Name) and n.id == name)
+    scope.copies.update((p, mapping[p]) for p in hiding)
     renamer = Rename(mapping)
     copies = [gast.copy_location(gast.Assign(
         targets=[gast.Name(id=mapping[p], ctx=gast.Store(), annotation=None, type_comment=None)],
@@ -449,16 +450,31 @@ def _rename_helper_names(fdef, scope):
     return fdef
 
 
-def _hidden_by_parameters(derivative, primal, info):
+def _hidden_by_parameters(derivative, scope, info, before=None):
     """Refuse a derivative that calls a runtime helper a parameter of f is named after: in
     the generated function the name is the parameter, and the call would call the argument
-    (a function passed as `logistic` computing np.logaddexp's slopes: a wrong number)."""
-    params = {a.id: a for a in primal.args.args + primal.args.kwonlyargs
-              if isinstance(a, gast.Name) and a.id in HELPERS}
-    for node in walk(derivative) if params else ():
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and (
-                node.func.id in params):
-            raise _hiding_error(info, params[node.func.id], node.func.id, "parameter")
+    (a function passed as `logistic` computing np.logaddexp's slopes: a wrong number). As the
+    templates wrote it, the body calls the parameter by its copy, so a call by the name is the
+    helper's; after the passes, which may have read the copy as the parameter again, a call
+    more than `before` (these counts then) is one a pass wrote. Returns the counts of calls by
+    the name or the copy."""
+    if not scope.copies:
+        return None
+    params = {a.id: a for a in derivative.args.args + derivative.args.kwonlyargs
+              if isinstance(a, gast.Name) and a.id in scope.copies}
+    counts = dict.fromkeys(params, 0)
+    names = {copy: p for p, copy in scope.copies.items()}
+    for node in walk(derivative):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
+            name = node.func.id
+            if name in params and before is None:
+                raise _hiding_error(info, params[name], name, "parameter")
+            if name in params or name in names:
+                counts[names.get(name, name)] += 1
+    for name, count in counts.items():
+        if before is not None and count > before.get(name, 0):
+            raise _hiding_error(info, params[name], name, "parameter")
+    return counts
 
 
 def _own_names(derivative, primal, scope, info):
@@ -552,7 +568,7 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     builder.shares = shares  # names that may share storage (views): mutation.py
     builder.real_parts = real_values  # (analysis/complexes.py)
     derivative = builder.build()
-    _hidden_by_parameters(derivative, fdef, info)
+    calls = _hidden_by_parameters(derivative, scope, info)
     if stage == "derivative":
         return function_source(derivative)
     if stage == "outline":  # what a caller needs before the rest (and every error is raised)
@@ -560,6 +576,7 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
             mode == "forward") else [])
     derivative = improve(derivative, mode, kind, builder, namer, shapes, kinds, floats,
                          singular, disabled, stop=stage if stage in IMPROVE_STAGES else None)
+    _hidden_by_parameters(derivative, scope, info, before=calls)
     if stage in IMPROVE_STAGES:
         return function_source(derivative)
     if kind in ("record", "backward"):  # one half of the callee's adjoint (calls.py)

@@ -120,13 +120,15 @@ class Scope:
         self.user_globals = set()   # free names read from the function's module
         self.user_cells = set()     # free names read from closure cells
         self.aliases = {}  # a free name read under another one -> (its own name, a read)
+        self.copies = {}  # a parameter named like a runtime helper -> the copy the body reads
         self.canonical = _library_roots()
 
     def copy(self):
         """A copy whose sets and dicts a later build may change without changing this one."""
         other = copy.copy(self)
-        other.cells, other.local_names, other.injected, other.aliases = (
-            dict(self.cells), set(self.local_names), dict(self.injected), dict(self.aliases))
+        other.cells, other.local_names, other.injected, other.aliases, other.copies = (
+            dict(self.cells), set(self.local_names), dict(self.injected), dict(self.aliases),
+            dict(self.copies))
         other.user_globals, other.user_cells, other.canonical = (
             set(self.user_globals), set(self.user_cells), dict(self.canonical))
         return other

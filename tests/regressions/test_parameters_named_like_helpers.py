@@ -92,6 +92,19 @@ def test_a_derivative_that_calls_the_hidden_helper_is_refused_at_the_parameter(d
     assert "def softplus_scaled(x, logistic):" in text and "rename it" in text
 
 
+def scaled_exp(x, slope_mul):
+    return np.sum(np.exp(x) * x) * slope_mul
+
+
+def test_a_helper_a_pass_writes_is_refused_too():
+    """singular.py writes slope_mul for the guarded product of exp's adjoint: a call no
+    template wrote, after the copy of the parameter was read as the parameter again."""
+    with pytest.raises(srcad.SrcadError, match="`slope_mul`, a parameter, has the name"):
+        srcad.grad(scaled_exp)(X, 2.0)
+    np.testing.assert_allclose(srcad.grad(scaled_exp, disable="singular")(X, 2.0),
+                               central_gradient(scaled_exp, (X, 2.0)), rtol=1e-7)
+
+
 @pytest.mark.parametrize("disable", [None, "specialize", "all"])
 def test_a_parameter_named_like_a_helper_the_derivative_does_not_call(disable):
     w = np.array([1.5, -0.5, 0.25])
