@@ -40,8 +40,9 @@ def hoist_sizes(fdef):
 
 class _Hoister:
     def __init__(self, fdef):
+        self.fdef = fdef
         self.binds = bound_counts(fdef)
-        self.reads = _reads(fdef)
+        self._reads = None  # (counted on first need: most functions have no candidate)
         self.sizes = set()  # names bound once at the top level so far to a shape or an int
         self.shapes = set()  # those bound to x.shape
 
@@ -96,8 +97,12 @@ class _Hoister:
                 and isinstance(stmt.targets[0], gast.Name) and self.arithmetic(stmt.value)):
             return False
         var = stmt.targets[0].id
+        if self.binds.get(var) != 1:
+            return False
+        if self._reads is None:
+            self._reads = _reads(self.fdef)
         later = sum(_reads(s).get(var, 0) for s in body[index + 1:])
-        return self.binds.get(var) == 1 and self.reads.get(var, 0) == later
+        return self._reads.get(var, 0) == later
 
 
 def _reads(node):

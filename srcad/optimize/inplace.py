@@ -249,12 +249,10 @@ class InPlace:
                 id="np", ctx=gast.Load(), annotation=None, type_comment=None), attr="reshape",
                 ctx=gast.Load()), args=[node.args[0], gast.Constant(value=shape, kind=None)],
                 keywords=[])
-        for node in walk(stmt):
-            for field, value in gast.iter_fields(node):
-                if isinstance(value, list):
-                    setattr(node, field, [reshaped(v) for v in value])
-                else:
-                    setattr(node, field, reshaped(value))
+        stmt.value = reshaped(stmt.value)  # (the forms the adjoints take: bx = unindex(...),
+        if isinstance(stmt.value, gast.BinOp):  # bx = bx + unindex(...); no walk per statement)
+            stmt.value.left, stmt.value.right = reshaped(stmt.value.left), reshaped(
+                stmt.value.right)
         return stmt
 
     def unit_view_shape(self, node):
