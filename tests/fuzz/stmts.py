@@ -483,9 +483,13 @@ def for_loop(scope, depth=2):
     for _ in range(scope.rng.randint(1, 2)):
         choice = scope.weighted([("accumulate", 4), ("recurrence", 1), ("store", 1),
                                  ("control", 0.8), ("side", 0.3 if scope.side_effects else 0),
-                                 ("reset", 0.5)])
+                                 ("reset", 0.5), ("gated", 0.6 if len(shape) == 1 else 0)])
         if choice == "accumulate":
             body += _accumulate(inner, state, shape)
+        elif choice == "gated":
+            before, turn = _gated(scope, inner, state, shape)
+            lines += before
+            body += turn
         elif choice == "reset":
             before, turn = _reset(scope, inner, state, shape)
             lines += before
@@ -508,6 +512,24 @@ def for_loop(scope, depth=2):
         body += _accumulate(inner, state, shape)
     scope.add(Var(state, shape, owned=True, py=False))
     return lines + [_checkpointed(scope, head, body)] + indent(body)
+
+
+def _gated(scope, inner, state, shape):
+    """(lines before the loop, lines of its body): a turn's two gates, slices of one stacked
+    vector bounded by a size read before the loop, g[:n] and g[n:2 * n] (an LSTM's turn;
+    frontend/sizes.py binds 2 * n once, before the loop, and the gates' adjoints are stored
+    into disjoint slices of fresh zeros)."""
+    holders = [v for v in scope.arrays(1) if not v.py and v.shape == shape]
+    if not holders:
+        return [], _accumulate(inner, state, shape)
+    size, g = scope.fresh("n"), inner.fresh("g")
+    read = scope.pick([f"{scope.pick(holders).name}.shape[0]", f"len({scope.pick(holders).name})"])
+    first, second = expr(inner, shape, 1), expr(inner, shape, 1)
+    scope.tags.add("loop_gated")
+    return [f"{size} = {read}"], [
+        f"{g} = np.concatenate([{first.text}, {second.text}])",
+        f"{state} = {state} + {scope.constant()!r} * np.tanh({g}[:{size}]) * "
+        f"np.sin({g}[{size}:2 * {size}])"]
 
 
 def _checkpointed(scope, head, body):
