@@ -435,11 +435,12 @@ def _rename_helper_names(fdef, scope):
     fresh = Fresh(fdef)
     fresh.taken |= set(HELPERS)
     mapping = {old: fresh(old) for old in clashing + hiding + free}
-    scope.local_names = (scope.local_names - set(clashing)) | {mapping[n] for n in clashing + hiding}
+    scope.local_names = (scope.local_names - set(clashing)) | {
+        mapping[n] for n in clashing + hiding}
     for name in free:  # (with the user's first read of it, for an error there)
         scope.injected[mapping[name]] = scope.free_value(name)[1]
         scope.aliases[mapping[name]] = name, next(
-            n for n in walk(fdef) if isinstance(n, gast.Name) and n.id == name)
+            (n for n in walk(fdef) if isinstance(n, gast.Name) and n.id == name), None)
     scope.copies.update((p, mapping[p]) for p in hiding)
     renamer = Rename(mapping)
     copies = [gast.copy_location(gast.Assign(
@@ -477,7 +478,7 @@ def _hidden_by_parameters(derivative, scope, info, before=None):
     return counts
 
 
-def _own_names(derivative, primal, scope, info):
+def _own_names(derivative, scope, info):
     """The derivative with each free name the build read under an alias (scope.aliases)
     under its own name again, where the derivative reads no runtime helper of that name; else
     a SrcadError at the user's first read of it: the generated code would call the user's
@@ -581,7 +582,7 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
         return function_source(derivative)
     if kind in ("record", "backward"):  # one half of the callee's adjoint (calls.py)
         derivative = split_half(derivative, kind, namer)
-    derivative = _own_names(derivative, fdef, scope, info)
+    derivative = _own_names(derivative, scope, info)
     if stage == "optimize":
         return function_source(derivative)
     shortname = info.filename.replace("\\", "/").rsplit("/", 1)[-1]

@@ -244,7 +244,8 @@ def expression_shape(node, shape_of_name):
     """The shape an expression surely has, or None. shape_of_name(name) -> shape or None.
 
     Knows names, numbers, elementwise arithmetic (+ - * / **, unary -, safe_mul, safe_div,
-    logistic, numpy's ufuncs), which broadcasts, and reductions with keepdims=True over constant axes."""
+    logistic, numpy's ufuncs), which broadcasts, and reductions with keepdims=True over constant
+    axes."""
     if isinstance(node, gast.Name):
         return shape_of_name(node.id)
     if isinstance(node, gast.Constant):

@@ -54,7 +54,8 @@ class _Hoister:
                 moved = [s for i, s in enumerate(stmt.body) if self.invariant(stmt.body, i)]
                 if len(moved) == len(stmt.body):
                     moved = moved[:-1]  # (a loop keeps a statement)
-                stmt.body = [s for s in stmt.body if not any(s is m for m in moved)]
+                gone = {id(s) for s in moved}
+                stmt.body = [s for s in stmt.body if id(s) not in gone]
                 stmt.orelse = self.block(stmt.orelse, top=False)
                 out.extend(moved)
                 if top:

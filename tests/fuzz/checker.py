@@ -177,8 +177,8 @@ def _variables(source):
 def verify_environment(**more):
     """SRCAD_VERIFY=1 (and the variables in `more`) while programs are checked, and the sizes
     under which optimize/contract.py leaves a sum of products and optimize/strength.py a sum,
-    max or min over a short axis as written lowered to 0 (the programs' arrays, 2 to 8 long, would never
-    reach them: their rewrites would go unchecked); restored afterwards."""
+    max or min over a short axis as written lowered to 0 (the programs' arrays, 2 to 8 long,
+    would never reach them: their rewrites would go unchecked); restored afterwards."""
     wanted = {"SRCAD_VERIFY": "1", **more}
     before = {name: os.environ.get(name) for name in wanted}
     os.environ.update(wanted)
