@@ -187,13 +187,24 @@ def _index_names(holder):
     return {n.id for n in walk(holder.var.slice) if isinstance(n, gast.Name)}
 
 
+def _slice_restore_reads(holder):
+    """(reads, value reads) of a kept slice restore, y[i] = stack.pop(): the values of its
+    index names, and the binding of y: it writes into the array y names, which must be the one
+    the store wrote into (a later y = ... in the primal sweep is undone before it, else the
+    restore writes into the new array and the old one, which another name may still hold,
+    keeps the stored value)."""
+    index = _index_names(holder)
+    return index | {_key(holder)}, index
+
+
 def _block_reads(stmts, kept):
     """(reads, value reads) of a block, kept placeholders' index reads included."""
     reads, values = set(), set()
     for stmt in flatten(stmts):
         if isinstance(stmt, Restore) and stmt.slice_ and _is_kept(stmt, kept):
-            reads |= _index_names(stmt)
-            values |= _index_names(stmt)
+            binding, index = _slice_restore_reads(stmt)
+            reads |= binding
+            values |= index
     live = [s for s in stmts if not (isinstance(s, gast.If) and _dead_if(s, kept))]
     return reads | _reads(live), values | _reads(live, values_only=True)
 
@@ -210,8 +221,9 @@ def _scan(stmts, later, later_values, after, kept):
         if isinstance(stmt, Restore):
             after[id(stmt)] = (set(later), set(later_values))
             if stmt.slice_ and _is_kept(stmt, kept):
-                later |= _index_names(stmt)
-                later_values |= _index_names(stmt)
+                binding, index = _slice_restore_reads(stmt)
+                later |= binding
+                later_values |= index
         elif isinstance(stmt, Save):
             continue
         elif isinstance(stmt, gast.If):
