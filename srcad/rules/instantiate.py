@@ -440,6 +440,15 @@ class _MaterializeZeros(Transformer):
                              args=[name(node.var)], keywords=[])
         return gast.Constant(value=0.0, kind=None)
 
+    def visit_Subscript(self, node):
+        """An item of a zero (d[pair][0] in a template, pair's tangent zero): the zeros of the
+        item, np.zeros_like(pair[0]). The zeros of the whole were wrong for a tuple whose items
+        differ (np.zeros_like((c, True)) raises) and for a container of arrays (a list's)."""
+        if isinstance(node.value, Zero) and isinstance(node.value.var, str):
+            item = gast.Subscript(value=name(node.value.var), slice=node.slice, ctx=gast.Load())
+            return call(["zero_tangent"], item)
+        return self.generic_visit(node)
+
     def visit(self, node):
         if isinstance(node, Zero):
             return self.visit_Zero(node)
