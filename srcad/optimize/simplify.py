@@ -162,6 +162,21 @@ class FoldConstants(Transformer):
         node = self.generic_visit(node)
         if isinstance(node.op, gast.USub) and _number(node.operand):
             return gast.Constant(value=-node.operand.value, kind=None)
+        if isinstance(node.op, gast.Not) and isinstance(node.operand, gast.Constant) and type(
+                node.operand.value) in (bool, type(None)):  # (not False -> True: a template's
+            return gast.Constant(value=not node.operand.value, kind=None)  # flag given)
+        return node
+
+    def visit_Subscript(self, node):
+        """(c, low)[0] -> c: an item of a display of names and constants, at a constant index
+        (a template's tuple parameter given a display), is that item (the same object)."""
+        node = self.generic_visit(node)
+        value, index = node.value, node.slice
+        if (isinstance(node.ctx, gast.Load) and isinstance(value, gast.Tuple)
+                and isinstance(index, gast.Constant) and type(index.value) is int
+                and -len(value.elts) <= index.value < len(value.elts)
+                and all(isinstance(e, (gast.Name, gast.Constant)) for e in value.elts)):
+            return value.elts[index.value]
         return node
 
     def visit_Call(self, node):

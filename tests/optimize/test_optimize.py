@@ -195,6 +195,14 @@ def _fold(source, inexact=("f",), arrays=("x",)):
     ("y = 4 / (3.0 * x)", "y = 4 / (3.0 * x)"),
     ("y = 1.0715086071862673e+301 * x * 1.0715086071862673e+301",
      "y = 1.0715086071862673e+301 * x * 1.0715086071862673e+301"),  # the product overflows
+    ("y = g(m, not False)", "y = g(m, True)"),  # (a template's flag, given as a constant)
+    ("y = not None", "y = True"),
+    ("y = not 0.0", "y = not 0.0"),  # (only bools and None)
+    ("y = (c, low)[0] @ (c, low)[-1]", "y = c @ low"),  # (a tuple parameter given a display)
+    ("y = (c, 2.0)[1]", "y = 2.0"),
+    ("y = (c, low)[2]", "y = (c, low)[2]"),  # (out of range: the IndexError stays)
+    ("y = (c, g(x))[0]", "y = (c, g(x))[0]"),  # (a call in the display runs: kept)
+    ("y = (c, low)[i]", "y = (c, low)[i]"),
 ])
 def test_fold_constants(before, after):
     got = as_text(_fold(before)).strip()
