@@ -35,3 +35,4 @@ REGISTRY.when_imported("scipy.stats", _loader(
     "scipy_special", "scipy_stats", "scipy_stats_families", "scipy_stats_discrete",
     "scipy_stats_multivariate"))
 REGISTRY.when_imported("scipy.signal", _loader("scipy_signal"))
+REGISTRY.when_imported("scipy.linalg", _loader("scipy_linalg"))

@@ -225,6 +225,8 @@ def imports_needed(text):
         lines.append("import scipy.stats")
     if re.search(r"\bscipy\.signal\.", text):
         lines.append("import scipy.signal")
+    if re.search(r"\bscipy\.linalg\.", text):
+        lines.append("import scipy.linalg")
     if re.search(r"\boperator\.", text):
         lines.append("import operator")
     return lines

@@ -35,6 +35,7 @@ LIBRARY_MODULES = {
     "scipy.special": "scipy.special",
     "scipy.stats": "scipy.stats",
     "scipy.signal": "scipy.signal",
+    "scipy.linalg": "scipy.linalg",
 }
 IMPORT_LINES = {"np": "import numpy as np", "math": "import math", "operator": "import operator",
                 "scipy": "import scipy.special"}
