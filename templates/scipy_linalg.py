@@ -13,7 +13,7 @@ whatever SciPy left there. (overwrite_b never matters: no derivative here reads 
 """
 import numpy as np
 
-from srcad.rules.registry import adjoint, d, non_differentiable, tangent
+from srcad.rules.registry import adjoint, by_name, d, non_differentiable, tangent
 from srcad.runtime import helper
 
 from .numpy_linalg import lower_half, lower_sandwich, solve_column, solve_uncolumn, triangle
@@ -24,18 +24,8 @@ except ImportError:  # pragma: no cover - without scipy nothing here is register
     scipy = None
 
 
-def _unregistered(func):
-    return func
-
-
-def adjoint_of(name, **options):
-    """@adjoint(scipy.linalg.<name>), or nothing when scipy is missing."""
-    return adjoint(getattr(scipy.linalg, name), **options) if scipy else _unregistered
-
-
-def tangent_of(name, **options):
-    """@tangent(scipy.linalg.<name>), or nothing when scipy is missing."""
-    return tangent(getattr(scipy.linalg, name), **options) if scipy else _unregistered
+adjoint_of = by_name(adjoint, scipy.linalg if scipy else None)
+tangent_of = by_name(tangent, scipy.linalg if scipy else None)
 
 
 # ---------------------------------------------------------------------------------------------

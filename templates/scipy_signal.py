@@ -31,7 +31,7 @@ op affine in in1, not linear.
 """
 import numpy as np
 
-from srcad.rules.registry import adjoint, bilinear, d, non_differentiable, tangent
+from srcad.rules.registry import adjoint, bilinear, by_name, d, non_differentiable, tangent
 from srcad.runtime import helper, unbroadcast
 
 try:
@@ -40,18 +40,8 @@ except ImportError:  # pragma: no cover - without scipy nothing here is register
     scipy = None
 
 
-def _unregistered(func):
-    return func
-
-
-def bilinear_of(name, **options):
-    """@bilinear(scipy.signal.<name>), or nothing when scipy is missing."""
-    return bilinear(getattr(scipy.signal, name), **options) if scipy else _unregistered
-
-
-def tangent_of(name, **options):
-    """@tangent(scipy.signal.<name>), or nothing when scipy is missing."""
-    return tangent(getattr(scipy.signal, name), **options) if scipy else _unregistered
+bilinear_of = by_name(bilinear, scipy.signal if scipy else None)
+tangent_of = by_name(tangent, scipy.signal if scipy else None)
 
 
 # ---------------------------------------------------------------------------------------------

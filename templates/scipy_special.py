@@ -8,7 +8,7 @@ maximum, exact for inputs of any size.
 """
 import numpy as np
 
-from srcad.rules.registry import adjoint, d, tangent
+from srcad.rules.registry import adjoint, by_name, d, tangent
 from srcad.runtime import helper, unreduce
 
 try:
@@ -17,18 +17,8 @@ except ImportError:  # pragma: no cover - without scipy nothing here is register
     scipy = None
 
 
-def _unregistered(func):
-    return func
-
-
-def adjoint_of(name, **options):
-    """@adjoint(scipy.special.<name>), or nothing when scipy is missing."""
-    return adjoint(getattr(scipy.special, name), **options) if scipy else _unregistered
-
-
-def tangent_of(name, **options):
-    """@tangent(scipy.special.<name>), or nothing when scipy is missing."""
-    return tangent(getattr(scipy.special, name), **options) if scipy else _unregistered
+adjoint_of = by_name(adjoint, scipy.special if scipy else None)
+tangent_of = by_name(tangent, scipy.special if scipy else None)
 
 
 @helper

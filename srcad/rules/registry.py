@@ -528,6 +528,17 @@ linear = REGISTRY.linear
 bilinear = REGISTRY.bilinear
 
 
+def by_name(declare, module):
+    """declare (adjoint, tangent, bilinear, ...) of module's callables by name: by_name(adjoint,
+    scipy.special)("expit") is @adjoint(scipy.special.expit). With module None (an optional
+    library that is not installed) the decorator registers nothing."""
+    def of(name, **options):
+        if module is None:
+            return lambda func: func
+        return declare(getattr(module, name), **options)
+    return of
+
+
 def _spelling(name):
     """How user code spells a dotted public name: numpy.linalg.inv -> np.linalg.inv."""
     if name.startswith("numpy."):
