@@ -24,14 +24,17 @@ at most BLOCK steps' worth, so memory does not grow with the loop (a larger bloc
 heavier: the RNN benchmark, hidden 32, keeps within 1.5x of the hand-written gradient's peak
 memory with 32, not with 64).
 Applies to `A += np.outer(u, v)` at the top level of a loop body when the probe knows A is an
-(n, m) matrix and u, v vectors of lengths n and m, and nothing else in the loop reads or binds A.
+(n, m) matrix and u, v vectors of lengths n and m, nothing else in the loop reads or binds A,
+and neither u's nor v's array is written into after it is made (a row is kept by reference
+until the flush: a slice restore of the adjoint sweep, h[i] = stack.pop(), changed rows
+kept before it, and the gradient was wrong).
 In such a loop, `c += u` for vectors c and u (the bias gradient) is summed the same way
 (`c += u_rows.sum(axis=0)`).
 """
 import gast
 
 from ..analysis.shapes import expression_shape
-from ..syntax.naming import binds, names_in
+from ..syntax.naming import binds, names_in, stored_roots, walk
 from ..syntax.nodes import assign, call, comment, constant_node, name
 
 # steps per matrix product. RNN T=50, hidden 32, against the hand-written gradient: 16 steps
@@ -50,9 +53,11 @@ def _is_outer_accumulation(stmt):
 
 
 class BatchOuter:
-    def __init__(self, shape_of_name, fresh):
+    def __init__(self, shape_of_name, fresh, mutated):
         self.shape_of_name = shape_of_name
         self.fresh = fresh
+        self.mutated = mutated  # names whose arrays change after they are made: a row kept
+        # (appended by reference) until the flush would have the later values
 
     def shape(self, ident):
         return expression_shape(name(ident), self.shape_of_name)
@@ -64,12 +69,31 @@ class BatchOuter:
         u, v = (a.id for a in stmt.value.args)
         shape, su, sv = self.shape(target), self.shape(u), self.shape(v)
         return (shape is not None and len(shape) == 2 and su == shape[:1] and sv == shape[1:]
-                and target not in (u, v) and not self.used_elsewhere(target, stmt, body))
+                and target not in (u, v) and not self.used_elsewhere(target, stmt, body)
+                and self.kept_safely(u, stmt, body) and self.kept_safely(v, stmt, body))
 
     @staticmethod
     def used_elsewhere(var, stmt, body):
         """Whether a statement of the loop body other than stmt reads or binds var."""
         return any(var in names_in(s) for s in body if s is not stmt)
+
+    def kept_safely(self, vector, stmt, body):
+        """Whether vector's array, appended to its rows at stmt and kept by reference until the
+        flush, keeps its values: no array of vector's is written into (the fact mutated); or
+        the loop body makes vector's array anew before writing into it (bg = np.zeros(n);
+        bg[:h] = ...: each turn writes into its own), writes into it only before stmt, and
+        never writes through another name that may hold it (an alias: w = bg, w = bg[1:])."""
+        if vector not in self.mutated:
+            return True
+        holders = _aliases(vector, body)
+        position = body.index(stmt)
+        for k, s in enumerate(body):
+            written = {n.id for n in stored_roots(s)} | {
+                n.target.id for n in walk(s) if isinstance(n, gast.AugAssign)
+                and isinstance(n.target, gast.Name)}
+            if written & (holders - {vector}) or (vector in written and k > position):
+                return False
+        return _made_anew(vector, body)
 
     def vector_sum(self, stmt, body):
         """A += u with A and u vectors of one length (and nothing else in the loop using A):
@@ -80,7 +104,8 @@ class BatchOuter:
         target, u = stmt.target.id, stmt.value.id
         shape = self.shape(target)
         return (shape is not None and len(shape) == 1 and self.shape(u) == shape
-                and target != u and not self.used_elsewhere(target, stmt, body))
+                and target != u and not self.used_elsewhere(target, stmt, body)
+                and self.kept_safely(u, stmt, body))
 
     def block(self, stmts):
         out = []
@@ -153,7 +178,48 @@ class BatchOuter:
         return restart() + [stmt, comment("add up the last steps"), last]
 
 
+_NEW_ARRAYS = {"zeros", "zeros_like", "empty", "empty_like", "full", "full_like", "ones",
+               "ones_like"}
+
+
+def _made_anew(var, body):
+    """Whether the first statement of body that mentions var binds it to a new array
+    (var = np.zeros(...)), at the top level of the body: each turn writes into its own."""
+    first = next((s for s in body if var in names_in(s)), None)
+    return (isinstance(first, gast.Assign) and len(first.targets) == 1
+            and isinstance(first.targets[0], gast.Name) and first.targets[0].id == var
+            and isinstance(first.value, gast.Call)
+            and isinstance(first.value.func, gast.Attribute)
+            and isinstance(first.value.func.value, gast.Name)
+            and first.value.func.value.id == "np" and first.value.func.attr in _NEW_ARRAYS)
+
+
+# calls whose result is a new array, never a view of an argument
+_NEW_RESULTS = {"dot", "matmul", "sum", "mean", "copy", "outer", "exp", "log", "tanh", "sin",
+                "cos", "sqrt", "multiply", "add", "subtract", "divide", "negative", "zeros_like",
+                "ones_like", "full_like", "empty_like", "array", "concatenate", "stack"}
+
+
+def _aliases(var, body):
+    """The names the loop body may bind to var's array or a view of it: var, and names bound
+    to an expression that mentions one of them, unless it surely makes a new array (arithmetic,
+    a comparison, a call in _NEW_RESULTS)."""
+    holders = {var}
+    for _ in range(2):  # (a loop: a name bound late in one turn may be read early in the next)
+        for s in body:
+            for n in walk(s):
+                if not (isinstance(n, gast.Assign) and names_in(n.value) & holders):
+                    continue
+                value = n.value
+                new = isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare)) or (
+                    isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
+                    and value.func.attr in _NEW_RESULTS)
+                if not new:
+                    holders |= {t.id for t in walk(n.targets[0]) if isinstance(t, gast.Name)}
+    return holders
+
+
 def batch_outer_products(fdef, facts):
     """The pass (see the module docstring)."""
-    fdef.body = BatchOuter(facts.shape_of, facts.fresh_name).block(fdef.body)
+    fdef.body = BatchOuter(facts.shape_of, facts.fresh_name, facts.mutated).block(fdef.body)
     return fdef

@@ -58,7 +58,7 @@ PIPELINE = (
     Pass("singular", drop_singular_guards, switch="singular", when=lambda b: bool(b.singular),
          needs=("singular", "binds"), calls=("safe_div", "safe_mul")),
     Pass("outer", batch_outer_products, switch="outer", modes=REVERSE, specialized=True,
-         needs=("shape_of", "fresh_name"), calls=("np.outer",)),
+         needs=("shape_of", "fresh_name", "mutated"), calls=("np.outer",)),
     Pass("rank_one", keep_rank_one, switch="rank_one", modes=REVERSE, specialized=True,
          needs=("shape_of", "loads", "binds"), calls=("np.outer",)),
     Pass("factorizations", share_factorizations, switch="factorizations", modes=REVERSE,

@@ -3,6 +3,7 @@ tests/before_after.py): the text the pass makes, and the same numbers before and
 pass-specific files (test_cancel.py, test_factor.py, test_signs.py, test_rank_one.py, ...)
 check the passes inside whole builds; these pin down each rewrite by itself."""
 import numpy as np
+import pytest
 
 from srcad.optimize import passes
 from srcad.optimize.broadcasts import sink_broadcasts
@@ -438,6 +439,81 @@ def test_outer_products_of_a_loop_are_added_32_steps_at_a_time():
             return bW
         """, (hs, gs), shape_of={"bW": (3, 3), "bt8": (3,), "h": (3,)}.get,
         fresh_name=lambda prefix: prefix)
+
+
+OUTER_FACTS = dict(shape_of={"bW": (3, 3), "bt8": (3,), "h": (3,)}.get,
+                   fresh_name=lambda prefix: prefix)
+
+
+def test_outer_products_of_a_vector_made_anew_and_filled_before_the_product_are_batched():
+    """A row kept by reference keeps its values where the turn writes into its own new array
+    only before the product (the LSTM's gate adjoints: bg = np.zeros(n); bg[:h] = ...)."""
+    hs, gs = RNG.normal(size=(40, 3)), RNG.normal(size=(40, 3))
+    check_rewrite(batch_outer_products, """
+        def f(hs, gs):
+            bW = np.zeros((3, 3))
+            for t in range(40):
+                bt8 = np.zeros(3)
+                bt8[:2] = gs[t, :2]
+                h = hs[t]
+                bW += np.outer(bt8, h)
+            return bW
+        """, """
+        def f(hs, gs):
+            bW = np.zeros((3, 3))
+            bt8_rows = []
+            h_rows = []
+            for t in range(40):
+                bt8 = np.zeros(3)
+                bt8[:2] = gs[t, :2]
+                h = hs[t]
+                bt8_rows.append(bt8)
+                h_rows.append(h)
+                if len(bt8_rows) == 32:
+                    bt8_rows = np.array(bt8_rows)
+                    h_rows = np.array(h_rows)
+                    bW += np.dot(bt8_rows.T, h_rows)
+                    bt8_rows = []
+                    h_rows = []
+            if bt8_rows:
+                bt8_rows = np.array(bt8_rows)
+                h_rows = np.array(h_rows)
+                bW += np.dot(bt8_rows.T, h_rows)
+            return bW
+        """, (hs, gs), **OUTER_FACTS)
+
+
+@pytest.mark.parametrize("body", [
+    # written after the product (in the turn): the kept row would have the later values
+    """bt8 = np.zeros(3)
+                bt8[:2] = gs[t, :2]
+                h = hs[t]
+                bW += np.outer(bt8, h)
+                bt8[2] = h[0]""",
+    # one array through every turn (not made anew), written before the product: later turns
+    # write into the rows kept (every row is that one array)
+    """h[t % 3] = gs[t, 0]
+                bt8 = gs[t]
+                bW += np.outer(bt8, h)""",
+    # a view of the array, kept into the next turn and written there
+    """if t > 0:
+                    view[0] = 5.0
+                bt8 = np.zeros(3)
+                bt8[:2] = gs[t, :2]
+                bW += np.outer(bt8, h)
+                view = bt8[1:]""",
+])
+def test_outer_products_of_a_vector_written_after_it_is_kept_are_not_batched(body):
+    hs, gs = RNG.normal(size=(40, 3)), RNG.normal(size=(40, 3))
+    check_unchanged(batch_outer_products, f"""
+        def f(hs, gs):
+            bW = np.zeros((3, 3))
+            h = hs[0].copy()
+            view = None
+            for t in range(40):
+                {body}
+            return bW
+        """, (hs, gs), **OUTER_FACTS)
 
 
 def test_every_pass_of_the_pipeline_has_a_before_after_test_here():
