@@ -96,6 +96,13 @@ def add_adjoint(a, b):
             out[key] = add_adjoint(out.get(key), value)
         return out
     if isinstance(a, (list, tuple)):
+        try:  # (zip would drop the items of the longer silently)
+            same = len(b) == len(a)
+        except TypeError:  # (a number or a 0-d array: no items)
+            same = False
+        if not same:
+            raise ValueError(f"srcad internal error: two adjoints of one sequence of "
+                             f"{len(a)} items differ in length ({type(b).__name__})")
         return [add_adjoint(x, y) for x, y in zip(a, b)]
     return a + b
 
