@@ -37,15 +37,21 @@ class Accumulation:
                        if key.startswith(prefix))
         return [(i, self.namer.adjoint(f"{var}[{i}]")) for i in items]
 
-    def gather_items(self, var, out):
-        """Before the statement that made tuple `var`: its item adjoints as one sequence."""
+    def gather_items(self, var, out, refuse=False):
+        """Before the statement that made tuple `var`: its item adjoints as one sequence. Used
+        whole too (cho_solve(factor, y) and factor[0]), the whole's adjoint and the items' add
+        item by item; refuse: refused instead (a pair srcad's generated code made)."""
         items = self.item_adjoints(var)
         if not items:
             return
-        if var in self.initialized:
+        if var in self.initialized and refuse:
             raise self.info.error(None, f"srcad cannot yet differentiate a tuple used both whole "
-                                        f"and item by item ({var})",
-                                  hint="unpack the tuple once (a, b = ...) and use the items")
+                                        f"and item by item ({var}) that a derivative srcad "
+                                        f"generated returns",
+                                  hint="differentiate fewer times through this helper, or let "
+                                       "srcad write the helper into its caller")
+        if var in self.initialized:
+            self.sequences.add(var)
         value = call(["tuple_adjoint"], gast.Tuple(elts=[name(n) for _, n in items],
                                                    ctx=gast.Load()), name(var),
                      gast.Tuple(elts=[gast.Constant(value=i, kind=None) for i, _ in items],

@@ -21,6 +21,20 @@ from ..syntax.naming import clone, loaded_names, walk
 from ..syntax.nodes import assign, call, list_op, name, origin_comment
 
 
+def _made_by_generated_code(value, scope):
+    """Whether value is a call of a function srcad generated (a callee's forward half, in a
+    derivative differentiated again): its value-and-tape pair follows conventions of its own
+    (lists popped item by item, None for holes), which the adjoints of its whole and of its
+    items are not known to share."""
+    if not isinstance(value, gast.Call):
+        return False
+    try:
+        op = operations.operation(value, scope)[0]
+    except operations.UnknownCall:
+        return False
+    return str(getattr(op, "__module__", None) or "").startswith("srcad_generated")
+
+
 class AdjointSweep:
     def adjoint_of_assign(self, stmt):
         target = stmt.targets[0].id
@@ -52,7 +66,7 @@ class AdjointSweep:
                         ["item_adjoints"], name(self.namer.adjoint(target)), clone(value)),
                         False, out)
                 return out
-            self.gather_items(target, out)
+            self.gather_items(target, out, refuse=_made_by_generated_code(value, self.scope))
         if target not in self.initialized:
             return out
         if (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)

@@ -36,6 +36,7 @@ statements that belong together) and records the variables it defines in the sco
     early_return   a loop with `return` inside (the last statement group of f)
 """
 import re
+import zlib
 
 from . import exprs
 from .exprs import expr, number, operand
@@ -681,7 +682,11 @@ def python_idioms(scope, depth=2):
                  f'{result} = {e}["a"] + {e}["b"] * {d}["a"]']
     elif kind == "whole_and_item":
         pair = scope.fresh("pair")
-        lines = [f"{pair} = {display}",
+        made = display
+        if shape and zlib.crc32(display.encode()) % 2:  # (a call's tuple: np.split's; picked
+            made = f"np.split(np.concatenate({display}), {len(texts)})"  # by a checksum, so
+            # every seed keeps its program)
+        lines = [f"{pair} = {made}",
                  f"{result} = {pair}[0] * {pair}[1] + np.stack({pair})[-1]"]
     elif kind == "sets":
         picked = scope.fresh("picked")
