@@ -1,4 +1,5 @@
-"""scipy.linalg: solve_triangular, cholesky, cho_factor, cho_solve, solve, inv, det and expm.
+"""scipy.linalg: solve_triangular, cholesky, cho_factor, cho_solve, lu_factor, lu_solve, solve,
+inv, det and expm.
 Registered only when the program imports scipy.linalg (srcad itself does not need SciPy).
 
 Real arrays, as numpy.linalg's templates (numpy_linalg.py, whose helpers these reuse). The
@@ -266,6 +267,94 @@ def det(y, a, overwrite_a=False, check_finite=True):
 def det(y, a, overwrite_a=False, check_finite=True):
     d[y] = y * np.trace(np.linalg.solve(not_overwritten(a, overwrite_a), d[a]), axis1=-2,
                         axis2=-1)
+
+
+# ---------------------------------------------------------------------------------------------
+# LU factors: lu_factor(A) = (lu, piv) with A[perm] = L U (perm: the row interchanges piv made
+# one by one; L unit lower and U upper, both in lu). With F = L^-1 dA[perm] U^-1:
+#   dL = L tril(F, -1), dU = triu(F) U, d lu = dL + dU;
+#   A_bar[perm] = L^-T (tril(L^T L_bar, -1) + triu(U_bar U^T)) U^-T, L_bar, U_bar lu_bar's parts.
+# lu_solve((lu, piv), b) is op(A)^-1 b with A = A(lu): its adjoint in A, as solve's, taken back
+# to lu through dA[perm] = dL U + L dU:  lu_bar = tril(A_bar[perm] U^T, -1) + triu(L^T A_bar[perm])
+
+@helper(linear=False)
+def lu_rows(piv):
+    """perm, with A[perm] = L U: the row interchanges of LAPACK's pivots (row i with row
+    piv[i]), made one by one."""
+    if np.ndim(piv) != 1:
+        raise ValueError("srcad differentiates scipy.linalg.lu_factor and lu_solve of one "
+                         "matrix, not of a stack")
+    perm = np.arange(len(piv))
+    for i, p in enumerate(piv):
+        perm[i], perm[p] = perm[p], perm[i]
+    return perm
+
+
+non_differentiable(lu_rows)
+
+
+@helper(tangent="linear")
+def permuted_rows(m, piv):
+    """m[perm] (perm = lu_rows(piv))."""
+    return m[lu_rows(piv)]
+
+
+@helper(tangent="linear")
+def unpermuted_rows(m, piv):
+    """The m' with m'[perm] = m (the transpose of permuted_rows)."""
+    return m[np.argsort(lu_rows(piv))]
+
+
+@adjoint(permuted_rows)
+def permuted_rows_adjoint(z, m, piv):
+    d[m] = unpermuted_rows(d[z], piv)
+
+
+@adjoint(unpermuted_rows)
+def unpermuted_rows_adjoint(z, m, piv):
+    d[m] = permuted_rows(d[z], piv)
+
+
+@adjoint_of("lu_factor", tuple_result=True)
+def lu_factor(y, a, overwrite_a=False, check_finite=True):
+    low = np.tril(y[0], -1) + np.eye(np.shape(y[0])[-1])
+    up = np.triu(y[0])
+    g = np.tril(np.swapaxes(low, -1, -2) @ np.tril(d[y][0], -1), -1) + np.triu(
+        np.triu(d[y][0]) @ np.swapaxes(up, -1, -2))
+    m = scipy.linalg.solve_triangular(low, g, trans=1, lower=True, unit_diagonal=True)
+    d[a] = unpermuted_rows(np.swapaxes(scipy.linalg.solve_triangular(
+        up, np.swapaxes(m, -1, -2)), -1, -2), y[1])
+
+
+@tangent_of("lu_factor")
+def lu_factor(y, a, overwrite_a=False, check_finite=True):
+    low = np.tril(y[0], -1) + np.eye(np.shape(y[0])[-1])
+    up = np.triu(y[0])
+    f = scipy.linalg.solve_triangular(low, permuted_rows(d[a], y[1]), lower=True,
+                                      unit_diagonal=True)
+    f = np.swapaxes(scipy.linalg.solve_triangular(up, np.swapaxes(f, -1, -2), trans=1), -1, -2)
+    d[y] = (low @ np.tril(f, -1) + np.triu(f) @ up, np.zeros(np.shape(y[1])))
+
+
+@adjoint_of("lu_solve")
+def lu_solve(x, lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    gb = scipy.linalg.lu_solve(lu_and_piv, solve_column(d[x], b), trans=other_trans(trans))
+    r = permuted_rows(oriented(-(gb @ np.swapaxes(solve_column(x, b), -1, -2)),
+                               transposes(trans)), lu_and_piv[1])
+    low = np.tril(lu_and_piv[0], -1) + np.eye(np.shape(lu_and_piv[0])[-1])
+    d[lu_and_piv] = (np.tril(r @ np.swapaxes(np.triu(lu_and_piv[0]), -1, -2), -1)
+                     + np.triu(np.swapaxes(low, -1, -2) @ r), None)
+    d[b] = solve_uncolumn(gb, b)
+
+
+@tangent_of("lu_solve")
+def lu_solve(x, lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    low = np.tril(lu_and_piv[0], -1) + np.eye(np.shape(lu_and_piv[0])[-1])
+    da = unpermuted_rows(np.tril(d[lu_and_piv][0], -1) @ np.triu(lu_and_piv[0])
+                         + low @ np.triu(d[lu_and_piv][0]), lu_and_piv[1])
+    d[x] = solve_uncolumn(scipy.linalg.lu_solve(
+        lu_and_piv, solve_column(d[b], b) - oriented(da, transposes(trans)) @ solve_column(x, b),
+        trans=trans), b)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """scipy.linalg's templates (templates/scipy_linalg.py): solve_triangular (trans, lower,
-unit_diagonal), cholesky, cho_factor and cho_solve (a GP's marginal likelihood), solve (general,
+unit_diagonal), cholesky, cho_factor and cho_solve (a GP's marginal likelihood), lu_factor and
+lu_solve (rows interchanged, both trans), solve (general,
 transposed, symmetric), inv, det and expm. Each program's gradient is checked against central
 differences in float64, its Jacobian-vector product against differences along a random
 direction and against the gradient (the dot-product test), its Hessian against differences of
@@ -24,6 +25,7 @@ A = RNG.uniform(-1, 1, (3, 3))
 T = A + 3 * np.eye(3)  # (well conditioned in either triangle)
 B = RNG.uniform(-1, 1, (3, 2))
 V = RNG.uniform(-1, 1, 3)
+PIVOTED = A + np.diag([-A[0, 0] + 0.05, 1.0, 1.0])  # (lu_factor interchanges its rows)
 
 
 def spd(a):
@@ -78,6 +80,18 @@ def cho_factor_whole(a):
     return np.sum(c * W)
 
 
+def lu_factors_read(a):
+    lu, piv = sl.lu_factor(a)  # (a's first entry small: rows are interchanged)
+    return np.sum(lu * W) + np.sum(np.log(np.abs(np.diag(lu))))
+
+
+def lu_solved_both_ways(a, b):
+    factors = sl.lu_factor(a)
+    x = sl.lu_solve(factors, b)
+    y = sl.lu_solve(factors, b, trans=1)
+    return np.sum(x ** 2) + np.sum(np.tanh(y)) + np.sum(factors[0] * W)
+
+
 def solve_general(a, b):
     x = sl.solve(a + 3 * np.eye(3), b)
     y = sl.solve(a + 3 * np.eye(3), b, transposed=True)
@@ -108,6 +122,8 @@ CASES = [
     (gp_lower_columns, (A, B)),
     (gp_factor_passed_whole, (A, B)),
     (cho_factor_whole, (A,)),
+    (lu_factors_read, (PIVOTED,)),
+    (lu_solved_both_ways, (PIVOTED, B)),
     (solve_general, (A, B)),
     (solve_positive, (A, V)),
     (inv_and_det, (A,)),
@@ -139,7 +155,7 @@ def test_forward_mode_matches_differences_and_the_gradient(f, args):
                                rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("f, args", [CASES[i] for i in (0, 3, 5, 7, 8, 9, 10, 11, 12)],
+@pytest.mark.parametrize("f, args", [CASES[i] for i in (0, 3, 5, 7, 8, 9, 10, 11, 12, 13, 14)],
                          ids=lambda c: getattr(c, "__name__", ""))
 def test_hessian_matches_differences_of_the_gradient(f, args):
     x, rest = args[0], args[1:]
@@ -249,3 +265,8 @@ def test_reverse_mode_through_the_frechet_derivative():
     np.testing.assert_allclose(srcad.grad(expm_gradient_weighted)(A),
                                central_gradient(expm_gradient_weighted, (A,)), rtol=1e-6,
                                atol=1e-8)
+
+
+def test_the_pivots_interchange_rows():
+    """The LU programs above pivot (else their permutation would go untested)."""
+    assert list(sl.lu_factor(PIVOTED)[1]) != list(range(3))
