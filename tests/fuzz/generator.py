@@ -189,6 +189,8 @@ class _Builder:
         text += f"def f({signature}):\n" + "\n".join(stmts.indent(body_lines + [return_line]))
         if "srcad." in text:  # (a loop marked srcad.checkpoint)
             text = "import srcad\n" + text
+        if "scipy.linalg." in text:  # (stmts.linalg's scipy forms)
+            text = "import scipy.linalg\n" + text
         return text + "\n", tuple(params)
 
 

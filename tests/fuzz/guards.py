@@ -212,6 +212,13 @@ def instrumented_code(source, filename="<fuzz>"):
 
 def namespace():
     """A fresh namespace for instrumented code: numpy, srcad (a loop may be marked
-    srcad.checkpoint) and the guards."""
+    srcad.checkpoint), scipy where installed (stmts.linalg's scipy.linalg forms) and the
+    guards."""
     import srcad
-    return {"np": np, "srcad": srcad, GUARD: Guards(), "__name__": "fuzz_instrumented"}
+    out = {"np": np, "srcad": srcad, GUARD: Guards(), "__name__": "fuzz_instrumented"}
+    try:
+        import scipy.linalg
+    except ImportError:
+        return out
+    out["scipy"] = scipy
+    return out

@@ -836,6 +836,29 @@ _LINALG = {
 }
 
 
+# the same quantities through scipy.linalg (templates/scipy_linalg.py), where scipy is installed:
+# its solves, factors (cho_factor's pair passed whole and its factor read) and LU solves
+_SCIPY_LINALG = {
+    "solve": "{t} = scipy.linalg.solve({a}, {b}{pos})",
+    "solve_t": "{t} = scipy.linalg.solve({a}, {b}, transposed=True) * {c}",
+    "inv": "{t} = scipy.linalg.inv({a}) @ {rhs}",
+    "det": "{t} = scipy.linalg.det({a}) * {rhs}",
+    "cholesky": "{L} = scipy.linalg.cholesky({a})\n"
+                "{t} = np.sum(np.log(np.diag({L}))) + {L}.T @ {rhs}",
+    "cholesky_solve": "{L} = scipy.linalg.cholesky({a}, lower=True)\n"
+                      "{t} = scipy.linalg.solve_triangular({L}, {b}, lower=True)",
+    "evidence": "{t} = 0.5 * np.dot({rhs}, scipy.linalg.lu_solve(scipy.linalg.lu_factor({a}), "
+                "{rhs})) + 0.5 * np.linalg.slogdet({a})[1]",
+    "gp": "{L} = scipy.linalg.cho_factor({a}, lower=True)\n{t} = 0.5 * np.dot({rhs}, "
+          "scipy.linalg.cho_solve({L}, {rhs})) + np.sum(np.log(np.diag({L}[0])))",
+}
+try:
+    import scipy.linalg  # noqa: F401
+    _HAS_SCIPY = True
+except ImportError:  # (the numpy forms only)
+    _HAS_SCIPY = False
+
+
 def linalg(scope, depth=2):
     """numpy.linalg on a matrix built from a vector or matrix v of the program, well
     conditioned whatever v holds: a Gram matrix scaled by 1 + |v|^2 plus the identity
@@ -861,6 +884,9 @@ def linalg(scope, depth=2):
                  f" + np.sum({u.atom()} ** 2))"]
         kind = scope.pick(["solve", "solve_t", "inv", "det", "slogdet", "evidence"])
     template, vector = _LINALG[kind]
+    if _HAS_SCIPY and kind in _SCIPY_LINALG and zlib.crc32(lines[0].encode()) % 2:
+        template = _SCIPY_LINALG[kind].replace("{pos}", ", assume_a='pos'" if spd else "")
+        kind = "scipy_" + kind  # (picked by a checksum: every seed keeps its program)
     names = {"t": t, "a": a, "b": b.text, "rhs": b.atom()}
     for key, prefix in (("L", "L"), ("sign", "sign"), ("logdet", "logdet")):
         if "{" + key + "}" in template:
