@@ -1,5 +1,5 @@
 """scipy.linalg: solve_triangular, cholesky, cho_factor, cho_solve, lu_factor, lu_solve, solve,
-inv, det and expm.
+inv, det, expm, logm and sqrtm.
 Registered only when the program imports scipy.linalg (srcad itself does not need SciPy).
 
 Real arrays, as numpy.linalg's templates (numpy_linalg.py, whose helpers these reuse). The
@@ -441,3 +441,46 @@ def expm_derivative_adjoint(z, a, e):
                         frechet_block(np.zeros_like(d[z]), d[z]))
     d[a] = diagonal_blocks(g)
     d[e] = upper_right_block(g)
+
+
+# ---------------------------------------------------------------------------------------------
+# logm and sqrtm: the Frechet derivative of an analytic f is the upper right block of
+# f([[A, E], [0, A]]) (Higham), and for real A (f with real coefficients, f(A^T) = f(A)^T) its
+# adjoint is L_f(A^T, .):  dY = L_f(A, dA),  A_bar = L_f(A^T, Y_bar). Real results only.
+
+@helper(tangent="linear")
+def real_result(g, y, name):
+    """g, the derivative of y = scipy.linalg.<name>(a), where y is one real matrix; refused
+    where it is complex (a matrix with negative eigenvalues) or a tuple (disp=False)."""
+    if isinstance(y, tuple) or np.iscomplexobj(y):
+        raise ValueError(f"srcad differentiates scipy.linalg.{name} where its value is one real "
+                         f"matrix (not complex, and not disp=False's pair)")
+    return g
+
+
+@adjoint(real_result)
+def real_result_adjoint(z, g, y, name):
+    d[g] = real_result(d[z], y, name)
+
+
+@adjoint_of("logm")
+def logm(y, a, disp=True):
+    d[a] = upper_right_block(scipy.linalg.logm(frechet_block(
+        np.swapaxes(a, -1, -2), real_result(d[y], y, "logm"))))
+
+
+@tangent_of("logm")
+def logm(y, a, disp=True):
+    d[y] = real_result(upper_right_block(scipy.linalg.logm(frechet_block(a, d[a]))), y, "logm")
+
+
+@adjoint_of("sqrtm")
+def sqrtm(y, a, disp=True, blocksize=64):
+    d[a] = upper_right_block(scipy.linalg.sqrtm(frechet_block(
+        np.swapaxes(a, -1, -2), real_result(d[y], y, "sqrtm"))))
+
+
+@tangent_of("sqrtm")
+def sqrtm(y, a, disp=True, blocksize=64):
+    d[y] = real_result(upper_right_block(scipy.linalg.sqrtm(frechet_block(a, d[a]))), y,
+                       "sqrtm")

@@ -1,6 +1,6 @@
 """scipy.linalg's templates (templates/scipy_linalg.py): solve_triangular (trans, lower,
 unit_diagonal), cholesky, cho_factor and cho_solve (a GP's marginal likelihood), lu_factor and
-lu_solve (rows interchanged, both trans), solve (general,
+lu_solve (rows interchanged, both trans), logm and sqrtm (Higham's block form), solve (general,
 transposed, symmetric), inv, det and expm. Each program's gradient is checked against central
 differences in float64, its Jacobian-vector product against differences along a random
 direction and against the gradient (the dot-product test), its Hessian against differences of
@@ -108,6 +108,15 @@ def inv_and_det(a):
     return np.sum(sl.inv(a + 3 * np.eye(3)) ** 2) + sl.det(a + 3 * np.eye(3))
 
 
+def logm_weighted(a):
+    return np.sum(sl.logm(spd(a)) * W)
+
+
+def sqrtm_weighted(a):
+    root = sl.sqrtm(a @ a.T + 0.5 * np.eye(3) + 0.2 * a)  # (not symmetric)
+    return np.sum(root * W) + np.sum(root ** 2)
+
+
 def expm_weighted(a):
     return np.sum(sl.expm(0.3 * a) * W)
 
@@ -128,6 +137,8 @@ CASES = [
     (solve_positive, (A, V)),
     (inv_and_det, (A,)),
     (expm_weighted, (A,)),
+    (logm_weighted, (A,)),
+    (sqrtm_weighted, (A,)),
 ]
 IDS = [f.__name__ for f, _ in CASES]
 
@@ -155,7 +166,7 @@ def test_forward_mode_matches_differences_and_the_gradient(f, args):
                                rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("f, args", [CASES[i] for i in (0, 3, 5, 7, 8, 9, 10, 11, 12, 13, 14)],
+@pytest.mark.parametrize("f, args", [CASES[i] for i in (0, 3, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)],
                          ids=lambda c: getattr(c, "__name__", ""))
 def test_hessian_matches_differences_of_the_gradient(f, args):
     x, rest = args[0], args[1:]
@@ -194,6 +205,23 @@ def overwrites_a(a, b):
 
 def banded(a, b):
     return np.sum(sl.solve(a + 3 * np.eye(3), b, assume_a="banded") ** 2)
+
+
+def logm_of_a_negative_eigenvalue(a, b):
+    return np.sum(np.real(sl.logm(a - 3 * np.eye(3))) * b[:, :1])
+
+
+@pytest.mark.filterwarnings("ignore:logm result may be inaccurate")
+def test_a_complex_logarithm_is_refused():
+    """logm of a matrix with negative eigenvalues is complex: refused when the build probes the
+    arguments, and by the derivative itself in the code for any shapes (real_result)."""
+    for derivative in (srcad.grad(logm_of_a_negative_eigenvalue),
+                       lambda a, b: srcad.jvp(logm_of_a_negative_eigenvalue)(a, b, A)):
+        with pytest.raises(srcad.SrcadError, match="complex"):
+            derivative(A, B)
+    generic = srcad.grad(logm_of_a_negative_eigenvalue, disable="specialize")
+    with pytest.raises(ValueError, match="where its value is one real matrix"):
+        generic(A, B)
 
 
 @pytest.mark.parametrize("f, message", [
