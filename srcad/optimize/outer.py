@@ -25,9 +25,10 @@ heavier: the RNN benchmark, hidden 32, keeps within 1.5x of the hand-written gra
 memory with 32, not with 64).
 Applies to `A += np.outer(u, v)` at the top level of a loop body when the probe knows A is an
 (n, m) matrix and u, v vectors of lengths n and m, nothing else in the loop reads or binds A,
-and neither u's nor v's array is written into after it is made (a row is kept by reference
-until the flush: a slice restore of the adjoint sweep, h[i] = stack.pop(), changed rows
-kept before it, and the gradient was wrong).
+and u's and v's arrays keep their values until the flush (a row is kept by reference: a slice
+restore of the adjoint sweep after the product, h[i] = stack.pop(), changed the rows kept, and
+the gradient was wrong): nothing writes into them, or the turn makes them anew and writes into
+them only before the product (kept_safely).
 In such a loop, `c += u` for vectors c and u (the bias gradient) is summed the same way
 (`c += u_rows.sum(axis=0)`).
 """
