@@ -16,7 +16,7 @@ import gast
 
 from ..analysis.defuse import bound_once_at_top
 from ..syntax.naming import bound_counts, parents, walk
-from ..syntax.nodes import dotted_parts
+from ..syntax.nodes import constant_node, dotted_parts
 from ..syntax.visitor import Transformer
 
 
@@ -185,6 +185,9 @@ class FoldConstants(Transformer):
         2.0 * x.sum(...): the number multiplies the (smaller) sum."""
         node = self.generic_visit(node)
         func = node.func
+        flagged = _flag_form(node)
+        if flagged is not None:
+            return flagged if not isinstance(flagged, gast.Name) else self.identity(node, flagged)
         if (isinstance(func, gast.Attribute) and func.attr == "sum"
                 and isinstance(func.value, gast.BinOp) and isinstance(func.value.op, gast.Mult)):
             product = func.value
@@ -203,6 +206,35 @@ class FoldConstants(Transformer):
             op = gast.Div() if func.id == "safe_div" else gast.Mult()
             return gast.BinOp(left=left, op=op, right=right)
         return node
+
+
+# runtime helpers of a matrix m and a flag, given a constant flag -> the numpy call they make (the
+# same values, by a call with templates of its own): what the linear algebra templates leave
+# where the user's flag is a literal (cho_factor(K, lower=True) -> oriented(m, True))
+_FLAG_FORMS = {
+    ("oriented", True): ("swapaxes", (-1, -2)), ("oriented", False): None,
+    ("triangle", True): ("tril", ()), ("triangle", False): ("triu", ()),
+    ("off_triangle", True): ("triu", (1,)), ("off_triangle", False): ("tril", (-1,)),
+}
+
+
+def _flag_form(node):
+    """oriented(m, True) -> np.swapaxes(m, -1, -2), triangle(m, False) -> np.triu(m), ...;
+    oriented(m, False) -> m (the helper returns m itself); None if node is no such call."""
+    if not (isinstance(node.func, gast.Name) and len(node.args) == 2 and not node.keywords
+            and isinstance(node.args[1], gast.Constant) and type(node.args[1].value) is bool):
+        return None
+    key = (node.func.id, node.args[1].value)
+    if key not in _FLAG_FORMS:
+        return None
+    form = _FLAG_FORMS[key]
+    if form is None:
+        return node.args[0]
+    attr, extra = form
+    return gast.Call(func=gast.Attribute(value=gast.Name(id="np", ctx=gast.Load(),
+                                                         annotation=None, type_comment=None),
+                                         attr=attr, ctx=gast.Load()),
+                     args=[node.args[0]] + [constant_node(v) for v in extra], keywords=[])
 
 
 def _number(node):

@@ -203,6 +203,10 @@ def _fold(source, inexact=("f",), arrays=("x",)):
     ("y = (c, low)[2]", "y = (c, low)[2]"),  # (out of range: the IndexError stays)
     ("y = (c, g(x))[0]", "y = (c, g(x))[0]"),  # (a call in the display runs: kept)
     ("y = (c, low)[i]", "y = (c, low)[i]"),
+    ("y = oriented(triangle(m, False), True)", "y = np.swapaxes(np.triu(m), -1, -2)"),
+    ("y = off_triangle(m, True) + oriented(m, False) * 2.0", "y = np.triu(m, 1) + m * 2.0"),
+    ("y = triangle(m, low)", "y = triangle(m, low)"),  # (a flag known when it runs: kept)
+    ("y = oriented(m, 1)", "y = oriented(m, 1)"),  # (only bools)
 ])
 def test_fold_constants(before, after):
     got = as_text(_fold(before)).strip()

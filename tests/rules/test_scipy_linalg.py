@@ -193,10 +193,13 @@ def test_an_emitted_module_imports_scipy_linalg_and_runs_by_itself(tmp_path):
         np.testing.assert_array_equal(got, want)
 
 
-def test_the_generated_adjoint_reads_the_tuple_items_by_name():
+def test_the_generated_adjoint_reads_the_tuple_items_by_name_and_constant_flags_as_numpy():
     text = srcad.source(gp_marginal_likelihood, wrt=(0, 1))
     assert "(c, low)[0]" not in text and "not False" not in text
     assert "scipy.linalg.cho_solve((c, low), solve_column(balpha, y))" in text
+    assert "oriented(triangle(c, low), not low)" in text  # (low: known when it runs)
+    assert "oriented(" not in text.split("cho_factor(spd(a))  (")[-1]  # (lower=False, a literal:
+    assert "np.swapaxes(np.triu(" in text  # numpy's own calls)
 
 
 def overwrites_a(a, b):
