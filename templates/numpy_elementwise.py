@@ -111,10 +111,13 @@ def slope_mul_adjoint(z, g, s):
     d[s] = safe_mul(d[z], g)
 
 
+# (as truediv's: d[b] = -(d[z] / b) z, not -d[z] (z / b), which underflowed to 0 where d[z]
+# is huge and z tiny: 1e256 * (1e-256 / 1e256) is 0, (1e256 / 1e256) * 1e-256 is not)
 @adjoint(safe_div, broadcasts=True)
 def safe_div_adjoint(z, a, b):
-    d[a] = safe_div(d[z], b)
-    d[b] = -safe_mul(d[z], safe_div(z, b))
+    share = safe_div(d[z], b)
+    d[a] = share
+    d[b] = -safe_mul(share, z)
 
 
 # --- trigonometric -------------------------------------------------------------------------------
