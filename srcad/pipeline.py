@@ -49,6 +49,7 @@ from .frontend.object_loops import methods_of_classes
 from .frontend.starred import call_shape_parameters
 from .frontend.statements import Fresh, lower_statements
 from .frontend.generators import list_generators, lower_generator
+from .frontend.list_reads import absolute_list_reads
 from .frontend.tries import check_tries, lift_tries
 from .frontend.unroll import unroll_loops
 from .modes.forward import Forward
@@ -400,6 +401,7 @@ def _frontend(func, kind, wrt, stage, disabled):
     scope.local_names |= {n.id for n in walk(fdef) if isinstance(n, gast.Name)
                           and isinstance(n.ctx, gast.Store)}
     fdef = _rename_helper_names(fdef, scope)  # (a local called logistic or masked)
+    fdef = absolute_list_reads(fdef)  # (xs.append(step(xs[-1])): xs[len(xs) - 1])
     check(fdef, info)
     if stage == "check":
         return function_source(fdef)

@@ -314,6 +314,23 @@ def keys_of(mapping):
     return list(mapping.keys())
 
 
+@helper(linear=False)
+def list_index(index, size):
+    """An index of a list of `size` items counted from its start, as Python reads `index`
+    (negative: from the end; out of range: IndexError). frontend/list_reads.py."""
+    if not -size <= index < size:
+        raise IndexError("list index out of range")
+    return index + size if index < 0 else index
+
+
+@helper(linear=False)
+def list_slice(piece, size):
+    """A slice of a list of `size` items with its bounds counted from its start, the same items
+    as `piece` (bounds clipped as Python clips them). frontend/list_reads.py."""
+    start, stop, step = piece.indices(size)
+    return slice(start, stop if stop >= 0 else None, step)
+
+
 @helper(tangent="linear")
 def dict_of(values, keys):
     """{keys[0]: values[0], ...}: a dict built in the function ({"W": W}, dict(W=W))."""
@@ -372,11 +389,16 @@ def add_adjoint(a, b):
             out[key] = add_adjoint(out.get(key), value)
         return out
     if isinstance(a, (list, tuple)):
-        try:  # (zip would drop the items of the longer silently)
-            same = len(b) == len(a)
+        # (zip would drop the items of the longer silently.) A list's adjoint is popped as
+        # the appends are undone, and a read's, made from the whole list, can be longer: its
+        # items past the adjoint's end are zeros (nothing read them then); any other
+        # difference in length is srcad's bug
+        try:
+            longer = len(b) - len(a)
         except TypeError:  # (a number or a 0-d array: no items)
-            same = False
-        if not same:
+            longer = None
+        if longer != 0 and not (longer is not None and longer > 0 and all(
+                no_adjoint(x) or not np.any(x) for x in b[len(a):])):
             raise ValueError(f"srcad internal error: two adjoints of one sequence of "
                              f"{len(a)} items differ in length ({type(b).__name__})")
         return [add_adjoint(x, y) for x, y in zip(a, b)]

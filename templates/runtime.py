@@ -18,7 +18,8 @@ from srcad.rules.registry import adjoint, d, non_differentiable, tangent
 from srcad.runtime import (add_adjoint, array_like, as_gradient, aux_cotangent, aux_seed,
                            check_cotangent, checkpoint, checkpoint_segments, dict_of, dict_with,
                            dict_without, float_type, grad_hook, grad_seed, in_dtype_of,
-                           item_adjoints, item_of, keys_of, matmul_adjoint_a, matmul_adjoint_b,
+                           item_adjoints, item_of, keys_of, list_index, list_slice,
+                           matmul_adjoint_a, matmul_adjoint_b,
                            no_adjoint, on_host, rebroadcast, selection_share, size_of,
                            stop_gradient, tuple_adjoint, tuple_parts, unbroadcast, unconcatenate,
                            undict, unindex, unreduce, unstack, zero_at, zero_gradient,
@@ -156,4 +157,4 @@ non_differentiable(stop_gradient, name="srcad.stop_gradient")
 non_differentiable(checkpoint, name="srcad.checkpoint")
 non_differentiable(grad_seed, aux_seed, aux_cotangent, float_type, zero_gradient,
                    check_cotangent, zero_tangent, no_adjoint, keys_of, checkpoint_segments,
-                   size_of, on_host, array_like)
+                   size_of, on_host, array_like, list_index, list_slice)

@@ -69,7 +69,11 @@ def test_cho_factor_pair_passed_whole_and_its_factor_read():
 
 def test_adjoints_of_one_sequence_in_two_structures_are_an_internal_error():
     """add_adjoint adds sequences item by item; two of different lengths are a bug of srcad's
-    (zip would drop the items of the longer silently)."""
+    (zip would drop the items of the longer silently), but where the second is longer by
+    zeros only (a read's adjoint, made from the whole list, added to the list's adjoint,
+    popped as the appends are undone)."""
     assert add_adjoint([1.0, None], (2.0, 3.0)) == [3.0, 3.0]
-    with pytest.raises(ValueError, match="internal error"):
-        add_adjoint([1.0, 2.0], [1.0])
+    assert add_adjoint([1.0], [2.0, None, np.zeros(3)]) == [3.0]
+    for a, b in (([1.0, 2.0], [1.0]), ([1.0], [2.0, 5.0]), ([1.0], 2.0)):
+        with pytest.raises(ValueError, match="internal error"):
+            add_adjoint(a, b)
