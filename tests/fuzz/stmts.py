@@ -615,6 +615,12 @@ def list_stack(scope, depth=2):
         scope.tags.add("list_store")
         return [f"{rows} = [{zero}, {zero}, {zero}]", f"for i in range({count}):",
                 f"    {rows}[i] = {item}", f"{result} = {how.format(r=rows)}"]
+    if zlib.crc32(item.encode()) % 3 == 0:  # a trajectory: each item from the one before,
+        zero = "0.0" if not shape else f"np.zeros({shape_text(shape)})"  # read from the end
+        scope.tags.add("list_trajectory")  # (picked by a checksum: seeds keep their programs)
+        return [f"{rows} = [{zero}]", f"for i in range({count}):",
+                f"    {rows}.append(np.tanh({rows}[-1]) * 0.9 + {item})",
+                f"{result} = {how.format(r=rows + '[1:]')}"]
     made = scope.pick(["[]", "[]", "list()", "list(range(0))"])  # (each an empty list)
     if made != "[]":
         scope.tags.add("list_made_by_call")
