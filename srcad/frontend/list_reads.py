@@ -17,7 +17,6 @@ as they are: there the list is whole in both sweeps.
 """
 import gast
 
-from ..syntax.naming import walk
 from ..syntax.nodes import appended_names, call, name
 from ..syntax.visitor import Transformer
 
