@@ -44,8 +44,9 @@ class _Absolute(Transformer):
     def visit_Subscript(self, node):
         node = self.generic_visit(node)
         if not (isinstance(node.ctx, gast.Load) and isinstance(node.value, gast.Name)
-                and node.value.id in self.lists):
-            return node
+                and node.value.id in self.lists) or isinstance(node.slice, gast.Tuple) or (
+                    isinstance(node.slice, gast.Constant) and type(node.slice.value) is not int):
+            return node  # (x[i, j], x[None], x[...]: an array's index, not a list's)
         lst = node.value.id
         if isinstance(node.slice, gast.Slice):
             node.slice = _absolute_slice(node.slice, lst)
