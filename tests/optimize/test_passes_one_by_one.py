@@ -406,67 +406,28 @@ def test_guards_that_matter_only_where_the_output_is_not_finite_are_dropped():
         """, (A, A + 3.0, A * 2.0, A - 1.0), singular={"D": {"ZN"}, "s": {"N"}})
 
 
-def test_outer_products_of_a_loop_are_added_32_steps_at_a_time():
-    hs, gs = RNG.normal(size=(40, 3)), RNG.normal(size=(40, 3))
-    check_rewrite(batch_outer_products, """
-        def f(hs, gs):
-            bW = np.zeros((3, 3))
-            for t in range(40):
-                bt8 = gs[t]
-                h = hs[t]
-                bW += np.outer(bt8, h)
-            return bW
-        """, """
-        def f(hs, gs):
-            bW = np.zeros((3, 3))
-            bt8_rows = []
-            h_rows = []
-            for t in range(40):
-                bt8 = gs[t]
-                h = hs[t]
-                bt8_rows.append(bt8)
-                h_rows.append(h)
-                if len(bt8_rows) == 32:
-                    bt8_rows = np.array(bt8_rows)
-                    h_rows = np.array(h_rows)
-                    bW += np.dot(bt8_rows.T, h_rows)
-                    bt8_rows = []
-                    h_rows = []
-            if bt8_rows:
-                bt8_rows = np.array(bt8_rows)
-                h_rows = np.array(h_rows)
-                bW += np.dot(bt8_rows.T, h_rows)
-            return bW
-        """, (hs, gs), shape_of={"bW": (3, 3), "bt8": (3,), "h": (3,)}.get,
-        fresh_name=lambda prefix: prefix)
-
-
 OUTER_FACTS = dict(shape_of={"bW": (3, 3), "bt8": (3,), "h": (3,)}.get,
                    fresh_name=lambda prefix: prefix)
 
 
-def test_outer_products_of_a_vector_made_anew_and_filled_before_the_product_are_batched():
-    """A row kept by reference keeps its values where the turn writes into its own new array
-    only before the product (the LSTM's gate adjoints: bg = np.zeros(n); bg[:h] = ...)."""
-    hs, gs = RNG.normal(size=(40, 3)), RNG.normal(size=(40, 3))
-    check_rewrite(batch_outer_products, """
+def _outer_loop(head, batched):
+    """f with a loop whose turn runs `head` (lines) and adds np.outer(bt8, h) to bW: as
+    written, or as batch_outer_products writes it (rows, a matrix product per 32 turns)."""
+    turn = "".join(f"\n                {line}" for line in head)
+    if not batched:
+        return f"""
         def f(hs, gs):
             bW = np.zeros((3, 3))
-            for t in range(40):
-                bt8 = np.zeros(3)
-                bt8[:2] = gs[t, :2]
-                h = hs[t]
+            for t in range(40):{turn}
                 bW += np.outer(bt8, h)
             return bW
-        """, """
+        """
+    return f"""
         def f(hs, gs):
             bW = np.zeros((3, 3))
             bt8_rows = []
             h_rows = []
-            for t in range(40):
-                bt8 = np.zeros(3)
-                bt8[:2] = gs[t, :2]
-                h = hs[t]
+            for t in range(40):{turn}
                 bt8_rows.append(bt8)
                 h_rows.append(h)
                 if len(bt8_rows) == 32:
@@ -480,7 +441,19 @@ def test_outer_products_of_a_vector_made_anew_and_filled_before_the_product_are_
                 h_rows = np.array(h_rows)
                 bW += np.dot(bt8_rows.T, h_rows)
             return bW
-        """, (hs, gs), **OUTER_FACTS)
+        """
+
+
+@pytest.mark.parametrize("head", [
+    ["bt8 = gs[t]", "h = hs[t]"],
+    # a vector made anew in the turn and filled before the product: a row kept by reference
+    # keeps its values (the LSTM's gate adjoints: bg = np.zeros(n); bg[:h] = ...)
+    ["bt8 = np.zeros(3)", "bt8[:2] = gs[t, :2]", "h = hs[t]"],
+], ids=["read", "made_anew_and_filled"])
+def test_outer_products_of_a_loop_are_added_32_steps_at_a_time(head):
+    hs, gs = RNG.normal(size=(40, 3)), RNG.normal(size=(40, 3))
+    check_rewrite(batch_outer_products, _outer_loop(head, False), _outer_loop(head, True),
+                  (hs, gs), **OUTER_FACTS)
 
 
 @pytest.mark.parametrize("body", [
