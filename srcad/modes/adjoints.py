@@ -11,7 +11,7 @@ the names surely bound before each statement.
 """
 import gast
 
-from .tape import local_names, Restore
+from .tape import bound_before_blocks, local_names, Restore
 from ..rules import operations
 from ..rules.calls import bind, is_user_function, positional_params
 from ..rules.instantiate import Accumulate, instantiate
@@ -252,6 +252,10 @@ class AdjointSweep:
     def adjoint_block(self, stmts):
         out = []
         last_line = None
+        bound_at = bound_before_blocks(stmts, self.bound_here)  # (what zero() may read in a
+        # block's adjoint: names bound before it, in this block or around it; a loop body's
+        # names bound earlier in the turn too, so that a zero is not the number 0.0, which
+        # an adjoint's subscript or a helper could not take where the value has axes)
         for stmt in reversed(stmts):
             if getattr(stmt, "turn", False):  # an unrolled loop's turn: comment the next again
                 last_line = None
@@ -280,9 +284,9 @@ class AdjointSweep:
             elif list_op(stmt) and stmt.value.func.attr == "append":
                 out.extend(self.adjoint_of_append(stmt))
             elif isinstance(stmt, (gast.If, gast.For, gast.While)):
-                outer = self.bound_here  # a block at the top level: what is bound before it
-                self.bound_here = self.bound_at.get(id(stmt), outer)  # has a value when its
-                out.extend(self.adjoint_if(stmt) if isinstance(stmt, gast.If)  # adjoint runs
+                outer = self.bound_here  # what is bound before the block has a value when
+                self.bound_here = bound_at[id(stmt)]  # its adjoint runs
+                out.extend(self.adjoint_if(stmt) if isinstance(stmt, gast.If)
                            else self.adjoint_loop(stmt))
                 self.bound_here = outer
                 last_line = None

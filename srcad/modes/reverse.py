@@ -28,8 +28,8 @@ from .accumulate import Accumulation
 from .adjoints import AdjointSweep
 from .checkpoints import Checkpointing
 from .split import Record, SPLIT
-from .tape import (closing_break, local_names, overwritten_names, resolve_saves, safe_names, Save,
-                   surely_bound)
+from .tape import (closing_break, local_names, overwritten_names, resolve_saves, safe_names,
+                   Save)
 from ..rules import operations
 from ..rules.calls import Dependencies, is_user_function, returns_tuple
 from ..rules.instantiate import operand_id
@@ -37,18 +37,6 @@ from ..rules.registry import REGISTRY
 from ..syntax.naming import clone, walk
 from ..syntax.nodes import (appended_names, assign, assigned_name, call, comment, flatten, list_op,
                             name, parameter_ids, SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES)
-
-
-class _BoundBefore:
-    """The names surely bound before the top-level statement at position k: `var in` it is
-    whether var is a parameter or surely bound by a statement before (first: name -> the
-    position of the first such statement, -1 for parameters)."""
-
-    def __init__(self, first, k):
-        self.first, self.k = first, k
-
-    def __contains__(self, var):
-        return self.first.get(var, self.k) < self.k
 
 
 class Reverse(AdjointSweep, Accumulation, Checkpointing):
@@ -362,13 +350,6 @@ class Reverse(AdjointSweep, Accumulation, Checkpointing):
         self.rebound_params = self.params & {assigned_name(s) for s in flatten(body)}
         counts = Counter(targets)
         self.rebound_targets = {t for t in targets if t in bound or counts[t] > 1}
-        self.bound_at = {}  # id(top-level block) -> names surely bound before it runs
-        first = dict.fromkeys(params, -1)  # name -> the top-level statement that surely binds
-        for k, stmt in enumerate(body):  # it first (a set per statement was quadratic)
-            if isinstance(stmt, (gast.If, gast.For, gast.While)):  # (adjoint_block's question)
-                self.bound_at[id(stmt)] = _BoundBefore(first, k)
-            for var in surely_bound([stmt]):
-                first.setdefault(var, k)
         self.bound_here = self.safe  # (the names zero() may read: see adjoint_block)
         self.find_records(body)
         self.assigned = self.stored_into = None  # (counted by prepare_loops when it first asks)

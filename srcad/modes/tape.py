@@ -331,6 +331,31 @@ def surely_bound(stmts):
     return out
 
 
+class BoundBefore:
+    """The names surely bound before the statement at position k of a block: `var in` it is
+    whether var is bound before the block (outer) or surely bound by a statement of the block
+    before k (first: name -> the position of the first such statement)."""
+
+    def __init__(self, first, k, outer):
+        self.first, self.k, self.outer = first, k, outer
+
+    def __contains__(self, var):
+        return self.first.get(var, self.k) < self.k or var in self.outer
+
+
+def bound_before_blocks(stmts, outer):
+    """id(if or loop of stmts) -> the names surely bound when it starts (BoundBefore): those
+    in outer (bound before stmts run) and those the statements before it bind on every path.
+    One dict of first positions for the block (a set per statement was quadratic)."""
+    first, out = {}, {}
+    for k, stmt in enumerate(stmts):
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            out[id(stmt)] = BoundBefore(first, k, outer)
+        for var in surely_bound([stmt]):
+            first.setdefault(var, k)
+    return out
+
+
 def safe_names(body, params):
     """Names surely bound wherever the adjoint sweep may need a zero shaped like them:
     parameters and names assigned at the top level before the first block."""

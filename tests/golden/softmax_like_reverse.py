@@ -40,11 +40,12 @@ def unbroadcast(g, x):
     if np.shape(g) == shape:
         return g
     g = np.sum(g, axis=tuple(range(np.ndim(g) - len(shape)))) if np.ndim(g) > len(shape) else g
-    axes = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(g)[i] != 1)
-    if axes:
-        g = np.sum(g, axis=axes, keepdims=True)
-    if np.shape(g) == shape:
-        return g
+    if np.ndim(g) == len(shape):  # (fewer axes: a zero written as 0.0, below)
+        axes = tuple(i for i, n in enumerate(shape) if n == 1 and np.shape(g)[i] != 1)
+        if axes:
+            g = np.sum(g, axis=axes, keepdims=True)
+        if np.shape(g) == shape:
+            return g
     if size_of(g) == 1 and on_host(g) and not np.any(g):  # a zero written as 0.0 for zeros
         return np.zeros(shape, np.result_type(g, 0.0))  # of some shape
     return np.reshape(g, shape)
