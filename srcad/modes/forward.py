@@ -76,11 +76,12 @@ class Forward:
 
     def zeros(self, var):
         """A zero tangent for var: 0.0 where the shape probe saw a float64 number (a Python
-        float stays one, and numba compiles it), np.zeros_like(var) where it saw another array
-        or number, else zero_tangent(var), which also makes the zeros of a list, tuple or dict."""
+        float stays one, and numba compiles it), np.zeros_like(var) where it saw another float
+        array or number, else zero_tangent(var), which also makes the zeros of a list, tuple or
+        dict, and float zeros for truth values (a bool array's zeros_like has no negation)."""
         if self.kinds.get(var) == "scalar" and self.floats.get(var) == "d":
             return gast.Constant(value=0.0, kind=None)
-        if self.kinds.get(var) in ("array", "scalar"):
+        if self.kinds.get(var) in ("array", "scalar") and self.floats.get(var):
             return call(["np", "zeros_like"], name(var))
         return call(["zero_tangent"], name(var))
 

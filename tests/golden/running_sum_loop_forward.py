@@ -9,11 +9,12 @@ import numpy as np
 
 def zero_tangent(x):
     """A zero tangent for x: zeros shaped like an array or number, the same structure of zeros
-    for a list, tuple or dict (np.zeros_like of a list of arrays of two shapes fails)."""
+    for a list, tuple or dict (np.zeros_like of a list of arrays of two shapes fails); float
+    zeros for truth values, as arithmetic with them gives (-np.zeros_like(mask) raises)."""
     if type(x) is np.ndarray:
-        return np.zeros_like(x)
-    if type(x) is float:  # (a number, not a 0-d NumPy array: CuPy adds no NumPy arrays)
-        return 0.0
+        return np.zeros(x.shape) if x.dtype == np.bool_ else np.zeros_like(x)
+    if type(x) in (float, bool, np.bool_):  # (a number, not a 0-d NumPy array: CuPy adds no
+        return 0.0  # NumPy arrays)
     if x is None:  # (add_adjoint's zero: an adjoint no contribution reached yet)
         return None
     if isinstance(x, (list, tuple)):
