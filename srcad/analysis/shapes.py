@@ -393,6 +393,71 @@ def common_char(node, char_of):
     return found.pop() if len(found) == 1 else None
 
 
+# The float dtype of an expression's value, where the expression surely has one (result_char):
+# arithmetic promotes to the wider float (numbers are weak: 2.0 * x has x's dtype), and these
+# functions and methods keep their float operands' dtype.
+_FLOAT_ORDER = {"e": 0, "f": 1, "d": 2, "g": 3}  # float16 < float32 < float64 < longdouble
+_KEEPING_FUNCTIONS = frozenset((
+    "np.sin", "np.cos", "np.tan", "np.exp", "np.expm1", "np.log", "np.log1p", "np.sqrt",
+    "np.tanh", "np.sinh", "np.cosh", "np.arctan", "np.abs", "np.square", "np.negative",
+    "np.cbrt", "np.reciprocal", "logistic", "safe_mul", "safe_div"))
+_KEEPING_REDUCTIONS = frozenset(("np.sum", "np.mean"))  # of their first operand
+_KEEPING_METHODS = frozenset(("sum", "mean"))
+_REDUCTION_KEYWORDS = frozenset(("axis", "keepdims"))
+WEAK = "weak"  # result_char of a Python number
+
+
+def result_char(node, char_of):
+    """The float dtype character of node's value ('d', 'f', ...; WEAK for a Python number), or
+    None where it is not surely one float dtype: names by char_of, arithmetic + - * / ** by
+    numpy's promotion of floats (a number takes the other operand's), elementwise functions and
+    sums (without keywords other than axis and keepdims) by their operand's. Anything else
+    (other calls, comparisons, subscripts, complex values) is None: not known."""
+    if isinstance(node, gast.Constant):
+        return WEAK if type(node.value) in (int, float) else None
+    if isinstance(node, gast.Name):
+        char = char_of(node.id)
+        return char if char in _FLOAT_ORDER else None
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        return result_char(node.operand, char_of)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult,
+                                                             gast.Div, gast.Pow)):
+        return _promoted(result_char(node.left, char_of), result_char(node.right, char_of))
+    if not isinstance(node, gast.Call):
+        return None
+    called = _called(node.func)
+    if called in _KEEPING_FUNCTIONS and node.args and not node.keywords:
+        operands = node.args
+    elif called in _KEEPING_REDUCTIONS and node.args and all(
+            k.arg in _REDUCTION_KEYWORDS for k in node.keywords):
+        operands = node.args[:1]
+    elif isinstance(node.func, gast.Attribute) and node.func.attr in _KEEPING_METHODS and all(
+            k.arg in _REDUCTION_KEYWORDS for k in node.keywords):
+        operands = [node.func.value]
+    else:
+        return None
+    out = WEAK
+    for operand in operands:
+        out = _promoted(out, result_char(operand, char_of))
+    return None if out == WEAK else out  # (np.exp(2.0): a numpy float64, not weak)
+
+
+def _called(func):
+    if isinstance(func, gast.Name):
+        return func.id
+    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
+        return f"{func.value.id}.{func.attr}"
+    return None
+
+
+def _promoted(a, b):
+    if a is None or b is None:
+        return None
+    if a == WEAK or b == WEAK:
+        return b if a == WEAK else a
+    return a if _FLOAT_ORDER[a] >= _FLOAT_ORDER[b] else b
+
+
 # functions and methods whose value is a bool, an int or a shape whatever their operands' dtype
 _NOT_FLOAT_CALLS = frozenset((
     "shape", "size", "ndim", "len", "int", "bool", "range", "astype", "argmax", "argmin",

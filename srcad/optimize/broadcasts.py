@@ -15,7 +15,10 @@ drops the broadcast when it is an operand of + - * / ** (or the strong-zero help
 safe_div) whose other operand is known to have the broadcast's shape: the result has that shape
 either way, so every name keeps the shape the probe saw; or it is the dot product of a spread
 number with a vector of its shape (the number times the vector's sum). A definition whose uses all went is
-dead code:
+dead code. The dtype stays too: a Python number is weak (1.0 * t has t's dtype) while
+np.full(S, 1.0) is a float64 array (np.full(S, 1.0) * t is float64 for a float16 or float32 t), so
+a broadcast is dropped only where the other operand is float64 (or wider), or has the dtype of
+the spread value (keeps_dtype):
 
     by = np.full((4,), 1.0)           ->    by = 1.0 + bs * x
     by = by + bs * x
@@ -23,11 +26,13 @@ dead code:
 
 import gast
 
-from ..analysis.shapes import expression_shape, outside_factors, reduction
+from ..analysis.shapes import expression_shape, outside_factors, reduction, result_char, WEAK
 from ..syntax.naming import bound_counts, clone, names_in
 from ..syntax.nodes import call, constant_node
 
 _ELEMENTWISE = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
+_WIDE = ("d", "g", WEAK)  # float64 and wider, and numbers: meeting them, a number or a float
+# array has the dtype np.full(S, number) or the array had
 _HELPERS = {"safe_mul", "safe_div"}
 
 
@@ -59,8 +64,10 @@ def spread(node):
 
 
 class SinkBroadcasts:
-    def __init__(self, shape_of_name, fresh_name=None, loads=None, new_shapes=None):
+    def __init__(self, shape_of_name, fresh_name=None, loads=None, new_shapes=None,
+                 float_of=lambda name: None):
         self.shape_of_name = shape_of_name
+        self.float_of = float_of  # name -> its float dtype character, or None (not known)
         self.defs = {}  # name -> (shape, the value it broadcasts), valid at this point
         self.reads = {}  # name -> the defs whose value reads it (binding it makes them stale)
         self.fresh_name = fresh_name  # for a spread value read several times (see block)
@@ -69,6 +76,15 @@ class SinkBroadcasts:
 
     def shape(self, node):
         return expression_shape(node, self.shape_of_name)
+
+    def keeps_dtype(self, value, other):
+        """Whether value (what a broadcast spreads) meeting other has the dtype the broadcast
+        array meeting other had: other is float64 or wider, or has value's dtype (a numpy
+        float32 number spread, met by float32: float32 both ways), or is a Python number (weak:
+        the array's dtype stays, and a number spread stays a number, whose use is checked where
+        it meets an array)."""
+        mine = result_char(other, self.float_of)
+        return mine in _WIDE or (mine is not None and mine == result_char(value, self.float_of))
 
     # what is a broadcast -----------------------------------------------------------------
     def broadcast(self, node):
@@ -83,9 +99,9 @@ class SinkBroadcasts:
         if isinstance(node, gast.BinOp) and isinstance(node.op, _ELEMENTWISE):
             # with an operand that broadcasts into S (a scalar, a column): still a broadcast
             left, right = self.broadcast(node.left), self.broadcast(node.right)
-            if left and self.fits(node.right, left[0]):
+            if left and self.fits(node.right, left[0]) and self.keeps_dtype(left[1], node.right):
                 return left[0], gast.BinOp(left=left[1], op=node.op, right=node.right)
-            if right and self.fits(node.left, right[0]):
+            if right and self.fits(node.left, right[0]) and self.keeps_dtype(right[1], node.left):
                 return right[0], gast.BinOp(left=node.left, op=node.op, right=right[1])
         return None
 
@@ -157,7 +173,7 @@ class SinkBroadcasts:
         for mine, other in (node.args, reversed(node.args)):
             spread = self.broadcast(mine)
             if spread and len(spread[0]) == 1 and self.shape(other) == spread[0] and (
-                    self.shape(spread[1]) == ()):
+                    self.shape(spread[1]) == ()) and self.keeps_dtype(spread[1], other):
                 total = gast.Call(func=gast.Attribute(value=other, attr="sum", ctx=gast.Load()),
                                   args=[], keywords=[])
                 return gast.BinOp(left=clone(spread[1]), op=gast.Mult(), right=total)
@@ -181,6 +197,9 @@ class SinkBroadcasts:
         negate, factors, rest = outside_factors(node.func.value, full, mine, self.shape_of_name)
         if not negate and not factors:
             return node
+        if factors and not self.keeps_dtype(gast.Tuple(elts=[f for _, f in factors],
+                                                       ctx=gast.Load()), rest):
+            return node  # (rest summed alone: in its own dtype, which the factors widened)
         node.func.value = rest
         out = gast.UnaryOp(op=gast.USub(), operand=node) if negate else node
         for op, factor in factors:
@@ -189,10 +208,10 @@ class SinkBroadcasts:
 
     def operands(self, left, right):
         spread = self.broadcast(left)
-        if spread and self.shape(right) == spread[0]:
+        if spread and self.shape(right) == spread[0] and self.keeps_dtype(spread[1], right):
             return clone(spread[1]), right
         spread = self.broadcast(right)
-        if spread and self.shape(left) == spread[0]:
+        if spread and self.shape(left) == spread[0] and self.keeps_dtype(spread[1], left):
             return left, clone(spread[1])
         return left, right
 
@@ -260,6 +279,6 @@ def sink_broadcasts(fdef, facts):
     """The pass (see the module docstring). facts.fresh(hint): a new name, for a spread value
     read several times (computed once, unspread), whose shape goes into the dict
     facts.new_shapes (which facts.shape_of reads)."""
-    SinkBroadcasts(facts.shape_of, facts.fresh, facts.loads, facts.new_shapes).block(fdef.body,
-                                                                                   True)
+    SinkBroadcasts(facts.shape_of, facts.fresh, facts.loads, facts.new_shapes,
+                   facts.float_of).block(fdef.body, True)
     return fdef

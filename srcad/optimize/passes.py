@@ -45,7 +45,7 @@ PIPELINE = (
          needs=("derived", "shape_of", "float_of", "params", "binds", "top_once", "loads",
                 "mutated")),
     Pass("broadcasts", sink_broadcasts, switch="broadcasts", modes=REVERSE, specialized=True,
-         needs=("shape_of", "fresh", "loads", "new_shapes")),
+         needs=("shape_of", "fresh", "loads", "new_shapes", "float_of")),
     Pass("factor", factor_contributions, switch="factor", modes=REVERSE, specialized=True,
          needs=("derived", "shape_of", "float_of", "binds", "loads")),
     Pass("contract", contract_sums, switch="contract", modes=REVERSE, specialized=True,

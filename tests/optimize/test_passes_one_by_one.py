@@ -351,7 +351,73 @@ def test_a_spread_adjoint_is_left_to_broadcasting():
             return (b_x, bt6)
         """, (0.7, RNG.normal(size=10), RNG.normal(size=10)),
         shape_of={"bt8": (), "t6": (10,), "x": (10,), "bt7": (10,), "b_x": (10,),
-                  "bt6": (10,)}.get, fresh=lambda prefix: f"{prefix}{next(names)}", new_shapes={})
+                  "bt6": (10,)}.get, fresh=lambda prefix: f"{prefix}{next(names)}", new_shapes={},
+        probed=dict.fromkeys(("bt8", "t6", "x", "bt7", "b_x", "bt6"), "d").get)
+
+
+def test_a_spread_adjoint_stays_where_dropping_it_changes_the_dtype():
+    """np.full((10,), bt8) * t6 is float64 for a float32 t6; bt8 * t6 (a Python float: weak)
+    would be float32. Met by the float64 x, the spread goes."""
+    names = iter(range(100))
+    check_rewrite(sink_broadcasts, """
+        def f(bt8, t6, x):
+            bt7 = np.full((10,), bt8)
+            b_x = bt7 * t6
+            bt6 = bt7 * x
+            return b_x, bt6
+        """, """
+        def f(bt8, t6, x):
+            bt7 = np.full((10,), bt8)
+            b_x = bt7 * t6
+            bt6 = bt8 * x
+            return (b_x, bt6)
+        """, (0.7, RNG.normal(size=10).astype(np.float32), RNG.normal(size=10)),
+        shape_of={"bt8": (), "t6": (10,), "x": (10,), "bt7": (10,), "b_x": (10,),
+                  "bt6": (10,)}.get, fresh=lambda prefix: f"{prefix}{next(names)}", new_shapes={},
+        probed={"bt8": "d", "t6": "f", "x": "d", "bt7": "d", "b_x": "d", "bt6": "d"}.get)
+
+
+@pytest.mark.parametrize("w_char", ["d", "f"])
+def test_the_dot_product_of_a_spread_number_keeps_the_dtype(w_char):
+    """np.dot(np.full((10,), bt8), w) -> bt8 * w.sum() for a float64 w; for a float32 w the sum
+    would be float32 (a float64 dot before): it stays."""
+    names = iter(range(100))
+    w = RNG.normal(size=10).astype(np.float64 if w_char == "d" else np.float32)
+    after = "bt8 * w.sum()" if w_char == "d" else "np.dot(bt7, w)"
+    check_rewrite(sink_broadcasts, """
+        def f(bt8, w):
+            bt7 = np.full((10,), bt8)
+            s = np.dot(bt7, w)
+            return s
+        """, f"""
+        def f(bt8, w):
+            bt7 = np.full((10,), bt8)
+            s = {after}
+            return s
+        """, (0.7, w), shape_of={"bt8": (), "w": (10,), "bt7": (10,), "s": ()}.get,
+        fresh=lambda prefix: f"{prefix}{next(names)}", new_shapes={},
+        probed={"bt8": "d", "w": w_char, "bt7": "d", "s": "d"}.get)
+
+
+@pytest.mark.parametrize("t_char", ["d", "f"])
+def test_a_factor_taken_out_of_a_sum_keeps_the_dtype(t_char):
+    """(c * t2).sum(axis=(0,)) -> t2.sum(axis=(0,)) * c for a row c (the same along the summed
+    axis) and a float64 t2; a float32 t2 would be summed in float32 (float64 before)."""
+    names = iter(range(100))
+    t2 = RNG.normal(size=(4, 3)).astype(np.float64 if t_char == "d" else np.float32)
+    after = ("t2.sum(axis=(0,)) * c" if t_char == "d" else "(c * t2).sum(axis=(0,))")
+    check_rewrite(sink_broadcasts, """
+        def f(c, t2):
+            s = (c * t2).sum(axis=(0,))
+            return s
+        """, f"""
+        def f(c, t2):
+            s = {after}
+            return s
+        """, (RNG.normal(size=3), t2),
+        shape_of={"c": (3,), "t2": (4, 3), "s": (3,)}.get,
+        fresh=lambda prefix: f"{prefix}{next(names)}", new_shapes={},
+        probed={"c": "d", "t2": t_char, "s": "d"}.get)
 
 
 def test_a_factor_common_to_numerator_and_denominator_cancels():
