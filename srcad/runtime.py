@@ -16,7 +16,8 @@ LINEAR_HELPERS = set()  # f(g, ...) with f(0, ...) == 0: zero tangents fold thro
 # helpers whose result is a list, tuple or dict when their value's is (the adjoint of an item of
 # a list is a list): forward mode over generated code gives them zero tangents of that shape
 CONTAINER_RESULTS = {"unindex", "item_adjoints", "unlist", "unsum", "tuple_adjoint",
-                     "concat_adjoint", "undict", "dict_without", "add_adjoint", "as_gradient",
+                     "concat_adjoint", "unrepeat_items", "repeat_items", "undict", "dict_without",
+                     "add_adjoint", "as_gradient",
                      "zero_gradient", "zero_tangent", "unattr", "unconcatenate", "unstack",
                      "tuple_parts"}
 LINEAR_TANGENTS = []  # helpers whose tangent is themselves applied to their first tangent
@@ -376,6 +377,34 @@ def concat_adjoint(g, a, b, which):
     return unbroadcast(g, b if which else a)
 
 
+@helper(tangent="linear")
+def unrepeat_items(g, items, count):
+    """The adjoint of items in items * count, count a value no derivative flows through: for
+    a list or tuple times an int, which `*` repeats, each item's is the sum of its copies'
+    (None where none reached); otherwise numpy's product, g * count summed down to items'
+    shape (a list times an array is one)."""
+    if isinstance(items, (list, tuple)) and isinstance(count, (int, np.integer)):
+        if no_adjoint(g):
+            return None
+        size = len(items)
+        out = [None] * size
+        for start in range(0, len(g), size) if size else ():
+            copies = list(g[start:start + size])
+            out = [add_adjoint(a, b) for a, b in zip(out, copies + [None] * (size - len(copies)))]
+        return out
+    return unbroadcast(g * count, items)
+
+
+@helper(tangent="linear")
+def repeat_items(w, g, items, count):
+    """The transpose of unrepeat_items(g, items, count) (its adjoint in g): w, the adjoint of
+    each item, repeated count times over (a list or tuple times an int), else w spread back to
+    g's shape, times count."""
+    if isinstance(items, (list, tuple)) and isinstance(count, (int, np.integer)):
+        return None if no_adjoint(w) else list(w) * count
+    return rebroadcast(w, g) * count
+
+
 @helper(linear=False)  # add_adjoint(0, b) is b: zeros fold like a sum (instantiate.py)
 def add_adjoint(a, b):
     """a + b for adjoints that may be sequences or dicts (added item by item; None, or the
@@ -490,6 +519,19 @@ def item_of(g, index, like):
         return zero_gradient(like)
     part = g.get(index) if isinstance(g, dict) else g[index]
     return zero_gradient(like) if no_adjoint(part) else part
+
+
+@helper(tangent="linear")
+def copy_tangent(dy, y):
+    """A copy of the tangent dy of y, for the stores into y's new array to go into (a tangent
+    shared with another name would take them too), in y's float dtype where dy's is narrower:
+    a float16 tangent (of a mask's np.tanh) of a value that a float64 operand which does not
+    vary made float64 would round what is stored into it."""
+    wide, narrow = getattr(y, "dtype", None), getattr(dy, "dtype", None)
+    if wide is not None and narrow is not None and wide.kind == narrow.kind == "f" and (
+            wide.itemsize > narrow.itemsize):
+        return dy.astype(wide)  # (a copy)
+    return np.copy(dy)
 
 
 @helper(tangent="linear")

@@ -20,10 +20,11 @@ from srcad.runtime import (add_adjoint, array_like, as_gradient, aux_cotangent, 
                            dict_without, float_type, grad_hook, grad_seed, in_dtype_of,
                            item_adjoints, item_of, keys_of, list_index, list_slice,
                            matmul_adjoint_a, matmul_adjoint_b,
-                           no_adjoint, on_host, rebroadcast, selection_share, size_of,
+                           no_adjoint, on_host, rebroadcast, repeat_items, selection_share,
+                           size_of,
                            stop_gradient, tuple_adjoint, tuple_parts, unbroadcast, unconcatenate,
-                           undict, unindex, unreduce, unstack, zero_at, zero_gradient,
-                           zero_tangent)
+                           undict, unindex, unreduce, unrepeat_items, unstack, zero_at,
+                           zero_gradient, zero_tangent)
 
 
 @tangent(matmul_adjoint_a)
@@ -95,6 +96,16 @@ def rebroadcast_adjoint(z, dy, y):
 @adjoint(item_adjoints)  # (its own transpose)
 def item_adjoints_adjoint(z, g, items):
     d[g] = item_adjoints(d[z], items)
+
+
+@adjoint(unrepeat_items)  # (a list repeated by `*`: the two are each other's transpose)
+def unrepeat_items_adjoint(z, g, items, count):
+    d[g] = repeat_items(d[z], g, items, count)
+
+
+@adjoint(repeat_items)
+def repeat_items_adjoint(z, w, g, items, count):
+    d[w] = unrepeat_items(d[z], items, count)
 
 
 @adjoint(unstack)

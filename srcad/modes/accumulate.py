@@ -17,7 +17,7 @@ from ..syntax.naming import clone
 
 # helpers whose list of adjoints may hold None for items nothing reached (zeros are
 # written in by item_adjoints before a display's items read them)
-_HOLES = {"unindex", "unlist", "concat_adjoint"}
+_HOLES = {"unindex", "unlist", "concat_adjoint", "unrepeat_items"}
 
 class Accumulation:
     def in_dtype(self, adjoint, var):

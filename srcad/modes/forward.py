@@ -35,7 +35,7 @@ from ..rules.registry import require_template
 from ..runtime import CONTAINER_RESULTS, dict_of, dict_with, HELPERS
 from ..syntax.naming import clone, loaded_names
 from ..syntax.nodes import (appended_names, assign, assigned_name, call, comment, flatten, list_op,
-                            name, origin_comment, parameter_ids)
+                            name, origin_comment, parameter_ids, repeats)
 
 # operations whose result shares the operand's storage exactly as their tangents' do (y = x,
 # y = t[i], and a display [a, b], which holds its items as the display of tangents holds theirs)
@@ -118,11 +118,13 @@ class Forward:
             return []
         template = require_template("tangent", op, self.info, value)
         tangent_of = self.namer.tangent
-        if isinstance(op, np.ufunc):  # a ufunc makes an array of a list operand: so must the
-            def tangent_of(var):  # list of tangents meet its template's arithmetic as one
-                if var in self.sequences:  # (-[da] fails, [da] * 2 repeats the list)
-                    return call(["np", "asarray"], name(self.namer.tangent(var)))
-                return self.namer.tangent(var)
+        if isinstance(op, np.ufunc) or (isinstance(value, gast.BinOp) and not isinstance(
+                value.op, gast.Mult)):  # a ufunc, or arithmetic with an array, makes an array
+            def tangent_of(var):  # of a list operand: so must the list of tangents meet its
+                if var in self.sequences:  # template's arithmetic as one (-[da] fails, [da] * 2
+                    return call(["np", "asarray"], name(self.namer.tangent(var)))  # repeats the
+                return self.namer.tangent(var)  # list; [y] + a's tangent [dy] is a list that
+            # a store into the sum would write into). (list * int repeats: its tangent too.)
         try:
             pieces = instantiate(template, name(target), args, keywords, tangent_of,
                                  self.active, self.namer.fresh, self.shapes,
@@ -161,7 +163,7 @@ class Forward:
                     # view, and their tangents alias or view likewise: a store into y, and the
                     # restore of what it overwrote, must reach the tangents of the other names
                     # of that array, as in the primal.)
-                    tangent = call(["np", "copy"], tangent)
+                    tangent = call(["copy_tangent"], tangent, name(target))
                 elif not is_fresh(tangent) and op not in _ALIASING and self.stored_into(target):
                     # stored into through another name (v = y[1:]; v[0] = e): y's tangent is
                     # copied if it is an array (copy_value; a list or tuple holds its items)
@@ -382,7 +384,8 @@ def _container_helper(op):
 def sequence_names(body, scope, kinds):
     """Names that may hold lists, tuples or dicts: bound to displays, list(...), tuple(...) or a
     dict built in the function, appended to, seen by the probe as neither arrays nor numbers,
-    and copies and joins (a + b) of those."""
+    and copies, joins (a + b) and repetitions (a * k, unless the probe saw an array) of
+    those."""
     found = {v for v, kind in kinds.items() if kind == "other"} | {
         s.value.func.value.id for s in flatten(body) if list_op(s)}
     changed = True
@@ -398,6 +401,7 @@ def sequence_names(body, scope, kinds):
                     isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add) and all(
                         isinstance(side, gast.Name) and side.id in found
                         for side in (value.left, value.right))) or (
+                    repeats(value, found) and kinds.get(stmt.targets[0].id) != "array") or (
                     isinstance(value, gast.Call) and scope.lookup(value.func) in (
                         list, tuple, dict_of, dict_with)) or (
                     isinstance(value, gast.Call) and kinds.get(stmt.targets[0].id) != "array"

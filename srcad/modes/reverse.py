@@ -36,7 +36,7 @@ from ..rules.instantiate import operand_id
 from ..rules.registry import REGISTRY
 from ..syntax.naming import clone, walk
 from ..syntax.nodes import (appended_names, assign, assigned_name, call, comment, flatten, list_op,
-                            name, parameter_ids, SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES)
+                            name, parameter_ids, repeats, SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES)
 
 
 class Reverse(AdjointSweep, Accumulation, Checkpointing):
@@ -73,13 +73,14 @@ class Reverse(AdjointSweep, Accumulation, Checkpointing):
     def find_sequences(self, fdef):
         """Names whose adjoints may be lists, tuples or dicts (added with add_adjoint, whose
         zero is None; `+` would concatenate them): containers, tuples, appended lists, values
-        the probe saw as neither arrays nor numbers; slices, copies and joins (a + b) of those,
-        and their items unless the probe saw an array or a number there (params[0] of a list
-        of (W, b) pairs is a tuple: its adjoint gathers two items). In a build for any shapes,
-        also parameters passed to a function of the user's (its backward half returns the
-        gradient in the argument's structure: two helpers' gradients of params add up), what
-        such a function returned when it is read by item, what is read by a string key, and
-        what list(...) or tuple(...) copies (its adjoint is a list if it is a sequence)."""
+        the probe saw as neither arrays nor numbers; slices, copies, joins (a + b) and
+        repetitions (a * k, unless the probe saw an array) of those, and their items unless
+        the probe saw an array or a number there (params[0] of a list of (W, b) pairs is a
+        tuple: its adjoint gathers two items). In a build for any shapes, also parameters
+        passed to a function of the user's (its backward half returns the gradient in the
+        argument's structure: two helpers' gradients of params add up), what such a function
+        returned when it is read by item, what is read by a string key, and what list(...) or
+        tuple(...) copies (its adjoint is a list if it is a sequence)."""
         params = set(parameter_ids(fdef))
         calls = [stmt for stmt in flatten(fdef.body) if isinstance(
             getattr(stmt, "value", None), gast.Call) and is_user_function(
@@ -123,7 +124,9 @@ class Reverse(AdjointSweep, Accumulation, Checkpointing):
                                                          self.kinds.get(target, "other") == "other")
                 ) or (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add) and all(
                     isinstance(side, gast.Name) and side.id in found
-                    for side in (value.left, value.right))) or (isinstance(value, gast.Call) and (
+                    for side in (value.left, value.right))) or (
+                        repeats(value, found) and self.kinds.get(target, "other") == "other"
+                ) or (isinstance(value, gast.Call) and (
                         _makes_containers(self.scope.lookup(value.func)) or list_op(stmt))
                         and self.kinds.get(target, "other") == "other"):
                     found.add(target)

@@ -114,3 +114,10 @@ def appended_names(body):
     """The names of the lists the statements grow with lst.append(v)."""
     return {s.value.func.value.id for s in flatten(body)
             if list_op(s) and s.value.func.attr == "append"}
+
+
+def repeats(value, sequences):
+    """Whether value is a * k or k * a with a one of the names in sequences (a list or tuple
+    repeated; or numpy's product, when k is an array: the probe tells them apart)."""
+    return isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) and any(
+        isinstance(side, gast.Name) and side.id in sequences for side in (value.left, value.right))
