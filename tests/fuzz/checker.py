@@ -333,8 +333,8 @@ class Checker:
             plain = self.without_verify(derivative)
             if plain is None:
                 return None
-            args = self.args(call if call < 3 else 0, np.float32 if call == 3 else np.float64) \
-                if call != 4 else args
+            args = self.args(call if call < 2 else 0, np.float32 if call == 3 else np.float64) \
+                if call != 4 else args  # (2: the first call's arguments again; 3: in float32)
             everything = list(args) + list(extra)
             before = _snapshot(everything)
             try:

@@ -1009,6 +1009,40 @@ def pairwise(scope, depth=2):
     return lines
 
 
+def kind_change(scope, depth=2):
+    """A name that holds values of other kinds at other points: a float array, then a mask
+    (m > c), the float16 np.tanh of a mask, its sum (a number) or a masked copy, rebound in a
+    loop that may not run (range(1, 1), range(2)) or in one arm of a branch, next to a name
+    that takes its earlier value; both then read as floats. The shape probe keeps no facts
+    about such names, so the derivative's zeros (0.0 for a value with axes: fuzz seed 145185),
+    its broadcasts (np.full(S, 1.0) * a float16 value: a float64 adjoint accumulated in
+    float16) and its zero tangents (a mask's zeros_like has no negation) do without them.
+    (No float32 casts here: central differences of a rounding to float32 are noise.)"""
+    arrays = [v for v in scope.arrays(1) if not v.py]
+    if not arrays:
+        return assign(scope)
+    x = scope.pick(arrays)
+    m, b, t, j = (scope.fresh(prefix) for prefix in ("m", "b", "t", "j"))
+    c = scope.constant(-0.9, 0.9)
+    variant = scope.weighted([("mask", 3), ("float16", 2), ("number", 1), ("masked", 1)])
+    rebind = {"mask": f"{m} > {c!r}", "float16": f"np.tanh({m} > {c!r})",
+              "number": f"np.sum({m} ** 2) * 0.1", "masked": f"np.where({m} > {c!r}, {m}, 0.0)"
+              }[variant]
+    head = scope.pick(["for {j} in range(1, 1):", "for {j} in range(2):",
+                       f"if np.sum({x.name}) > {scope.constant(-1.0, 1.0)!r}:"]).format(j=j)
+    lines = [f"{m} = {x.name} * {scope.constant(0.5, 1.5)!r}", f"{b} = {x.name}", head,
+             f"    {b} = {m}", f"    {m} = {rebind}"]
+    if head.startswith("for") and scope.chance(0.3):  # (stored into after: the store's
+        # adjoint reads bb[0]; a float64 copy: a store into float16 rounds, a step function)
+        lines += [f"{b} = {b} + np.zeros_like({x.name})", f"{b}[0] = {x.name}[0] * 2.0"]
+    use = scope.pick([f"np.cos({m} * {x.name})", f"np.tanh({m}) * {x.name}",
+                      f"np.sin({x.name}) * {m}"])
+    lines.append(f"{t} = np.sin({b} * 1.0) + {use}")
+    scope.tags.add(f"kind_change_{variant}")
+    scope.add(Var(t, x.shape, owned=True))
+    return lines
+
+
 def early_return(scope, final):
     """A loop that may return early: `final` is the text of f's last return value."""
     arrays1 = [v for v in scope.arrays(1) if not v.py and v.ndim == 1]
@@ -1027,4 +1061,4 @@ def early_return(scope, final):
 FAMILIES = [(assign, 5), (derive, 2), (update, 2.5), (stores, 1.5), (views, 0.9), (branch, 1.5),
             (for_loop, 2), (while_loop, 0.6), (list_stack, 0.7), (helper_stmt, 0.7),
             (side_effect, 0.2), (python_idioms, 0.8), (normalize, 0.8), (linalg, 0.6),
-            (closures, 0.6), (gates, 0.6), (pairwise, 0.5)]
+            (closures, 0.6), (gates, 0.6), (pairwise, 0.5), (kind_change, 0.5)]
