@@ -85,6 +85,18 @@ class Forward:
             return call(["np", "zeros_like"], name(var))
         return call(["zero_tangent"], name(var))
 
+    def numpy_arithmetic(self, value):
+        """Whether value is arithmetic that numpy does on a list operand: - / ** and the rest
+        (Python has them for no list), and + with an array or a number the probe saw (+ of
+        two lists, or with a display, joins them; list * int repeats: its tangent too)."""
+        if not isinstance(value, gast.BinOp) or isinstance(value.op, gast.Mult):
+            return False
+        if not isinstance(value.op, gast.Add):
+            return True
+        return all((isinstance(side, gast.Constant) and type(side.value) in (int, float)) or (
+            isinstance(side, gast.Name) and (side.id in self.sequences or self.kinds.get(
+                side.id) in ("array", "scalar"))) for side in (value.left, value.right))
+
     def tangent_or_zero(self, var):
         return name(self.namer.tangent(var)) if self.active(var) else self.zeros(var)
 
@@ -118,13 +130,12 @@ class Forward:
             return []
         template = require_template("tangent", op, self.info, value)
         tangent_of = self.namer.tangent
-        if isinstance(op, np.ufunc) or (isinstance(value, gast.BinOp) and not isinstance(
-                value.op, gast.Mult)):  # a ufunc, or arithmetic with an array, makes an array
-            def tangent_of(var):  # of a list operand: so must the list of tangents meet its
+        if isinstance(op, np.ufunc) or self.numpy_arithmetic(value):  # these make an array
+            def tangent_of(var):  # of a list operand: so must the list of tangents meet their
                 if var in self.sequences:  # template's arithmetic as one (-[da] fails, [da] * 2
                     return call(["np", "asarray"], name(self.namer.tangent(var)))  # repeats the
-                return self.namer.tangent(var)  # list; [y] + a's tangent [dy] is a list that
-            # a store into the sum would write into). (list * int repeats: its tangent too.)
+                return self.namer.tangent(var)  # list; [y] + a's tangent [dy] is a list that a
+            # store into the sum would write into)
         try:
             pieces = instantiate(template, name(target), args, keywords, tangent_of,
                                  self.active, self.namer.fresh, self.shapes,

@@ -650,7 +650,8 @@ def python_idioms(scope, depth=2):
     """The Python around the calculus (srcad's frontend/statements.py and starred.py): list
     comprehensions and generator expressions over a tuple of arrays, dicts built and stored
     into, dict comprehensions over .items(), a tuple used whole and item by item, *a in a
-    display. The result is a new variable of the items' shape."""
+    display, a list or tuple repeated by a count. The result is a new variable of the items'
+    shape."""
     shape = target_shape(scope, 0.8)
     items = [exprs.leaf(scope, shape) if scope.chance(0.5) else expr(scope, shape, depth - 1)
              for _ in range(scope.pick([2, 3]))]
@@ -663,7 +664,8 @@ def python_idioms(scope, depth=2):
         body = Expr(f"{body.atom()} * {v}", shape)
     result = scope.fresh("t")
     kinds = ["listcomp", "genexpr", "dict", "dictcomp", "whole_and_item", "starred", "sets",
-             "try_flag", "pairs_loop", "nested_rows", "zip_loop"] + (["fft"] if shape else [])
+             "try_flag", "pairs_loop", "nested_rows", "zip_loop", "repeated"] + (
+        ["fft"] if shape else [])
     kind = scope.pick(kinds)
     scope.tags.add("idiom_" + kind)
     display = "(" + ", ".join(texts) + ("," if len(texts) == 1 else "") + ")"
@@ -719,6 +721,16 @@ def python_idioms(scope, depth=2):
         lines = [f"{result} = {texts[0]} * 0.0",
                  f"for {u}, {w} in zip([{', '.join(texts)}], ({texts[-1]}, {texts[0]})):",
                  f"    {result} = {result} + {u} * {w}"]
+    elif kind == "repeated":  # a list or tuple repeated by a count: each item's adjoint
+        reps, count = scope.fresh("reps"), scope.pick(["2", "3", "(1 + 1)"])  # adds its copies'
+        form = scope.pick(["list", "tuple", "count_first"])
+        made = {"list": f"[{texts[0]}, {texts[-1]}] * {count}",
+                "tuple": f"({texts[0]}, {texts[-1]}) * {count}",
+                "count_first": f"{count} * [{texts[0]}]"}[form]
+        lines = [f"{reps} = {made}"]
+        if form == "list" and scope.chance(0.5):  # (an item replaced: the list is stored into)
+            lines.append(f"{reps}[1] = {reps}[0] * {scope.constant()!r}")
+        lines.append(f"{result} = {reps}[-1] * {reps}[0] + sum({reps}) * 0.5")
     elif kind == "fft":  # a circular correlation through complex values: real again
         z = scope.fresh("z")
         lines = [f"{z} = np.fft.rfft({texts[0]}) * np.conj(np.fft.rfft({texts[1]}))",

@@ -41,8 +41,14 @@ def list_plus_array_stored_into(y, k):
     return np.sum(np.sin(t1) * 3) + np.sum(b1 ** 2)
 
 
+def tuples_joined(y, k):
+    """(+ of a tuple and a display joins them: its tangent must not be np.asarray'd)"""
+    pair = (y, y * 2.0)
+    return np.sum(np.stack([*pair, y]) ** 2) + np.sum(np.stack(pair + (y,)))
+
+
 PROGRAMS = [doubled, repeated_by_an_argument, count_first, initial_trajectory,
-            list_plus_array_stored_into]
+            list_plus_array_stored_into, tuples_joined]
 Y = np.array([0.2, -0.5, 0.7])
 V = np.array([0.3, -0.7, 0.1])
 
