@@ -29,6 +29,7 @@ import gast
 import numpy as np
 
 from ..syntax.naming import bound_counts, parents, walk
+from ..syntax.nodes import SHAPE_ATTRIBUTES
 
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.MatMult)
 _SIGNS = (gast.USub, gast.UAdd)
@@ -185,25 +186,42 @@ _SIZED = frozenset(["int", "round", "range", "len", "floor", "ceil", "trunc", "z
                     "take", "pad", "diag", "tri", "triu", "tril", "partition", "argpartition"])
 
 
+# calls whose result's shape is decided by their operands' values (which entries are nonzero,
+# which are distinct): an array's values read there decide a shape
+_SELECTING = frozenset(["nonzero", "flatnonzero", "argwhere", "unique", "extract", "compress",
+                        "trim_zeros"])
+# calls whose arguments are sizes or counts whatever they are called with
+_SIZES = frozenset(["int", "round", "range", "floor", "ceil", "trunc", "zeros", "ones", "empty",
+                    "full", "eye", "identity", "arange", "linspace", "tri"])
+_LIST_CHANGES = frozenset(["append", "extend", "insert", "pop", "remove"])
+
+
 def float_values_read(fdef, args, kwargs):
-    """The float arguments of the example (Python or NumPy floats, not arrays; positions and
-    keyword names) whose values may decide a shape, an index or a loop's length: some name
-    computed from one (by any statement) is read in an index or as an argument of a call in
-    _SIZED. The signature keys floats by type alone, so a build specialized to one such value
-    would be used for others: the API takes the code for any shapes for them instead."""
+    """The float arguments of the example (positions and keyword names) whose values may decide
+    a shape, an index or a loop's length. The signature keys floats by type alone and arrays by
+    shape and dtype, so a build specialized to one such value (its shapes probed) would be used
+    for others: the API takes the code for any shapes for them instead. A Python or NumPy
+    float: some name computed from it (by any statement) is read in an index or as an
+    argument of a call in _SIZED. A float array: some name computed from its values is read in
+    an index (x[x > 0], x[:k]), as a size (_SIZES), by a call that selects by value
+    (_SELECTING, np.where(c) of one operand), or in the test of an if or while under which a
+    list grows or shrinks, or a loop that does stops early (its length then depends on the
+    values)."""
     slots = _slots(fdef, args, kwargs)
     floats = {name for name, (slot, value) in slots.items()
               if isinstance(value, (float, np.floating)) and not isinstance(value, bool)}
-    if not floats:
+    arrays = {name for name, (slot, value) in slots.items()
+              if isinstance(value, np.ndarray) and value.dtype.kind in "fc"}
+    if not floats and not arrays:
         return frozenset()
-    derived = {name: {name} for name in floats}
+    derived = {name: {name} for name in floats | arrays}
     statements = [n for n in walk(fdef) if type(n) in (gast.Assign, gast.AugAssign, gast.For)]
     changed = True
     while changed:  # every name computed from each float, through any statement
         changed = False
         for stmt in statements:
             source = stmt.iter if type(stmt) is gast.For else stmt.value
-            read = {n.id for n in walk(source) if type(n) is gast.Name}
+            read = _value_names(source)
             targets = stmt.target if type(stmt) in (gast.For, gast.AugAssign) else \
                 stmt.targets[0]
             bound = {n.id for n in walk(targets) if type(n) is gast.Name}
@@ -211,16 +229,51 @@ def float_values_read(fdef, args, kwargs):
                 if read & names and not bound <= names:
                     names |= bound
                     changed = True
-    sized = set()
+    sized, by_values = set(), set()  # names read where a float's, an array's value decides
     for node in walk(fdef):
         if type(node) is gast.Subscript:
             sized |= {n.id for n in walk(node.slice) if type(n) is gast.Name}
         elif type(node) is gast.Call:
             func = node.func
             called = func.attr if type(func) is gast.Attribute else getattr(func, "id", None)
+            parts = list(node.args) + [k.value for k in node.keywords]
             if called in _SIZED:
-                parts = list(node.args) + [k.value for k in node.keywords] + (
+                sized |= {n.id for part in parts + (
                     [func.value] if type(func) is gast.Attribute and called in (
-                        "reshape", "astype", "repeat", "take") else [])
-                sized |= {n.id for part in parts for n in walk(part) if type(n) is gast.Name}
-    return frozenset(slots[name][0] for name, names in derived.items() if names & sized)
+                        "reshape", "astype", "repeat", "take") else []) for n in walk(part)
+                    if type(n) is gast.Name}
+            if called in _SIZES or called in _SELECTING or (
+                    called == "where" and len(node.args) == 1 and not node.keywords):
+                by_values |= {name for part in parts for name in _value_names(part)}
+        elif type(node) in (gast.If, gast.While) and _changes_lengths(node):
+            by_values |= _value_names(node.test)
+    by_values |= {name for node in walk(fdef) if type(node) is gast.Subscript
+                  for name in _value_names(node.slice)}
+    return frozenset(slots[name][0] for name, names in derived.items()
+                     if names & (sized if name in floats else by_values))
+
+
+def _value_names(node):
+    """The names node reads the values of: not those it reads only for their shape (x.shape[0],
+    len(x), np.shape(x), x.ndim), which the signature holds."""
+    shapes = set()
+    for n in walk(node):
+        if type(n) is gast.Attribute and n.attr in SHAPE_ATTRIBUTES and type(n.value) is gast.Name:
+            shapes.add(id(n.value))
+        elif type(n) is gast.Call and n.args and type(n.args[0]) is gast.Name and (
+                getattr(n.func, "id", None) == "len" or getattr(n.func, "attr", None) in (
+                    "shape", "ndim", "size")):
+            shapes.add(id(n.args[0]))
+    return {n.id for n in walk(node) if type(n) is gast.Name and id(n) not in shapes}
+
+
+def _changes_lengths(block):
+    """Whether the body of an if or while grows or shrinks a list (xs.append(...)), or stops
+    a loop early (break, continue, return): the lengths then depend on the test."""
+    for node in walk(gast.Module(body=block.body + block.orelse, type_ignores=[])):
+        if type(node) in (gast.Break, gast.Continue, gast.Return):
+            return True
+        if type(node) is gast.Call and type(node.func) is gast.Attribute and (
+                node.func.attr in _LIST_CHANGES):
+            return True
+    return False
