@@ -39,6 +39,31 @@ from ..syntax.nodes import (appended_names, assign, assigned_name, call, comment
                             name, parameter_ids, repeats, SHAPE_ATTRIBUTES as _SHAPE_ATTRIBUTES)
 
 
+def _counters_read_after_an_inner_loop(body):
+    """The counters of loops inside other loops that are read outside their own loop (c = c +
+    x[i] after `for i in ...` in an outer loop's turn): each turn of the outer loop binds them
+    again, so the value a turn's adjoint reads after the inner loop's adjoint ran is restored
+    like a counter bound twice (Reverse.rebound_targets)."""
+    out = set()
+
+    def visit(stmts, in_loop):
+        for stmt in stmts:
+            if isinstance(stmt, gast.For) and in_loop:
+                mine = {id(n) for n in walk(stmt)}
+                if any(isinstance(n, gast.Name) and n.id == stmt.target.id and isinstance(
+                        n.ctx, gast.Load) and id(n) not in mine for n in walk_body):
+                    out.add(stmt.target.id)
+            if isinstance(stmt, (gast.For, gast.While)):
+                visit(stmt.body, True)
+                visit(stmt.orelse, True)
+            elif isinstance(stmt, gast.If):
+                visit(stmt.body, in_loop)
+                visit(stmt.orelse, in_loop)
+    walk_body = [n for stmt in body for n in walk(stmt)]
+    visit(body, False)
+    return out
+
+
 class Reverse(AdjointSweep, Accumulation, Checkpointing):
     """The reverse-mode derivative of one function: build() returns it. This module holds the
     driver and the primal sweep (with the saves the adjoint needs); adjoints.py the adjoint of
@@ -344,15 +369,17 @@ class Reverse(AdjointSweep, Accumulation, Checkpointing):
                 stmt.first_definition = True
             if var is not None:
                 defined.add(var)
-            if isinstance(stmt, (gast.If, gast.For, gast.While)):
-                defined |= {assigned_name(s) for s in flatten([stmt]) if assigned_name(s)}
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):  # (a loop binds its counter)
+                defined |= {assigned_name(s) for s in flatten([stmt]) if assigned_name(s)} | {
+                    s.target.id for s in flatten([stmt]) if isinstance(s, gast.For)}
         self.safe = safe_names(body, params)
         self.params = set(params)
         targets = [s.target.id for s in flatten(body) if isinstance(s, gast.For)]
         bound = {assigned_name(s) for s in flatten(body)} | self.params
         self.rebound_params = self.params & {assigned_name(s) for s in flatten(body)}
         counts = Counter(targets)
-        self.rebound_targets = {t for t in targets if t in bound or counts[t] > 1}
+        self.rebound_targets = {t for t in targets if t in bound or counts[t] > 1} | (
+            _counters_read_after_an_inner_loop(body))
         self.bound_here = self.safe  # (the names zero() may read: see adjoint_block)
         self.find_records(body)
         self.assigned = self.stored_into = None  # (counted by prepare_loops when it first asks)

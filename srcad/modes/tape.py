@@ -298,14 +298,19 @@ def closing_break(body):
 
 def overwritten_names(body, params):
     """Names whose earlier values a later assignment may overwrite: assigned inside a loop,
-    assigned by two statements, or parameters assigned again."""
+    assigned by two statements (a loop's counter counts: `i = 0` after `for i in ...`
+    overwrites its last value), or parameters assigned again."""
     counts = {}
     in_loops = set()
 
     def walk(stmts, in_loop):
         for stmt in stmts:
             var = assigned_name(stmt)
-            if var is not None and not isinstance(stmt.targets[0], gast.Subscript):
+            if isinstance(stmt, gast.For) and isinstance(stmt.target, gast.Name):
+                var = stmt.target.id
+            elif var is not None and isinstance(stmt.targets[0], gast.Subscript):
+                var = None
+            if var is not None:
                 counts[var] = counts.get(var, 0) + 1
                 if in_loop:
                     in_loops.add(var)
