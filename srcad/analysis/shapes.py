@@ -19,7 +19,7 @@ import numpy as np
 
 from ..syntax.convert import gast_to_ast
 from ..syntax.naming import walk
-from ..syntax.nodes import parameter_ids, SHAPE_ATTRIBUTES
+from ..syntax.nodes import dotted_parts, parameter_ids, SHAPE_ATTRIBUTES
 from ..syntax.visitor import Transformer
 
 
@@ -425,7 +425,7 @@ def result_char(node, char_of):
         return _promoted(result_char(node.left, char_of), result_char(node.right, char_of))
     if not isinstance(node, gast.Call):
         return None
-    called = _called(node.func)
+    called = ".".join(dotted_parts(node.func) or ())
     if called in _KEEPING_FUNCTIONS and node.args and not node.keywords:
         operands = node.args
     elif called in _KEEPING_REDUCTIONS and node.args and all(
@@ -440,14 +440,6 @@ def result_char(node, char_of):
     for operand in operands:
         out = _promoted(out, result_char(operand, char_of))
     return None if out == WEAK else out  # (np.exp(2.0): a numpy float64, not weak)
-
-
-def _called(func):
-    if isinstance(func, gast.Name):
-        return func.id
-    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
-        return f"{func.value.id}.{func.attr}"
-    return None
 
 
 def _promoted(a, b):

@@ -335,46 +335,30 @@ def test_after_any_other_use_of_the_zeros_slices_are_added():
                                                    "bz": (6,), "bw": (6,)}.get))
 
 
-def test_a_spread_adjoint_is_left_to_broadcasting():
+@pytest.mark.parametrize("t_char", ["d", "f"])
+def test_a_spread_adjoint_is_left_to_broadcasting(t_char):
+    """np.full((10,), bt8) * t -> bt8 * t where that keeps the dtype: for a float64 t; for a
+    float32 t6 the product was float64 and bt8 * t6 (a Python float: weak) would be float32,
+    so that spread stays (met by the float64 x, it goes)."""
     names = iter(range(100))
+    t6 = RNG.normal(size=10).astype(np.float64 if t_char == "d" else np.float32)
+    kept = "bt8" if t_char == "d" else "bt7"
     check_rewrite(sink_broadcasts, """
         def f(bt8, t6, x):
             bt7 = np.full((10,), bt8)
             b_x = bt7 * t6
             bt6 = bt7 * x
             return b_x, bt6
-        """, """
+        """, f"""
         def f(bt8, t6, x):
             bt7 = np.full((10,), bt8)
-            b_x = bt8 * t6
+            b_x = {kept} * t6
             bt6 = bt8 * x
             return (b_x, bt6)
-        """, (0.7, RNG.normal(size=10), RNG.normal(size=10)),
+        """, (0.7, t6, RNG.normal(size=10)),
         shape_of={"bt8": (), "t6": (10,), "x": (10,), "bt7": (10,), "b_x": (10,),
                   "bt6": (10,)}.get, fresh=lambda prefix: f"{prefix}{next(names)}", new_shapes={},
-        probed=dict.fromkeys(("bt8", "t6", "x", "bt7", "b_x", "bt6"), "d").get)
-
-
-def test_a_spread_adjoint_stays_where_dropping_it_changes_the_dtype():
-    """np.full((10,), bt8) * t6 is float64 for a float32 t6; bt8 * t6 (a Python float: weak)
-    would be float32. Met by the float64 x, the spread goes."""
-    names = iter(range(100))
-    check_rewrite(sink_broadcasts, """
-        def f(bt8, t6, x):
-            bt7 = np.full((10,), bt8)
-            b_x = bt7 * t6
-            bt6 = bt7 * x
-            return b_x, bt6
-        """, """
-        def f(bt8, t6, x):
-            bt7 = np.full((10,), bt8)
-            b_x = bt7 * t6
-            bt6 = bt8 * x
-            return (b_x, bt6)
-        """, (0.7, RNG.normal(size=10).astype(np.float32), RNG.normal(size=10)),
-        shape_of={"bt8": (), "t6": (10,), "x": (10,), "bt7": (10,), "b_x": (10,),
-                  "bt6": (10,)}.get, fresh=lambda prefix: f"{prefix}{next(names)}", new_shapes={},
-        probed={"bt8": "d", "t6": "f", "x": "d", "bt7": "d", "b_x": "d", "bt6": "d"}.get)
+        probed={"bt8": "d", "t6": t_char, "x": "d", "bt7": "d", "b_x": "d", "bt6": "d"}.get)
 
 
 @pytest.mark.parametrize("w_char", ["d", "f"])
