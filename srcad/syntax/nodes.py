@@ -117,7 +117,10 @@ def appended_names(body):
 
 
 def repeats(value, sequences):
-    """Whether value is a * k or k * a with a one of the names in sequences (a list or tuple
-    repeated; or numpy's product, when k is an array: the probe tells them apart)."""
+    """Whether value is a * k or k * a with a a list or tuple display or one of the names in
+    sequences (a list or tuple repeated; or numpy's product, when k is an array: the probe
+    tells them apart)."""
     return isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) and any(
-        isinstance(side, gast.Name) and side.id in sequences for side in (value.left, value.right))
+        isinstance(side, (gast.List, gast.Tuple)) or (
+            isinstance(side, gast.Name) and side.id in sequences)
+        for side in (value.left, value.right))

@@ -41,14 +41,20 @@ def list_plus_array_stored_into(y, k):
     return np.sum(np.sin(t1) * 3) + np.sum(b1 ** 2)
 
 
+def a_display_repeated(y, k):
+    """(3 * [y], the display not named: a sequence all the same, for every build)"""
+    reps = 3 * [y]
+    return np.sum(reps[-1] * reps[0] + sum(reps) * 0.5)
+
+
 def tuples_joined(y, k):
     """(+ of a tuple and a display joins them: its tangent must not be np.asarray'd)"""
     pair = (y, y * 2.0)
     return np.sum(np.stack([*pair, y]) ** 2) + np.sum(np.stack(pair + (y,)))
 
 
-PROGRAMS = [doubled, repeated_by_an_argument, count_first, initial_trajectory,
-            list_plus_array_stored_into, tuples_joined]
+PROGRAMS = [doubled, repeated_by_an_argument, count_first, a_display_repeated,
+            initial_trajectory, list_plus_array_stored_into, tuples_joined]
 Y = np.array([0.2, -0.5, 0.7])
 V = np.array([0.3, -0.7, 0.1])
 
@@ -78,7 +84,8 @@ def test_a_jacobian_through_a_list_plus_an_array():
                                rtol=1e-12)
 
 
-@pytest.mark.parametrize("f", [doubled, repeated_by_an_argument, count_first])
+@pytest.mark.parametrize("f", [doubled, repeated_by_an_argument, count_first,
+                               a_display_repeated])
 def test_reverse_over_reverse(f):
     """(unrepeat_items and repeat_items are each other's adjoint: templates/runtime.py)"""
     hvp = srcad.vjp(srcad.grad(f), wrt=0)
