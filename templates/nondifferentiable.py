@@ -17,6 +17,8 @@ non_differentiable(
     np.identity, np.count_nonzero, np.floor_divide, np.bitwise_and,
     np.bitwise_or, np.result_type, np.isscalar, np.heaviside, np.signbit,
     builtins.len, builtins.range, builtins.int, builtins.bool, builtins.isinstance,
-    builtins.round, builtins.slice, builtins.print, builtins.enumerate, builtins.zip,
-    builtins.reversed,
+    builtins.round, builtins.slice, builtins.print,
 )
+# (enumerate, zip and reversed carry their items' derivatives: in a for statement they are
+# lowered to indexing (frontend/control.py); anywhere else, of values that vary, srcad has no
+# template and says so, where it gave a zero derivative before)

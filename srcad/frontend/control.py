@@ -61,6 +61,15 @@ def _total(node):
     return False
 
 
+def _builtin_call(node, name, count=None):
+    """Whether node is name(...) (a builtin by its name: enumerate, zip, reversed) with
+    positional arguments only (count of them, if given)."""
+    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+            and node.func.id == name and not node.keywords and node.args
+            and not any(isinstance(a, gast.Starred) for a in node.args)
+            and (count is None or len(node.args) == count))
+
+
 def _is_range_call(node):
     return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
             and node.func.id == "range")
@@ -114,27 +123,26 @@ class LowerLoops(Transformer):
             if not isinstance(node.target, gast.Name):
                 raise self.info.error(node.target, "a range loop needs one loop variable")
             return node
-        if (isinstance(it, gast.Call) and isinstance(it.func, gast.Name)
-                and it.func.id == "enumerate" and len(it.args) == 1 and not it.keywords
-                and isinstance(node.target, gast.Tuple) and len(node.target.elts) == 2):
-            index, item = node.target.elts
-            seq = self._hold(it.args[0], head, node)
-            node.target = index
-            node.iter = _call(_name("range"), _call(_name("len"), _name(seq)))
-            node.body = self._item(item, seq, index.id, node) + node.body
-            return head + [node]
-        if (isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.func.id == "zip"
-                and not it.keywords and isinstance(node.target, gast.Tuple)
-                and len(node.target.elts) == len(it.args)):
-            seqs = [self._hold(arg, head, node) for arg in it.args]
-            index = self.fresh("i")
-            lengths = [_call(_name("len"), _name(s)) for s in seqs]
-            node.iter = _call(_name("range"), lengths[0] if len(lengths) == 1 else
-                              _call(_name("min"), *lengths))
-            items = [stmt for t, s in zip(node.target.elts, seqs)
-                     for stmt in self._item(t, s, index, node)]
+        if _builtin_call(it, "enumerate", 1):  # for i, v in enumerate(xs): v = xs[i]
+            counted = isinstance(node.target, gast.Tuple) and len(node.target.elts) == 2
+            index = node.target.elts[0].id if counted and isinstance(
+                node.target.elts[0], gast.Name) else self.fresh("i")
+            length, item = self._items(it.args[0], head, node, index)
+            node.body = (self._unpack(node.target.elts[1], item, node) if counted else
+                         self._unpack(node.target, gast.Tuple(elts=[_name(index), item],
+                                                              ctx=gast.Load()), node)
+                         ) + node.body
+            if counted and not isinstance(node.target.elts[0], gast.Name):
+                node.body = self._unpack(node.target.elts[0], _name(index), node) + node.body
             node.target = _name(index, gast.Store())
-            node.body = items + node.body
+            node.iter = _call(_name("range"), length)
+            return head + [node]
+        if _builtin_call(it, "zip") or _builtin_call(it, "reversed", 1):
+            index = self.fresh("i")  # for a, b in zip(xs, ys): a = xs[i]; b = ys[i]
+            length, item = self._items(it, head, node, index)
+            node.body = self._unpack(node.target, item, node) + node.body
+            node.target = _name(index, gast.Store())
+            node.iter = _call(_name("range"), length)
             return head + [node]
         if (isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute)
                 and it.func.attr in ("items", "keys", "values")):
@@ -160,6 +168,26 @@ class LowerLoops(Transformer):
         temp = self.fresh("t")
         head.append(_assign(temp, expr, origin))
         return temp
+
+    def _items(self, iterable, head, origin, index):
+        """(the number of items, the item at `index`) of what a loop iterates over: a sequence
+        held in a name; zip(xs, ys): the shortest's length, (xs[i], ys[i]); reversed(xs):
+        xs[::-1]'s items. Each is indexed, never iterated: the adjoint sweep reads them back."""
+        if _builtin_call(iterable, "zip"):
+            seqs = [self._hold(arg, head, origin) for arg in iterable.args]
+            lengths = [_call(_name("len"), _name(seq)) for seq in seqs]
+            return (lengths[0] if len(lengths) == 1 else _call(_name("min"), *lengths),
+                    gast.Tuple(elts=[gast.Subscript(value=_name(seq), slice=_name(index),
+                                                    ctx=gast.Load()) for seq in seqs],
+                               ctx=gast.Load()))
+        if _builtin_call(iterable, "reversed", 1):
+            iterable = gast.Subscript(value=iterable.args[0], slice=gast.Slice(
+                lower=None, upper=None, step=gast.UnaryOp(op=gast.USub(), operand=gast.Constant(
+                    value=1, kind=None))), ctx=gast.Load())
+        seq = self._hold(iterable, head, origin)
+        return _call(_name("len"), _name(seq)), gast.Subscript(value=_name(seq),
+                                                                slice=_name(index),
+                                                                ctx=gast.Load())
 
     def _item(self, target, seq, index, origin):
         """target = seq[index], unpacked into names."""
