@@ -537,8 +537,10 @@ def copy_tangent(dy, y):
 @helper(tangent="linear")
 def copy_value(y):
     """y, copied if it is an array (an array the adjoint sweep restores in place must not
-    change the value a value_and_grad returns)."""
-    return y.copy() if isinstance(y, np.ndarray) or array_like(y) else y
+    change the value a value_and_grad returns), srcad's stack of tangents too (a store into a
+    tangent copied so must not write into the tangent it was copied from)."""
+    return y.copy() if isinstance(y, np.ndarray) or array_like(y) or getattr(
+        type(y), "srcad_on_host", False) else y
 
 
 @helper(linear=False)

@@ -28,3 +28,25 @@ def test_jvp_is_not_rounded(disable):
     got = srcad.jvp(stored_after_a_float16_turn, disable=disable)(z, v)
     assert got == v[0]
     assert srcad.grad(stored_after_a_float16_turn, disable=disable)(z) @ v == v[0]
+
+
+def copied_then_stored_into(s, z):
+    b = z
+    for j in range(1, 1):
+        b = s
+    b = b + 1.0
+    b[0] = 2.0
+    return np.sum(z) + np.sum(b * z)
+
+
+@pytest.mark.parametrize("disable", [None, "all"])
+def test_a_tangent_stack_copied_before_a_store(disable):
+    """(srcad.jacobian runs the code once on a stack of tangents, srcad's Batched: copy_value
+    copied NumPy and other libraries' arrays only, so the store into the copy wrote into the
+    stack of z's tangents: a Jacobian row of 0, fuzz seed 152100)"""
+    z = np.array([0.3, -0.5, 0.7])
+    forward = srcad.jacobian(copied_then_stored_into, wrt=1, mode="forward", disable=disable)
+    reverse = srcad.jacobian(copied_then_stored_into, wrt=1, mode="reverse", disable=disable)
+    np.testing.assert_allclose(forward(0.4, z), reverse(0.4, z), rtol=1e-12)
+    np.testing.assert_allclose(reverse(0.4, z), 1.0 + np.array([0.0, 2 * z[1] + 1, 2 * z[2] + 1])
+                               + np.array([2.0, 0.0, 0.0]), rtol=1e-12)
