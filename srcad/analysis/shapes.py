@@ -18,7 +18,7 @@ import gast
 import numpy as np
 
 from ..syntax.convert import gast_to_ast
-from ..syntax.naming import walk
+from ..syntax.naming import bound_counts, walk
 from ..syntax.nodes import dotted_parts, parameter_ids, SHAPE_ATTRIBUTES
 from ..syntax.visitor import Transformer
 
@@ -368,16 +368,20 @@ def _axes(axis, ndim):
 
 def float_chars(fdef, float_of):
     """name -> the float dtype character of its values ('d', 'f', ...), or None: the probe's
-    (float_of: names it saw, adjoints as their values) and, for names bound at the top level
-    after it (template temporaries), the one character of the names their value reads (numbers
-    are weak: 2.0 * x has x's dtype). Passes that rewrite arithmetic keep these."""
+    (float_of: names it saw, adjoints as their values) and, for names bound once, at the top
+    level (template temporaries), the one character of the names their value reads (numbers
+    are weak: 2.0 * x has x's dtype). Not for a name bound again in a block: m = x, then
+    m = x > 0.3 in a branch, is not x's dtype (np.tanh(m) was taken for float64: float16).
+    Passes that rewrite arithmetic keep these."""
     chars = {}
+    counts = bound_counts(fdef)
 
     def char_of(name):
         return chars.get(name) or float_of(name)
     for stmt in fdef.body:
         if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], gast.Name) and char_of(stmt.targets[0].id) is None):
+                and isinstance(stmt.targets[0], gast.Name) and char_of(stmt.targets[0].id) is None
+                and counts.get(stmt.targets[0].id) == 1):
             chars[stmt.targets[0].id] = common_char(stmt.value, char_of)
     return char_of
 

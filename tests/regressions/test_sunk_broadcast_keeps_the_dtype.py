@@ -31,17 +31,28 @@ def float32_features(x, k):
     return np.sum(y * x) * 0.3 + np.sum(np.cos(x) * 1.7)
 
 
+def mask_in_a_branch(x, k):
+    """(float_chars took np.tanh(m1) for float64 from m1 = x, though a branch binds m1 to a
+    mask: cancel then read np.full(S, 1.0) * t4 as t4, a float16 adjoint, accumulated in place:
+    fuzz seed 150326. Names bound again in a block get no dtype of their first binding.)"""
+    m1 = x
+    if k >= 0:
+        m1 = x > 0.3
+    return np.sum(np.sin(x) + np.tanh(m1) * x)
+
+
 X = np.array([[0.03208769, 0.8278256, 0.9860747], [-0.19776483, 0.84942287, 0.97692189]])
 
 
-@pytest.mark.parametrize("f", [mask_in_a_loop, float16_features])
+@pytest.mark.parametrize("f", [mask_in_a_loop, float16_features, mask_in_a_branch])
 def test_gradient_against_central_differences(f):
     """(The float16 values are constant near X: central differences see only float64.)"""
     np.testing.assert_allclose(srcad.grad(f)(X, 0), central_gradient(f, (X, 0)), rtol=1e-6,
                                atol=1e-9)
 
 
-@pytest.mark.parametrize("f", [mask_in_a_loop, float16_features, float32_features])
+@pytest.mark.parametrize("f", [mask_in_a_loop, float16_features, float32_features,
+                               mask_in_a_branch])
 def test_optimized_as_unoptimized(f):
     """(float32_features rounds sin(x) to float32, a step function: central differences of it
     mean nothing; the unoptimized gradient, float64 throughout, is the reference.)"""
