@@ -366,15 +366,15 @@ def _axes(axis, ndim):
     return {a % ndim for a in items}
 
 
-def float_chars(fdef, float_of):
+def float_chars(fdef, float_of, binds=None):
     """name -> the float dtype character of its values ('d', 'f', ...), or None: the probe's
     (float_of: names it saw, adjoints as their values) and, for names bound once, at the top
     level (template temporaries), the one character of the names their value reads (numbers
     are weak: 2.0 * x has x's dtype). Not for a name bound again in a block: m = x, then
     m = x > 0.3 in a branch, is not x's dtype (np.tanh(m) was taken for float64: float16).
-    Passes that rewrite arithmetic keep these."""
+    Passes that rewrite arithmetic keep these. binds: naming.bound_counts(fdef), if known."""
     chars = {}
-    counts = bound_counts(fdef)
+    counts = bound_counts(fdef) if binds is None else binds
 
     def char_of(name):
         return chars.get(name) or float_of(name)

@@ -215,18 +215,18 @@ def float_values_read(fdef, args, kwargs):
     if not floats and not arrays:
         return frozenset()
     derived = {name: {name} for name in floats | arrays}
-    statements = [n for n in walk(fdef) if type(n) in (gast.Assign, gast.AugAssign, gast.For)]
+    flows = []  # (names read, names bound) of each statement, in source order
+    for stmt in _in_order(fdef.body):
+        source = stmt.iter if type(stmt) is gast.For else stmt.value
+        targets = stmt.target if type(stmt) in (gast.For, gast.AugAssign) else stmt.targets[0]
+        flows.append((_value_names(source), {n.id for n in walk(targets)
+                                             if type(n) is gast.Name}))
     changed = True
-    while changed:  # every name computed from each float, through any statement
-        changed = False
-        for stmt in statements:
-            source = stmt.iter if type(stmt) is gast.For else stmt.value
-            read = _value_names(source)
-            targets = stmt.target if type(stmt) in (gast.For, gast.AugAssign) else \
-                stmt.targets[0]
-            bound = {n.id for n in walk(targets) if type(n) is gast.Name}
+    while changed:  # every name computed from each float, through any statement (in source
+        changed = False  # order: one sweep, and one more per loop that carries a value back)
+        for read, bound in flows:
             for names in derived.values():
-                if read & names and not bound <= names:
+                if not bound <= names and not read.isdisjoint(names):
                     names |= bound
                     changed = True
     sized, by_values = set(), set()  # names read where a float's, an array's value decides
@@ -251,6 +251,18 @@ def float_values_read(fdef, args, kwargs):
                   for name in _value_names(node.slice)}
     return frozenset(slots[name][0] for name, names in derived.items()
                      if names & (sized if name in floats else by_values))
+
+
+def _in_order(stmts):
+    """The assignments and for statements of a block and of the blocks in it, in source order
+    (nested functions' too: what they compute may decide a shape)."""
+    for stmt in stmts:
+        if type(stmt) in (gast.Assign, gast.AugAssign, gast.For):
+            yield stmt
+        for field in ("body", "orelse", "handlers", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list):
+                yield from _in_order(inner)
 
 
 def _value_names(node):

@@ -82,7 +82,7 @@ CODE_FACTS = {
     # name bound only by one top-level `name = value` -> that statement, in order
     "top_once": lambda code, facts: bound_once_at_top(code, facts.binds),
     # name -> float dtype character or None, probe's and template temporaries' (shapes.py)
-    "float_of": lambda code, facts: float_chars(code, facts.probed),
+    "float_of": lambda code, facts: float_chars(code, facts.probed, facts.binds),
     "reads_writes": lambda code, facts: reads_and_writes(code),  # (loads, stores) per name
     "calls": lambda code, facts: called_names(code),  # the dotted names of functions called
     "stored": lambda code, facts: {n.id for n in stored_roots(code)},  # names stored into
