@@ -21,7 +21,7 @@ import gast
 
 from ..backend.emit import function_source
 from .parse import _lambda_as_def
-from ..syntax.naming import bound_counts, clone, loaded_names
+from ..syntax.naming import bound_counts, clone, loaded_names, stored_roots, walk
 from ..syntax.visitor import Transformer
 
 
@@ -81,6 +81,7 @@ def lift(fdef, func, info, local_names, write_module):
                          for d in args.defaults]
         args.kw_defaults = [d if d is None or isinstance(d, gast.Constant) else clone(none)
                             for d in args.kw_defaults]
+        _refuse_writes_outside(node, name, local_names | cells, info)
         own = set(bound_counts(node))
         free = loaded_names(node) - own
         for other in nested:
@@ -110,6 +111,29 @@ def lift(fdef, func, info, local_names, write_module):
     _CallRewriter(lifted, info).visit_body(body)
     fdef.body = body
     return {name: entry[0] for name, entry in lifted.items()}
+
+
+def _refuse_writes_outside(node, name, outer, info):
+    """A nested function that rebinds a variable of the enclosing function (nonlocal, global)
+    or writes into one (s[0] = ...): lifted, it gets the values it reads passed in, so the
+    write would not reach the enclosing function (a SyntaxError, or a NameError, in the lifted
+    code). Refused at the write."""
+    for n in walk(node):
+        if type(n) in (gast.Nonlocal, gast.Global):
+            raise info.error(n, f"srcad does not differentiate a nested function that rebinds "
+                                f"a variable of the function around it ({name}: "
+                                f"{', '.join(n.names)})",
+                             hint="return the new value and assign it in the outer function")
+    params = {a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
+    assigned = {t.id for n in walk(node) if type(n) in (gast.Assign, gast.For)
+                for t in walk(n.targets[0] if type(n) is gast.Assign else n.target)
+                if type(t) is gast.Name and type(t.ctx) is gast.Store}
+    for root in stored_roots(node):
+        if root.id in outer and root.id not in params | assigned:
+            raise info.error(root, f"srcad does not differentiate a nested function that writes "
+                                   f"into {root.id}, a variable of the function around it "
+                                   f"({name})", hint="return the new value and store it in the "
+                                                     "outer function")
 
 
 class _CallRewriter(Transformer):
