@@ -58,7 +58,7 @@ import srcad
 from srcad.optimize import contract, strength
 
 from .oracle import Differences, check_contraction, check_vector, flat, norm
-from .program import load
+from .program import CALLS, load
 
 MODES = ("grad", "grad_tuple", "value_and_grad", "vjp", "jvp", "hvp", "hvp_reverse",
          "jacobian_forward", "jacobian_reverse", "float32", "unoptimized")
@@ -109,7 +109,7 @@ class Failure:
 
     def __str__(self):
         calls = {0: "first call", 1: "second call (other shapes)", 2: "first call again",
-                 3: "float32 call"}
+                 3: "float32 call", 5: "the first call's shapes, other values"}
         return f"{self.kind} in {self.mode} ({calls.get(self.call, self.call)}): {self.detail}"
 
 
@@ -256,7 +256,7 @@ class Checker:
     apply); calls: which calls (0: first, 1: other shapes); unoptimized: the mode to repeat
     with every optimization off (None: one chosen from the program's seed)."""
 
-    def __init__(self, program, modes=None, calls=(0, 1), unoptimized=None, verify=True):
+    def __init__(self, program, modes=None, calls=CALLS, unoptimized=None, verify=True):
         self.program = program
         scalar = program.output == "scalar"
         self.modes = [m for m in (modes or MODES) if scalar or m not in SCALAR_ONLY]
@@ -333,8 +333,9 @@ class Checker:
             plain = self.without_verify(derivative)
             if plain is None:
                 return None
-            args = self.args(call if call < 2 else 0, np.float32 if call == 3 else np.float64) \
-                if call != 4 else args  # (2: the first call's arguments again; 3: in float32)
+            args = self.args(0 if call in (2, 3) else call, np.float32 if call == 3 else
+                             np.float64) if call != 4 else args  # (2: the first call's
+            # arguments again; 3: in float32)
             everything = list(args) + list(extra)
             before = _snapshot(everything)
             try:

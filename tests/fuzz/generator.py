@@ -22,7 +22,7 @@ import numpy as np
 
 from . import stmts
 from .guards import GuardViolation, instrumented_code, namespace
-from .program import Param, Program
+from .program import NEW_VALUES, Param, Program
 from .scope import Scope, Var
 
 SHAPES_1D = [("n",), ("m",), ("n",), (3,)]
@@ -243,7 +243,7 @@ def _valid(b, lines, ret, output):
 def validate(program):
     """None if the program runs well on every call (see the module docstring), else why not."""
     names = [p.name for p in program.params]
-    calls = range(len(program.sizes))
+    calls = list(range(len(program.sizes))) + [NEW_VALUES]
     try:
         outputs = []
         for call in calls:

@@ -19,6 +19,11 @@ import numpy as np
 
 from .scope import concrete
 
+# the call with the first call's shapes and other values: a derivative specialized to shapes
+# must not keep anything its first call's values decided (np.mean(x[x > 0]): the mask's size)
+NEW_VALUES = 5
+CALLS = (0, 1, NEW_VALUES)  # the calls a program is checked on, in order
+
 
 @dataclass(frozen=True)
 class Param:
@@ -56,8 +61,9 @@ class Program:
         return tuple(i for i, p in enumerate(self.params) if p.differentiable)
 
     def arguments(self, call=0, dtype=np.float64):
-        """Fresh argument values for call `call` (new lists and dicts every time)."""
-        sizes = self.sizes[call]
+        """Fresh argument values for call `call` (new lists and dicts every time); call
+        NEW_VALUES: the first call's sizes, other values."""
+        sizes = self.sizes[0 if call == NEW_VALUES else call]
         rng = np.random.default_rng([self.value_seed, call])
         out = []
         for p in self.params:

@@ -5,7 +5,7 @@ the right one (central differences of f, computed entry by entry in the script i
 import numpy as np
 
 from .checker import Checker, _random_like
-from .program import arguments_text, literal, load
+from .program import arguments_text, CALLS, literal, load
 
 NUMERIC = '''
 
@@ -72,7 +72,7 @@ def literal_tree(value):
     return literal(value)
 
 
-def script(program, failure, calls=(0, 1)):
+def script(program, failure, calls=CALLS):
     """The text of a runnable script that shows failure on program."""
     checker = prepare(Checker(program, calls=calls))
     mode = failure.mode.split("[")[0]
@@ -99,7 +99,8 @@ def script(program, failure, calls=(0, 1)):
         arg_lines, _ = arguments_text(program, call)
         lines.append("")
         if len(calls) > 1:
-            lines.append(f"# call {k + 1}" + (" (other shapes)" if k else ""))
+            lines.append(f"# call {k + 1}" + ({1: " (other shapes)", 5: " (other values)"}.get(
+                call, "")))
         lines += [line.replace(" = ", f"{suffix} = ", 1) for line in arg_lines]
         arg_names.append("(" + ", ".join(n + suffix for n in names) +
                          ("," if len(names) == 1 else "") + ")")

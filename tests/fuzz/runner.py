@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from .checker import MODES, SCALAR_ONLY, Checker, Failure
 from .generator import Discard, generate
+from .program import CALLS
 from .repro import script
 from .shrink import modes_for, shrink
 
@@ -110,7 +111,7 @@ def shrink_seed(job):
         outcome = Checker(small, calls=calls, **modes_for(key)).run()
         failure = next((f for f in outcome.failures if f.key == key), None)
         if failure is None:  # (does not reproduce any more: keep the original)
-            small, calls = program, (0, 1)
+            small, calls = program, CALLS
             outcome = Checker(small, calls=calls, **modes_for(key)).run()
             failure = next((f for f in outcome.failures if f.key == key), None)
         if failure is None:
@@ -119,7 +120,7 @@ def shrink_seed(job):
     except Exception as exc:  # noqa: BLE001 - a shrinker problem must not stop the batch
         failure = Failure(key[0].split(":")[0], key[1], 0, f"(not shrunk: {exc!r})")
         return Shrunk(seed, key, failure, f"# seed {seed}: shrinking failed: {exc!r}\n",
-                      program.source, (0, 1))
+                      program.source, CALLS)
 
 
 def primary(failures):

@@ -26,6 +26,7 @@ import warnings
 
 from .checker import Checker
 from .generator import validate
+from .program import CALLS, NEW_VALUES
 
 
 def _size(program, calls):
@@ -36,7 +37,7 @@ def _size(program, calls):
     params = {p.name for p in program.params}
     local_reads = sum(1 for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(
         n.ctx, ast.Load) and n.id not in params and n.id != "np")
-    sizes = sum(sum(program.sizes[c].values()) for c in calls)
+    sizes = sum(sum(program.sizes[_sized(c)].values()) for c in calls)
     return (nodes * 10 + sizes + 25 * len(calls) + (4 if program.rounding is None else 0)
             + len(program.params) + local_reads)
 
@@ -265,12 +266,17 @@ def _without_params(program, drop):
     return program.with_(source=ast.unparse(tree) + "\n", params=params)
 
 
+def _sized(call):
+    """The index of the sizes a call uses (NEW_VALUES: the first call's)."""
+    return 0 if call == NEW_VALUES else call
+
+
 def other_candidates(program, calls):
     """Smaller sizes, rounder values, fewer parameters: (program, calls)."""
     unused = _unused_params(program)
     if unused:
         yield _without_params(program, unused), calls
-    for call in calls:
+    for call in sorted({_sized(c) for c in calls}):
         for dim, value in sorted(program.sizes[call].items()):
             for smaller in sorted({1, 2, 3, value - 1}):
                 if 1 <= smaller < value:
@@ -283,7 +289,7 @@ def other_candidates(program, calls):
 
 # -- the search -----------------------------------------------------------------------------------
 
-def shrink(program, key, calls=(0, 1), budget=60.0, max_tests=600):
+def shrink(program, key, calls=CALLS, budget=60.0, max_tests=600):
     """The smallest program found that still fails with key, and the calls it needs."""
     start = time.monotonic()
     best, best_calls = program, tuple(calls)

@@ -665,7 +665,7 @@ def python_idioms(scope, depth=2):
     result = scope.fresh("t")
     kinds = ["listcomp", "genexpr", "dict", "dictcomp", "whole_and_item", "starred", "sets",
              "try_flag", "pairs_loop", "nested_rows", "zip_loop", "repeated"] + (
-        ["fft"] if shape else [])
+        ["fft", "selected"] if shape else [])
     kind = scope.pick(kinds)
     scope.tags.add("idiom_" + kind)
     display = "(" + ", ".join(texts) + ("," if len(texts) == 1 else "") + ")"
@@ -731,6 +731,11 @@ def python_idioms(scope, depth=2):
         if form == "list" and scope.chance(0.5):  # (an item replaced: the list is stored into)
             lines.append(f"{reps}[1] = {reps}[0] * {scope.constant()!r}")
         lines.append(f"{result} = {reps}[-1] * {reps}[0] + sum({reps}) * 0.5")
+    elif kind == "selected":  # entries picked by their values: the selection's size is
+        picked = scope.fresh("picked")  # decided by them (the call at other values: another)
+        lines = [f"{picked} = {texts[0]}[{texts[-1]} > {scope.constant(-0.5, 0.5)!r}]",
+                 f"{result} = {texts[0]} * (1.0 + np.sum(np.tanh({picked})) / (1.0 + "
+                 f"{picked}.size))"]
     elif kind == "fft":  # a circular correlation through complex values: real again
         z = scope.fresh("z")
         lines = [f"{z} = np.fft.rfft({texts[0]}) * np.conj(np.fft.rfft({texts[1]}))",
