@@ -196,7 +196,7 @@ _SIZES = frozenset(["int", "round", "range", "floor", "ceil", "trunc", "zeros", 
 _LIST_CHANGES = frozenset(["append", "extend", "insert", "pop", "remove"])
 
 
-def float_values_read(fdef, args, kwargs):
+def float_values_read(fdef, args, kwargs, shapes=None):
     """The float arguments of the example (positions and keyword names) whose values may decide
     a shape, an index or a loop's length. The signature keys floats by type alone and arrays by
     shape and dtype, so a build specialized to one such value (its shapes probed) would be used
@@ -206,7 +206,8 @@ def float_values_read(fdef, args, kwargs):
     an index (x[x > 0], x[:k]), as a size (_SIZES), by a call that selects by value
     (_SELECTING, np.where(c) of one operand), or in the test of an if or while under which a
     list grows or shrinks, or a loop that does stops early (its length then depends on the
-    values)."""
+    values), or that binds a name read after it whose shape the probe could not fix
+    (_shapes_may_differ; shapes: the probe's)."""
     slots = _slots(fdef, args, kwargs)
     floats = {name for name, (slot, value) in slots.items()
               if isinstance(value, (float, np.floating)) and not isinstance(value, bool)}
@@ -245,7 +246,8 @@ def float_values_read(fdef, args, kwargs):
             if called in _SIZES or called in _SELECTING or (
                     called == "where" and len(node.args) == 1 and not node.keywords):
                 by_values |= {name for part in parts for name in _value_names(part)}
-        elif type(node) in (gast.If, gast.While) and _changes_lengths(node):
+        elif type(node) in (gast.If, gast.While) and (
+                _changes_lengths(node) or _shapes_may_differ(node, fdef, shapes)):
             by_values |= _value_names(node.test)
     by_values |= {name for node in walk(fdef) if type(node) is gast.Subscript
                   for name in _value_names(node.slice)}
@@ -277,6 +279,22 @@ def _value_names(node):
                     "shape", "ndim", "size")):
             shapes.add(id(n.args[0]))
     return {n.id for n in walk(node) if type(n) is gast.Name and id(n) not in shapes}
+
+
+def _shapes_may_differ(block, fdef, shapes):
+    """Whether an if or while binds a name read outside it whose shape the probe does not know
+    (its bindings had other shapes, or one did not run: m = x, then m = np.sum(m) in a branch):
+    names computed from it after the block were seen with the shape of the path the probe
+    took (np.tanh(m): () there, x's shape on the other path). shapes: the probe's (None: not
+    known, nothing is assumed)."""
+    if shapes is None:
+        return False
+    inside = {id(n) for stmt in block.body + block.orelse for n in walk(stmt)}
+    bound = {n.id for stmt in block.body + block.orelse for n in walk(stmt)
+             if type(n) is gast.Name and type(n.ctx) is gast.Store}
+    read_after = {n.id for n in walk(fdef) if type(n) is gast.Name
+                  and type(n.ctx) is gast.Load and id(n) not in inside}
+    return any(name not in shapes for name in bound & read_after)
 
 
 def _changes_lengths(block):

@@ -6,7 +6,9 @@ grown under `if x[i] > 0` and stacked gave twice the gradient, or crashed. Found
 fuzzer calling each derivative again at new values. A float array whose values are read in
 an index, as a size, by a selection (np.nonzero, np.where(c)) or in the test of an if or while
 that grows a list or stops a loop now takes the code for any shapes, as a float that decides
-a shape did (analysis/values.py float_values_read)."""
+a shape did (analysis/values.py float_values_read); so does one read in the test of an if or
+while that binds a name, read after it, whose shape the probe could not fix (a number on one
+path, an array on the other)."""
 import numpy as np
 import pytest
 
@@ -53,12 +55,22 @@ def until_small(x):
     return np.sum(np.stack(steps) ** 2)
 
 
+def a_number_in_one_branch(x):
+    """(m has x's shape on one path and is a number on the other; what is computed from m
+    after the branch was specialized to the path the probe took: fuzz seed 158734)"""
+    m = x * 0.8
+    if np.sum(x) > -0.5:
+        m = np.sum(m ** 2) * 0.1
+    return np.mean(np.tanh(m) ** 2) + np.sum(np.sin(x))
+
+
 X1 = np.array([0.3, -0.5, -0.7])
 X2 = np.array([0.6, 0.5, -0.7])
 
 
 @pytest.mark.parametrize("f", [masked_mean, appended_where_positive, last_appended,
-                               nonzero_entries, prefix_of_counted_length, until_small])
+                               nonzero_entries, prefix_of_counted_length, until_small,
+                               a_number_in_one_branch])
 @pytest.mark.parametrize("disable", [None, "all"])
 def test_called_again_at_values_that_change_shapes_inside(f, disable):
     value_and_grad = srcad.value_and_grad(f, disable=disable)
