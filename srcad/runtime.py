@@ -377,13 +377,19 @@ def concat_adjoint(g, a, b, which):
     return unbroadcast(g, b if which else a)
 
 
+@helper(linear=False)
+def repeats_sequence(items, count):
+    """Whether items * count repeats a list or tuple (not numpy's product)."""
+    return isinstance(items, (list, tuple)) and isinstance(count, (int, np.integer))
+
+
 @helper(tangent="linear")
 def unrepeat_items(g, items, count):
     """The adjoint of items in items * count, count a value no derivative flows through: for
     a list or tuple times an int, which `*` repeats, each item's is the sum of its copies'
     (None where none reached); otherwise numpy's product, g * count summed down to items'
     shape (a list times an array is one)."""
-    if isinstance(items, (list, tuple)) and isinstance(count, (int, np.integer)):
+    if repeats_sequence(items, count):
         if no_adjoint(g):
             return None
         size = len(items)
@@ -400,7 +406,7 @@ def repeat_items(w, g, items, count):
     """The transpose of unrepeat_items(g, items, count) (its adjoint in g): w, the adjoint of
     each item, repeated count times over (a list or tuple times an int), else w spread back to
     g's shape, times count."""
-    if isinstance(items, (list, tuple)) and isinstance(count, (int, np.integer)):
+    if repeats_sequence(items, count):
         return None if no_adjoint(w) else list(w) * count
     return rebroadcast(w, g) * count
 

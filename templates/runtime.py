@@ -20,8 +20,8 @@ from srcad.runtime import (add_adjoint, array_like, as_gradient, aux_cotangent, 
                            dict_without, float_type, grad_hook, grad_seed, in_dtype_of,
                            item_adjoints, item_of, keys_of, list_index, list_slice,
                            matmul_adjoint_a, matmul_adjoint_b,
-                           no_adjoint, on_host, rebroadcast, repeat_items, selection_share,
-                           size_of,
+                           no_adjoint, on_host, rebroadcast, repeat_items, repeats_sequence,
+                           selection_share, size_of,
                            stop_gradient, tuple_adjoint, tuple_parts, unbroadcast, unconcatenate,
                            undict, unindex, unreduce, unrepeat_items, unstack, zero_at,
                            zero_gradient, zero_tangent)
@@ -168,4 +168,4 @@ non_differentiable(stop_gradient, name="srcad.stop_gradient")
 non_differentiable(checkpoint, name="srcad.checkpoint")
 non_differentiable(grad_seed, aux_seed, aux_cotangent, float_type, zero_gradient,
                    check_cotangent, zero_tangent, no_adjoint, keys_of, checkpoint_segments,
-                   size_of, on_host, array_like, list_index, list_slice)
+                   size_of, on_host, array_like, list_index, list_slice, repeats_sequence)

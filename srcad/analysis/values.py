@@ -231,9 +231,11 @@ def float_values_read(fdef, args, kwargs, shapes=None):
                     names |= bound
                     changed = True
     sized, by_values = set(), set()  # names read where a float's, an array's value decides
+    loads = _loads(fdef)  # (for _shapes_may_differ: one count for the function)
     for node in walk(fdef):
         if type(node) is gast.Subscript:
             sized |= {n.id for n in walk(node.slice) if type(n) is gast.Name}
+            by_values |= _value_names(node.slice)
         elif type(node) is gast.Call:
             func = node.func
             called = func.attr if type(func) is gast.Attribute else getattr(func, "id", None)
@@ -247,10 +249,8 @@ def float_values_read(fdef, args, kwargs, shapes=None):
                     called == "where" and len(node.args) == 1 and not node.keywords):
                 by_values |= {name for part in parts for name in _value_names(part)}
         elif type(node) in (gast.If, gast.While) and (
-                _changes_lengths(node) or _shapes_may_differ(node, fdef, shapes)):
+                _changes_lengths(node) or _shapes_may_differ(node, loads, shapes)):
             by_values |= _value_names(node.test)
-    by_values |= {name for node in walk(fdef) if type(node) is gast.Subscript
-                  for name in _value_names(node.slice)}
     return frozenset(slots[name][0] for name, names in derived.items()
                      if names & (sized if name in floats else by_values))
 
@@ -281,20 +281,28 @@ def _value_names(node):
     return {n.id for n in walk(node) if type(n) is gast.Name and id(n) not in shapes}
 
 
-def _shapes_may_differ(block, fdef, shapes):
+def _loads(node):
+    """name -> how many times node reads it."""
+    out = {}
+    for n in walk(node):
+        if type(n) is gast.Name and type(n.ctx) is gast.Load:
+            out[n.id] = out.get(n.id, 0) + 1
+    return out
+
+
+def _shapes_may_differ(block, loads, shapes):
     """Whether an if or while binds a name read outside it whose shape the probe does not know
     (its bindings had other shapes, or one did not run: m = x, then m = np.sum(m) in a branch):
     names computed from it after the block were seen with the shape of the path the probe
-    took (np.tanh(m): () there, x's shape on the other path). shapes: the probe's (None: not
-    known, nothing is assumed)."""
+    took (np.tanh(m): () there, x's shape on the other path). loads: the function's (_loads);
+    shapes: the probe's (None: not known, nothing is assumed)."""
     if shapes is None:
         return False
-    inside = {id(n) for stmt in block.body + block.orelse for n in walk(stmt)}
-    bound = {n.id for stmt in block.body + block.orelse for n in walk(stmt)
-             if type(n) is gast.Name and type(n.ctx) is gast.Store}
-    read_after = {n.id for n in walk(fdef) if type(n) is gast.Name
-                  and type(n.ctx) is gast.Load and id(n) not in inside}
-    return any(name not in shapes for name in bound & read_after)
+    arms = gast.Module(body=block.body + block.orelse, type_ignores=[])
+    inside = _loads(arms)
+    bound = {n.id for n in walk(arms) if type(n) is gast.Name and type(n.ctx) is gast.Store}
+    return any(name not in shapes and loads.get(name, 0) > inside.get(name, 0)
+               for name in bound)
 
 
 def _changes_lengths(block):

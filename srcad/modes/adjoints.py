@@ -86,15 +86,15 @@ class AdjointSweep:
                     clone(value.right), gast.Constant(value=which, kind=None)), False, out)
             self.initialized.discard(target)
             return out
-        if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult) and any(
-                self.may_be_sequence(items) and not self.may_be_sequence(count) and not (
-                    isinstance(count, gast.Name) and self.active(count.id))
-                for items, count in ((value.left, value.right), (value.right, value.left))):
-            for items, count in ((value.left, value.right), (value.right, value.left)):
-                if self.may_be_sequence(items):  # items * k may repeat a list ([h0] * T):
-                    self.accumulate_operand(items, call(  # each item's adjoint sums its
-                        ["unrepeat_items"], name(self.namer.adjoint(target)), clone(items),
-                        clone(count)), False, out)  # copies'
+        repeated = [(items, count) for items, count in ((value.left, value.right), (
+            value.right, value.left)) if self.may_be_sequence(items) and not self.may_be_sequence(
+            count) and not (isinstance(count, gast.Name) and self.active(count.id))] if (
+            isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult)) else []
+        for items, count in repeated:  # items * k may repeat a list ([h0] * T): each item's
+            self.accumulate_operand(items, call(  # adjoint sums its copies'
+                ["unrepeat_items"], name(self.namer.adjoint(target)), clone(items),
+                clone(count)), False, out)
+        if repeated:
             self.initialized.discard(target)
             return out
         try:

@@ -44,22 +44,24 @@ def _counters_read_after_an_inner_loop(body):
     x[i] after `for i in ...` in an outer loop's turn): each turn of the outer loop binds them
     again, so the value a turn's adjoint reads after the inner loop's adjoint ran is restored
     like a counter bound twice (Reverse.rebound_targets)."""
+    loads = Counter(n.id for stmt in body for n in walk(stmt) if isinstance(n, gast.Name)
+                    and isinstance(n.ctx, gast.Load))  # (one count for the function)
     out = set()
 
     def visit(stmts, in_loop):
         for stmt in stmts:
             if isinstance(stmt, gast.For) and in_loop:
-                mine = {id(n) for n in walk(stmt)}
-                if any(isinstance(n, gast.Name) and n.id == stmt.target.id and isinstance(
-                        n.ctx, gast.Load) and id(n) not in mine for n in walk_body):
-                    out.add(stmt.target.id)
+                counter = stmt.target.id
+                inside = sum(1 for n in walk(stmt) if isinstance(n, gast.Name)
+                             and n.id == counter and isinstance(n.ctx, gast.Load))
+                if loads[counter] > inside:
+                    out.add(counter)
             if isinstance(stmt, (gast.For, gast.While)):
                 visit(stmt.body, True)
                 visit(stmt.orelse, True)
             elif isinstance(stmt, gast.If):
                 visit(stmt.body, in_loop)
                 visit(stmt.orelse, in_loop)
-    walk_body = [n for stmt in body for n in walk(stmt)]
     visit(body, False)
     return out
 
