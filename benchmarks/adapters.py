@@ -1,14 +1,19 @@
 """Optional comparison frameworks: autograd (the `bench` extra), JAX eager and JAX jit (if jax is
-installed), PyTorch eager (if torch is installed), and srcad's own derivative compiled by numba
-(srcad.grad(f, jit="numba"), if numba is installed). A framework that does not import has no
-column; nothing else changes.
+installed), PyTorch eager (if torch is installed), tangent-ad (if `import tangent` works: the
+PyPI package tangent-ad, a maintained fork of Google's Tangent), and srcad's own derivative
+compiled by numba (srcad.grad(f, jit="numba"), if numba is installed). A framework that does not
+import has no column; nothing else changes.
 
 autograd and JAX take the *same* workload source text with `np` rebound to the framework's NumPy
 wrapper (autograd.numpy, jax.numpy), so they differentiate exactly the functions srcad does.
+tangent-ad, source to source like srcad, reads the same source text unchanged (plain NumPy) from
+the temporary file the workloads are exec'd from.
 PyTorch has no NumPy-compatible namespace: its workloads are written again in
 benchmarks/torch_workloads.py, and a workload with none there has no torch column.
 """
+import os
 import time
+import warnings
 
 from workloads import fresh_functions
 
@@ -17,13 +22,15 @@ class Adapter:
     """name, and make(workload) -> a callable with the workload's calling convention that
     returns the gradient (a tuple when the workload's wrt is a tuple). compile_ms: workload name
     -> milliseconds of the first call, for the frameworks that compile on it (printed as a note
-    and written to the JSON)."""
+    and written to the JSON). compile_what: what compile_ms times, for the printed note."""
 
-    def __init__(self, name, label, make, compile_ms=None):
+    def __init__(self, name, label, make, compile_ms=None,
+                 compile_what="First call (trace and compile)"):
         self.name = name
         self.label = label
         self.make = make
         self.compile_ms = compile_ms
+        self.compile_what = compile_what
 
 
 def _static_positions(args):
@@ -150,6 +157,60 @@ def _torch():
     return Adapter("torch", "torch (eager, autograd.grad)", make)
 
 
+def _tangent_ad():
+    try:
+        import tangent
+    except ImportError:
+        return None
+    namespace = fresh_functions()  # np is NumPy: tangent-ad differentiates NumPy code itself
+    compile_ms = {}
+
+    def build(func, wrt):
+        """tangent.grad(func, wrt=wrt) built from scratch: tangent's in-memory cache emptied and
+        its on-disk cache of generated source (on by default, in ~/.cache/tangent-ad) off for
+        the call, so that a build is a build and the user's cache is neither read nor written.
+        Its generated code can raise SyntaxWarning when compiled ('is' with a literal):
+        silenced, it is not the benchmark's to report."""
+        tangent.clear_cache()
+        saved = os.environ.get("TANGENT_DISK_CACHE")
+        os.environ["TANGENT_DISK_CACHE"] = "0"
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SyntaxWarning)
+                return tangent.grad(func, wrt=wrt)
+        finally:
+            if saved is None:
+                del os.environ["TANGENT_DISK_CACHE"]
+            else:
+                os.environ["TANGENT_DISK_CACHE"] = saved
+
+    # tangent's first build in a process also loads what it builds with (~0.1 s): done once
+    # here on a function of another namespace, so a workload's build time is that of building
+    # one function in a running process, as srcad's cold builds are.
+    try:
+        build(fresh_functions()["rosenbrock"], (0,))
+    except Exception:  # noqa: BLE001 - the workloads' own builds will report any failure
+        pass
+
+    def make(workload):
+        """tangent.grad(f, wrt=...) of the workload's function (wrt always a tuple for
+        tangent; with one position its gradient is that argument's, as srcad's with an int
+        wrt). tangent builds the gradient (parse, differentiate, optimize, compile the
+        generated source) in tangent.grad itself, not at the first call: that is timed here,
+        once, apart from the timed calls, and printed. A function tangent cannot
+        differentiate raises here or at the first call, which drops its column."""
+        wrt = workload.wrt if isinstance(workload.wrt, tuple) else (workload.wrt,)
+        started = time.perf_counter()
+        g = build(namespace[workload.func_name], wrt)
+        compile_ms[workload.name] = (time.perf_counter() - started) * 1e3
+        print(f"  note: tangent-ad built {workload.name}'s gradient in "
+              f"{compile_ms[workload.name]:.0f} ms")
+        return g
+
+    return Adapter("tangent_ad", "tangent-ad (tangent.grad)", make, compile_ms,
+                   compile_what="Build (parse, differentiate, compile)")
+
+
 def _srcad_numba():
     try:
         import numba  # noqa: F401  (only whether it is there)
@@ -185,7 +246,8 @@ def available():
     adapters = []
     status = {}
     for name, factory in (("autograd", _autograd), ("jax", _jax), ("jax_jit", _jax_jit),
-                          ("torch", _torch), ("numba", _srcad_numba)):
+                          ("torch", _torch), ("tangent_ad", _tangent_ad),
+                          ("numba", _srcad_numba)):
         adapter = factory()
         if adapter is None:
             status[name] = "not installed"
