@@ -7,7 +7,7 @@
 For every workload (benchmarks/workloads.py) it
   1. checks srcad's gradient against the hand-written one (relative 1e-10; exits 1 if not),
   2. times f, srcad's gradient, the hand-written gradient (and autograd, JAX eager and jit,
-     PyTorch, srcad + numba when installed)
+     PyTorch, tangent-ad, srcad + numba when installed)
      interleaved: one calibrated batch (~3 ms) of each, in that order, repeated; per-call medians
      and medians of the paired per-round ratios,
   3. times srcad's cold build (fresh function object, empty in-memory caches) and its cached
@@ -69,6 +69,10 @@ TARGETS = {
     "rnn_T50_memory": 1.5,      # peak memory of the RNN T=50 gradient, srcad / hand-written
 }
 
+# The peers srcad should be ahead of on every workload where they have a number (issue: "ahead
+# of autograd, torch eager and tangent-ad"): adapter name -> label. Reported, not asserted.
+PEERS_TO_BEAT = {"autograd": "autograd", "torch": "torch eager", "tangent_ad": "tangent-ad"}
+
 
 # --------------------------------------------------------------------------------------------
 # Verification
@@ -94,6 +98,30 @@ def relative_error(got, want, many, floor=0.0):
         diff = float(np.max(np.abs(g - w))) if w.size else 0.0
         worst = max(worst, diff / scale if scale > 0 else (0.0 if diff == 0 else float("inf")))
     return worst
+
+
+def mismatch_reason(got, want, many):
+    """Why relative_error is inf, in words (a shape or a count that differs, a value that is
+    not finite), or '' when it is not one of those."""
+    got = _as_tuple(got, many)
+    want = _as_tuple(want, many)
+    if len(got) != len(want):
+        return f"{len(got)} outputs, the hand-written {len(want)}"
+    for i, (g, w) in enumerate(zip(got, want)):
+        g, w = np.asarray(g), np.asarray(w)
+        if g.shape != w.shape:
+            return f"output {i} has shape {g.shape}, the hand-written {w.shape}"
+        if not np.all(np.isfinite(g.astype(np.float64))):
+            return f"output {i} is not finite"
+    return ""
+
+
+def one_line(exc, limit=160):
+    """type: the first line of an exception's message, shortened to one line of the notes."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    if len(text) > limit:
+        text = text[:limit - 3] + "..."
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 # --------------------------------------------------------------------------------------------
@@ -217,6 +245,7 @@ def measure(workload, func, grad, hand, extra, config):
     if "srcad_generated" in timed:
         pairs += [("srcad_generated", "hand")]
     pairs += [(name, "hand") for name in extra]
+    pairs += [("srcad", name) for name in extra if name in PEERS_TO_BEAT]
     other_clock = "cpu" if config.clock == "wall" else "wall"
     for clock, suffix in ((config.clock, ""), (other_clock, f"_{other_clock}")):
         times = result["times" + suffix] = {}
@@ -272,6 +301,15 @@ def evaluate_targets(results):
         if r["name"] == "rnn_T50":
             add("rnn_T50 peak memory srcad/hand <= 1.5", r["name"], r["memory_ratio_srcad/hand"],
                 TARGETS["rnn_T50_memory"])
+    # ahead of each peer on every workload where it has a number: srcad/peer time < 1 (the
+    # median of the paired per-round ratios); the worst is the smallest peer/srcad
+    for peer, label in PEERS_TO_BEAT.items():
+        for r in results:
+            ratio = r["ratios"].get(f"srcad/{peer}")
+            if ratio is not None:
+                checks.append({"target": f"srcad faster than {label}", "workload": r["name"],
+                               "value": ratio["median"], "limit": 1.0, "unit": "",
+                               "pass": ratio["median"] < 1.0, "peer": peer})
     return checks
 
 
@@ -365,8 +403,17 @@ def render(results, checks, extra_names, status, clock):
     lines.append("Targets (reported, not asserted):")
     by_target = {}
     for c in checks:
-        by_target.setdefault(c["target"], []).append(c)
+        if "peer" not in c:
+            by_target.setdefault(c["target"], []).append(c)
+    for peer, label in PEERS_TO_BEAT.items():  # the peers last; one with no number: why
+        why = status.get(peer, "not run")
+        by_target[f"srcad faster than {label}"] = (
+            [c for c in checks if c.get("peer") == peer]
+            or ("no workload with a number" if why == "used" else why))
     for target, items in by_target.items():
+        if isinstance(items, str):  # a peer with no number: why
+            lines.append(f"  {'n/a':<12} {target:<40} ({items})")
+            continue
         failed = [c for c in items if not c["pass"]]
         worst = max(items, key=lambda c: c["value"] / c["limit"])
         value = (f"{worst['value'] * 1e3:.1f} ms" if target.startswith("cold")
@@ -374,6 +421,10 @@ def render(results, checks, extra_names, status, clock):
                  else f"{worst['value']:.2f}")
         verdict = "PASS" if not failed else f"FAIL ({len(failed)}/{len(items)})"
         detail = f"worst {worst['workload']} = {value}"
+        if "peer" in worst:
+            detail = (f"on {len(items)} workload{'s' if len(items) > 1 else ''}; worst "
+                      f"{worst['workload']}: {PEERS_TO_BEAT[worst['peer']]}/srcad time = "
+                      f"{1.0 / worst['value']:.2f}")
         if failed:
             detail += "; failing: " + ", ".join(c["workload"] for c in failed)
         lines.append(f"  {verdict:<12} {target:<40} {detail}")
@@ -445,7 +496,8 @@ def parse_args(argv):
                         help="the clock the tables and targets use (both are recorded): wall "
                              "time, or this process's CPU time (steadier on a busy machine)")
     parser.add_argument("--no-frameworks", action="store_true",
-                        help="skip autograd / JAX / PyTorch / numba even when installed")
+                        help="skip autograd / JAX / PyTorch / tangent-ad / numba even when "
+                             "installed")
     parser.add_argument("--no-generated", dest="generated", action="store_false",
                         help="do not time srcad's generated function separately from the API")
     parser.add_argument("--json", default=os.path.join(HERE, "results", "latest.json"),
@@ -495,7 +547,8 @@ def main(argv=None):
     # later measure building one function, not importing the compiler), and verify.
     namespace = fresh_functions()
     frameworks, status = ([], {"autograd": "skipped", "jax": "skipped", "jax_jit": "skipped",
-                               "torch": "skipped", "numba": "skipped"}) \
+                               "torch": "skipped", "tangent_ad": "skipped",
+                               "numba": "skipped"}) \
         if config.no_frameworks else adapters.available()
     failures = []
     prepared = []
@@ -519,13 +572,16 @@ def main(argv=None):
         for fw in frameworks:
             try:
                 other = fw.make(w)
-                fw_err = relative_error(other(*w.args), want, many, w.grad_floor)
+                got = other(*w.args)
+                fw_err = relative_error(got, want, many, w.grad_floor)
+                reason = mismatch_reason(got, want, many) if fw_err == float("inf") else ""
             except Exception as exc:  # noqa: BLE001 - an optional column: report, drop, go on
-                print(f"  note: {fw.label} cannot run {w.name}: {type(exc).__name__}: {exc}")
+                print(f"  note: {fw.label} cannot run {w.name}: {one_line(exc)}")
                 continue
             if not fw_err <= VERIFY_RTOL:
                 print(f"  note: {fw.label} gradient of {w.name} differs from the hand-written "
-                      f"one (relative error {fw_err:.1e}); column dropped")
+                      f"one (relative error {fw_err:.1e}{': ' + reason if reason else ''}); "
+                      f"column dropped")
                 continue
             extra[fw.name] = other
         prepared.append((w, func, grad, extra))
@@ -556,7 +612,7 @@ def main(argv=None):
         times = [f"{r['name']} {r['compile_ms'][fw.name]:,.0f}" for r in results
                  if fw.name in r["compile_ms"]]
         if times:
-            print(f"\nFirst call (trace and compile) of {fw.label}, ms, not in the times above: "
+            print(f"\n{fw.compile_what} of {fw.label}, ms, not in the times above: "
                   + ", ".join(times))
     elapsed = time.perf_counter() - started
     print(f"\n({elapsed:.0f} s)")
