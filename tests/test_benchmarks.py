@@ -81,3 +81,27 @@ def test_torch_versions_match_the_hand_written_gradients(workload):
         scale = max(float(np.max(np.abs(h))), workload.grad_floor)
         assert tuple(g.shape) == np.shape(h)
         assert float(np.max(np.abs(g.numpy() - h))) <= 1e-10 * scale, workload.name
+
+
+def test_tangent_ad_adapter_matches_the_hand_written_gradient():
+    """The tangent-ad column (benchmarks/adapters.py; skipped where tangent-ad is not
+    installed): on a small workload with two differentiated arguments, one of them broadcast,
+    the adapter's gradient agrees with the hand-written one as srcad's does, and its build
+    time is kept for the JSON."""
+    pytest.importorskip("tangent", reason="tangent-ad is not installed (pip install tangent-ad)")
+    sys.path.insert(0, BENCHMARKS)
+    try:
+        import adapters
+    finally:
+        sys.path.remove(BENCHMARKS)
+    adapter = adapters._tangent_ad()
+    assert adapter is not None and adapter.name == "tangent_ad"
+    workload = next(w for w in WORKLOADS if w.name == "tiny_log")
+    grad = adapter.make(workload)
+    assert adapter.compile_ms[workload.name] > 0
+    got = grad(*workload.args)
+    want = workload.hand(*workload.args)
+    assert len(got) == len(want) == 2
+    for g, h in zip(got, want):
+        assert np.shape(g) == np.shape(h)
+        assert float(np.max(np.abs(np.asarray(g) - h))) <= 1e-10 * float(np.max(np.abs(h)))
