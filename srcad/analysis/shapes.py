@@ -11,13 +11,12 @@ The derivative built from a probe is keyed by the arguments' signature: the shap
 arrays, the types of other values, and the values of ints, bools and strings (sizes and flags
 that shapes may depend on). Intermediate shapes must be functions of that signature.
 """
-import ast
 import copy
 
 import gast
 import numpy as np
 
-from ..syntax.convert import gast_to_ast
+from ..syntax.convert import fill_locations, gast_to_ast
 from ..syntax.naming import bound_counts, walk
 from ..syntax.nodes import dotted_parts, parameter_ids, SHAPE_ATTRIBUTES
 from ..syntax.visitor import Transformer
@@ -174,7 +173,7 @@ def probe(fdef, func, scope, args, kwargs):
     namespace["__srcad_comment__"] = None  # comment markers, compiled as they are
     try:
         module = gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
-        code = compile(ast.fix_missing_locations(module), "<srcad shape probe>", "exec")
+        code = compile(fill_locations(module), "<srcad shape probe>", "exec")
         exec(code, namespace)
         state = np.random.get_state()
         try:

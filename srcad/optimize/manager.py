@@ -22,7 +22,7 @@ import gast
 from ..analysis.defuse import (bound_once_at_top, mutated_names, parameters,
                                reads_and_writes)
 from ..analysis.shapes import float_chars
-from ..syntax.naming import called_names, name_counts, stored_roots
+from ..syntax.naming import called_names, name_counts, shared_nodes, stored_roots
 
 
 class Build:
@@ -169,19 +169,17 @@ def census(code, after):
     pass, and the passes ask for the fact counts (binds and loads) and the names stored into of
     most versions of the code: counted on the way, they cost no walk of their own.
     The walk is naming.walk's (so the counts' dicts are in the order name_counts gives)."""
-    seen, shared, parts = set(), [], []
+    parts, ids = [], []
     bound, loads, roots = {}, {}, []
-    append, ast, name, checked = parts.append, gast.AST, gast.Name, (gast.expr, gast.stmt)
+    append, ast, name = parts.append, gast.AST, gast.Name
     load, store, param, subscript = gast.Load, gast.Store, gast.Param, gast.Subscript
     stack = [code]
-    pop, push = stack.pop, stack.append
+    pop, push, keep = stack.pop, stack.append, ids.append
     while stack:
         n = pop()
         key = id(n)
-        if key in seen and isinstance(n, checked):
-            shared.append(n)
-        seen.add(key)
         append(key)
+        keep(key)  # (whether a node is in two places: seen at the end, from all the ids)
         kind = type(n)
         if kind is name:
             append(n.id)
@@ -205,11 +203,13 @@ def census(code, after):
             elif isinstance(value, ast):
                 push(value)
         append(len(stack) - size)
-    if shared:
-        raise AssertionError(f"srcad internal error: after {after}, {len(shared)} nodes of the "
-                             f"generated code are in two places, e.g. "
-                             f"{gast.dump(shared[0])[:80]}; the pass must clone what it "
-                             f"copies")
+    if len(set(ids)) != len(ids):  # (rare: contexts and operators may be shared, harmlessly)
+        shared = shared_nodes(code)
+        if shared:
+            raise AssertionError(f"srcad internal error: after {after}, {len(shared)} nodes of "
+                                 f"the generated code are in two places, e.g. "
+                                 f"{gast.dump(shared[0])[:80]}; the pass must clone what it "
+                                 f"copies")
     for var in roots:
         bound[var] = bound.get(var, 0) + 1
     return parts, (bound, loads), set(roots)

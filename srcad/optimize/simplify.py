@@ -36,8 +36,8 @@ class FoldConstants(Transformer):
     def visit_Assign(self, node):
         """A value bound to an array the code writes into stays a new array: no identity folds
         in it (y = np.reshape(x * 1, s) must not become a view of x)."""
-        self.fresh = any(isinstance(n, gast.Name) and n.id in self.stored
-                         for t in node.targets for n in walk(t))
+        self.fresh = bool(self.stored) and any(isinstance(n, gast.Name) and n.id in self.stored
+                                               for t in node.targets for n in walk(t))
         node = self.generic_visit(node)
         self.fresh = False
         return node

@@ -10,7 +10,8 @@ parameters, arguments, calls, ...) and only the generic parts are replaced: the 
 node type and the other module's class, its fields and attributes, are found once per type.
 What is built is what gast builds: a node of the other module's class of the same name
 (None for a node without one), given every field the node has, converted (lists item by
-item), then the location attributes it has.
+item), then the location attributes it has. fill_locations is ast.fix_missing_locations,
+without recursion, for the tree the shape probe compiles.
 """
 import ast
 
@@ -123,3 +124,46 @@ def gast_to_ast(node, constant=None):
 def ast_to_gast(node):
     """gast.ast_to_gast(node), faster."""
     return _AstToGast().visit(node)
+
+
+def fill_locations(tree):
+    """ast.fix_missing_locations(tree): every node that has location attributes and lacks one
+    takes its parent's (the root's parent is at line 1, column 0), so that compile() takes a
+    tree the passes built; without recursion (a tree of tens of thousands of nodes: the shape
+    probe compiles the whole function) and with the attributes found once per node type."""
+    kinds = {}  # node type -> (whether it has locations, its fields)
+    stack = [(tree, 1, 0, 1, 0)]
+    pop, push, ast_node = stack.pop, stack.append, ast.AST
+    while stack:
+        node, lineno, col, end_lineno, end_col = pop()
+        kind = type(node)
+        known = kinds.get(kind)
+        if known is None:
+            known = kinds[kind] = ("lineno" in kind._attributes, kind._fields)
+        located, fields = known
+        if located:
+            if not hasattr(node, "lineno"):
+                node.lineno = lineno
+            else:
+                lineno = node.lineno
+            if getattr(node, "end_lineno", None) is None:
+                node.end_lineno = end_lineno
+            else:
+                end_lineno = node.end_lineno
+            if not hasattr(node, "col_offset"):
+                node.col_offset = col
+            else:
+                col = node.col_offset
+            if getattr(node, "end_col_offset", None) is None:
+                node.end_col_offset = end_col
+            else:
+                end_col = node.end_col_offset
+        for field in fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast_node):
+                        push((item, lineno, col, end_lineno, end_col))
+            elif isinstance(value, ast_node):
+                push((value, lineno, col, end_lineno, end_col))
+    return tree

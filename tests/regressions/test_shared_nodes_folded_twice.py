@@ -34,3 +34,17 @@ def test_a_node_in_two_places_is_an_internal_error():
     fdef.body[0].value = fdef.body[1].value = shared
     with pytest.raises(AssertionError, match="in two places"):
         unshared(fdef, "a test")
+
+
+def test_a_context_in_two_places_is_not_an_error():
+    """Contexts and operators carry nothing a pass rewrites: one instance may serve many nodes
+    (the census finds repeated nodes from all the ids at once, then looks closer)."""
+    fdef = gast.parse("def f(x):\n    a = x + x\n    b = x\n").body[0]
+    load = gast.Load()
+    for node in gast.walk(fdef):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            node.ctx = load
+    assert unshared(fdef, "a test") is fdef
+    fdef.body[1].value = fdef.body[0].value.left
+    with pytest.raises(AssertionError, match="in two places"):
+        unshared(fdef, "a test")
