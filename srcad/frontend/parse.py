@@ -18,7 +18,7 @@ import gast
 from ..errors import SrcadError
 from .deep import split_deep
 from ..syntax.convert import ast_to_gast
-from ..syntax.naming import walk_breadth
+from ..syntax.naming import walk, walk_breadth
 
 
 class SourceInfo:
@@ -113,16 +113,19 @@ def parse_function(func):
                          hint="wrap the computation in a def")
     node.decorator_list = []
     node.returns = None
-    for sub in walk_breadth(node):
-        if hasattr(sub, "lineno") and sub.lineno is not None:
-            sub.lineno += info.first_line - 1
+    lines, columns, name = info.first_line - 1, info.col_shift, gast.Name
+    for sub in walk(node):
+        if getattr(sub, "lineno", None) is not None:
+            sub.lineno += lines
             if getattr(sub, "end_lineno", None) is not None:
-                sub.end_lineno += info.first_line - 1
+                sub.end_lineno += lines
             if getattr(sub, "col_offset", None) is not None:
-                sub.col_offset += info.col_shift
+                sub.col_offset += columns
             if getattr(sub, "end_col_offset", None) is not None:  # (a range compile() accepts:
-                sub.end_col_offset += info.col_shift  # the shape probe compiles these nodes)
-        if isinstance(sub, gast.Name):
+                sub.end_col_offset += columns  # the shape probe compiles these nodes)
+            if type(sub) is name:
+                sub.annotation = None
+        elif type(sub) is name:
             sub.annotation = None
     for arg in node.args.args + node.args.kwonlyargs + node.args.posonlyargs:
         arg.annotation = None

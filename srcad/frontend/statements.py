@@ -28,6 +28,7 @@ warnings show, never a number (errstate(... = "raise") would change control flow
 `del` of a name and `global` of names only read do nothing a derivative needs. assert and
 raise stay as they are: the derivative runs them where f runs them.
 """
+import sys
 import types
 import warnings
 
@@ -48,11 +49,12 @@ _CONDITIONAL = (gast.Lambda, gast.IfExp, gast.BoolOp) + _COMPREHENSIONS
 
 
 class Fresh:
-    """Names no one uses in the function: base, base_1, base_2, ..."""
+    """Names no one uses in the function: base, base_1, base_2, ... (names: the names the
+    function uses, if they are known already)."""
 
-    def __init__(self, fdef):
-        self.taken = {n.id for n in walk(fdef) if isinstance(n, gast.Name)} | {
-            a.id for a in walk(fdef.args) if isinstance(a, gast.Name)}
+    def __init__(self, fdef, names=None):
+        self.taken = set(names) if names is not None else {
+            n.id for n in walk(fdef) if isinstance(n, gast.Name)}
 
     def __call__(self, base):
         ident, k = base, 0
@@ -61,6 +63,28 @@ class Fresh:
             ident = f"{base}_{k}"
         self.taken.add(ident)
         return ident
+
+
+_DOUBLE_STARRED = "**"  # (in _census's kinds: a call passes a mapping's items as keywords)
+
+
+def _census(fdef):
+    """(the node types in fdef, the names it uses, the names it binds or deletes, the names its
+    global and nonlocal statements declare), in one walk."""
+    kinds, names, stored, declared = set(), set(), set(), set()
+    name, keyword, load = gast.Name, gast.keyword, gast.Load
+    for node in walk(fdef):
+        kind = type(node)
+        kinds.add(kind)
+        if kind is name:
+            names.add(node.id)
+            if type(node.ctx) is not load and isinstance(node.ctx, (gast.Store, gast.Del)):
+                stored.add(node.id)
+        elif kind is keyword and node.arg is None:
+            kinds.add(_DOUBLE_STARRED)
+        elif kind is gast.Global or kind is gast.Nonlocal:
+            declared.update(node.names)
+    return kinds, names, stored, declared
 
 
 def _stored(target):
@@ -452,30 +476,37 @@ def _reads_by_target(loop):
 
 def lower_statements(fdef, scope):
     """fdef with comprehensions as loops, harmless with blocks inlined, del of names and
-    global/nonlocal declarations of names only read dropped (see the module's docstring)."""
-    stored = {n.id for n in walk(fdef) if isinstance(n, gast.Name)
-              and isinstance(n.ctx, (gast.Store, gast.Del))}
-    declared = {ident for stmt in walk(fdef) if isinstance(stmt, (gast.Global, gast.Nonlocal))
-                for ident in stmt.names}
+    global/nonlocal declarations of names only read dropped (see the module's docstring).
+    What a lowering rewrites must be in the function for it to run (a census of the node types
+    and names first: a long function of plain arithmetic is walked a few times, not a dozen)."""
+    kinds, names, stored, declared = _census(fdef)
     only_read = declared - stored
-    fresh = Fresh(fdef)
-    write_starred(fdef, scope)
-    unfreeze(fdef, scope, fresh)  # (rv = norm(m, s); rv.pdf(x) -> norm.pdf(x, m_1, s_1))
-    write_out_object_loops(fdef, scope, fresh)  # (for layer in LAYERS: layer(x), written out)
+    fresh = Fresh(fdef, names)
+    if gast.Starred in kinds:
+        write_starred(fdef, scope)
+    if "scipy.stats" in sys.modules:  # (only scipy.stats makes frozen distributions)
+        unfreeze(fdef, scope, fresh)  # (rv = norm(m, s); rv.pdf(x) -> norm.pdf(x, m_1, s_1))
+    if gast.For in kinds:
+        write_out_object_loops(fdef, scope, fresh)  # (for layer in LAYERS: layer(x), written out)
     fdef.body = [_Methods(scope, fresh).visit(stmt) for stmt in fdef.body]
     fdef.body = [_Dicts(scope).visit(stmt) for stmt in fdef.body]
     fdef.body = lower_block(fdef.body, fresh, scope, only_read)
-    expand_keywords(fdef)  # (h(x, **d), d's keys known: before d[k] = v is rewritten)
-    dicts = _dict_names(fdef)
-    _stores_into_dicts(fdef, dicts, scope)
-    for loop in walk(fdef):  # (comprehensions' loops included)
-        if isinstance(loop, gast.For) and isinstance(loop.iter, gast.Name) and (
-                loop.iter.id in dicts or _reads_by_target(loop)):  # for k in d: d's keys
-            loop.iter = gast.Call(func=gast.Attribute(value=loop.iter, attr="keys",
-                                                      ctx=gast.Load()), args=[], keywords=[])
-        if isinstance(loop, gast.For) and _dict_view(loop.iter):
-            _over_keys(loop, fresh, scope)
-    used = {n.id for n in walk(fdef) if isinstance(n, gast.Name)}
+    kinds, used, _, _ = _census(fdef)  # (the loops and dicts the lowering made, too)
+    if _DOUBLE_STARRED in kinds:
+        expand_keywords(fdef)  # (h(x, **d), d's keys known: before d[k] = v is rewritten)
+    dicts = _dict_names(fdef) if "dict_of" in used else set()
+    if dicts:
+        _stores_into_dicts(fdef, dicts, scope)
+    if gast.For in kinds:
+        for loop in walk(fdef):  # (comprehensions' loops included)
+            if isinstance(loop, gast.For) and isinstance(loop.iter, gast.Name) and (
+                    loop.iter.id in dicts or _reads_by_target(loop)):  # for k in d: d's keys
+                loop.iter = gast.Call(func=gast.Attribute(value=loop.iter, attr="keys",
+                                                          ctx=gast.Load()), args=[], keywords=[])
+            if isinstance(loop, gast.For) and _dict_view(loop.iter):
+                _over_keys(loop, fresh, scope)
+    if dicts or gast.For in kinds:  # (dict_with, keys_of written since)
+        used = {n.id for n in walk(fdef) if isinstance(n, gast.Name)}
     for helper in ("dict_of", "dict_with", "keys_of"):  # the runtime helpers written above,
         if helper in used:  # known to the passes after this one as resolve's names are
             scope.injected.setdefault(helper, runtime.HELPERS[helper])
