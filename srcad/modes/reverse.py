@@ -44,8 +44,7 @@ def _counters_read_after_an_inner_loop(body):
     x[i] after `for i in ...` in an outer loop's turn): each turn of the outer loop binds them
     again, so the value a turn's adjoint reads after the inner loop's adjoint ran is restored
     like a counter bound twice (Reverse.rebound_targets)."""
-    loads = Counter(n.id for stmt in body for n in walk(stmt) if isinstance(n, gast.Name)
-                    and isinstance(n.ctx, gast.Load))  # (one count for the function)
+    loads = []  # (one count for the function, made when a loop inside a loop asks for it)
     out = set()
 
     def visit(stmts, in_loop):
@@ -54,7 +53,10 @@ def _counters_read_after_an_inner_loop(body):
                 counter = stmt.target.id
                 inside = sum(1 for n in walk(stmt) if isinstance(n, gast.Name)
                              and n.id == counter and isinstance(n.ctx, gast.Load))
-                if loads[counter] > inside:
+                if not loads:
+                    loads.append(Counter(n.id for s in body for n in walk(s) if isinstance(
+                        n, gast.Name) and isinstance(n.ctx, gast.Load)))
+                if loads[0][counter] > inside:
                     out.add(counter)
             if isinstance(stmt, (gast.For, gast.While)):
                 visit(stmt.body, True)
