@@ -30,10 +30,8 @@ def operand_names(value, scope):
         if op is not None and REGISTRY.is_nondifferentiable(op):
             return set()
         names = set()
-        if op is None and isinstance(value.func, gast.Attribute):
-            names |= operand_names(value.func.value, scope)  # x.method(...) reads x
-        if op is None and isinstance(value.func, gast.Name):
-            names.add(value.func.id)  # model(x): what it computes depends on model
+        if op is None:  # x.method(...) reads x; model(x): what it computes depends on model;
+            names |= operand_names(value.func, scope)  # partial(g, w)(x), fs[i](x): on w, fs
         for arg in list(value.args) + [kw.value for kw in value.keywords]:
             names |= operand_names(arg, scope)
         return names

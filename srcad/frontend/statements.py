@@ -14,6 +14,8 @@
     for t in reversed(range(n)):           ->   for t in range(n)[::-1]:
     *rest, last = xs                       ->   t = xs; rest = list(t[:-1]); last = t[-1]
     d.get("b", 0.0)                        ->   d["b"] if "b" in d else 0.0
+    partial(g, w)(x)                       ->   g(w, x)   (functools.partial called where it
+                                                is made: map(partial(g, w), xs) too)
     np.concatenate([*a, *b])               ->   np.concatenate(list(tuple(a) + tuple(b)))
     del t                                  ->   (dropped)
     global G                               ->   (dropped: G is only read)
@@ -28,6 +30,7 @@ warnings show, never a number (errstate(... = "raise") would change control flow
 `del` of a name and `global` of names only read do nothing a derivative needs. assert and
 raise stay as they are: the derivative runs them where f runs them.
 """
+import functools
 import sys
 import types
 import warnings
@@ -465,6 +468,30 @@ def _functional_store(stmt, dicts, uses, scope):
         type_comment=None), stmt)
 
 
+class _Partials(Transformer):
+    """functools.partial(g, a, k=v)(b) -> g(a, b, k=v): the call of a partial object made in
+    the same expression is the call of its function, with the arguments Python would pass (a
+    keyword of the call replaces the partial's of the same name), evaluated in the same order.
+    Calls of a partial bound to a name, or passed on, are left (srcad cannot tell which function
+    they call, and says so at the call)."""
+
+    def __init__(self, scope):
+        self.scope = scope
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        inner = node.func
+        if not (isinstance(inner, gast.Call) and inner.args and not isinstance(
+                inner.args[0], gast.Starred) and self.scope.lookup(inner.func) is functools.partial):
+            return node
+        given = {k.arg for k in node.keywords}
+        if None in given or any(k.arg is None for k in inner.keywords):
+            return node  # (** unpacking: which keywords win is not known here)
+        keywords = [k for k in inner.keywords if k.arg not in given] + node.keywords
+        return gast.copy_location(gast.Call(func=inner.args[0], args=inner.args[1:] + node.args,
+                                            keywords=keywords), node)
+
+
 def _reads_by_target(loop):
     """for k in d: ... d[k] ...: k is a key of d (a list is not read by its own items)."""
     if not isinstance(loop.target, gast.Name):
@@ -492,6 +519,8 @@ def lower_statements(fdef, scope):
     fdef.body = [_Dicts(scope).visit(stmt) for stmt in fdef.body]
     fdef.body = lower_block(fdef.body, fresh, scope, only_read)
     kinds, used, _, _ = _census(fdef)  # (the loops and dicts the lowering made, too)
+    if any(scope.lookup(name(n)) is functools.partial for n in used):  # (after map(partial(g, w), xs) became a loop calling it)
+        fdef.body = [_Partials(scope).visit(stmt) for stmt in fdef.body]
     if _DOUBLE_STARRED in kinds:
         expand_keywords(fdef)  # (h(x, **d), d's keys known: before d[k] = v is rewritten)
     dicts = _dict_names(fdef) if "dict_of" in used else set()
