@@ -488,7 +488,10 @@ def refused_in_place_method(x):
 
 
 REFUSED = [
-    (refused_star_args, "`*args` unpacking in calls (`f(*xs)`)", "pass the arguments one by one"),
+    (refused_star_args, "`*args` unpacking in calls (`f(*xs)`) where srcad cannot count the "
+                        "items (`rs.randn(*x.shape)`, a library function or a method of an "
+                        "argument spreading a shape, runs as written where its result is not "
+                        "differentiated)", "pass the arguments one by one"),
     (refused_star_kwargs, "`**d` in calls where srcad cannot know d's keys (a global dict, "
      "a dict changed after it is built)", "pass keyword arguments by name, or build the dict "
      "once in the function from a display (`{'s': s}`)"),

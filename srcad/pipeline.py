@@ -46,7 +46,7 @@ from .frontend.slices import batch_slices
 from .frontend.sizes import hoist_sizes
 from .frontend.inline import inline_helpers
 from .frontend.object_loops import methods_of_classes
-from .frontend.starred import call_shape_parameters
+from .frontend.starred import call_shape_parameters, check_spreads, spread_shapes
 from .frontend.statements import Fresh, lower_statements
 from .frontend.generators import list_generators, lower_generator
 from .frontend.list_reads import absolute_list_reads
@@ -402,6 +402,7 @@ def _frontend(func, kind, wrt, stage, disabled):
                           and isinstance(n.ctx, gast.Store)}
     fdef = _rename_helper_names(fdef, scope)  # (a local called logistic or masked)
     fdef = absolute_list_reads(fdef)  # (xs.append(step(xs[-1])): xs[len(xs) - 1])
+    fdef = spread_shapes(fdef, scope)  # (rs.randn(*x.shape): left as written)
     check(fdef, info)
     if stage == "check":
         return function_source(fdef)
@@ -539,6 +540,7 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     forward = mode == "forward"  # (a store's tangent: see analyze's stores_useful)
     activity = analyze(fdef.body, names, scope, stores_useful=forward)
     check_tries(fdef, scope, activity, info)
+    check_spreads(fdef, activity, info)
     shapes, kinds, floats = probe(fdef, func, scope, *example) if example is not None else (
         {}, {}, {})
     if shapes and keep_in_place_dtypes(fdef, kinds, floats, namer.fresh):

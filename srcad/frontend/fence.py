@@ -63,7 +63,8 @@ def check(fdef, info):
                 what, hint = entry
                 raise info.error(node, f"srcad does not differentiate {what}", hint=hint)
             if isinstance(node, gast.Call) and any(isinstance(a, gast.Starred) and not getattr(
-                    a, "whole", False) for a in node.args):
+                    a, "whole", False) and not getattr(a, "as_written", False)
+                                                   for a in node.args):
                 zip_ = isinstance(node.func, gast.Name) and node.func.id == "zip"
                 raise info.error(next(a for a in node.args if isinstance(a, gast.Starred)),
                                  "srcad does not differentiate calls with *args unpacking "
@@ -71,7 +72,8 @@ def check(fdef, info):
                                  hint="for zip(*pairs), take the items by position: "
                                       "[p[0] for p in pairs], [p[1] for p in pairs]" if zip_
                                  else "pass the arguments one by one")
-            if isinstance(node, gast.Starred) and not getattr(node, "whole", False):
+            if isinstance(node, gast.Starred) and not getattr(node, "whole", False) and (
+                    not getattr(node, "as_written", False)):
                 raise info.error(node, "srcad does not differentiate * unpacking here",
                                  hint="write the items out one by one")
             if isinstance(node, gast.keyword) and node.arg == "out":

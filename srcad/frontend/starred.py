@@ -26,6 +26,7 @@ in Python and is not checked here. Other starred calls are left for the fence to
                                   h(x, args[0])
 """
 import inspect
+import types
 
 import gast
 
@@ -122,6 +123,70 @@ def write_starred(fdef, scope):
             tuples[node.targets[0].id] = len(node.value.elts)
     fdef.body = [_Starred(scope, tuples).visit(stmt) for stmt in fdef.body]
     return fdef
+
+
+def _shape_items(node):
+    """Whether node is a shape, whose items are ints: x.shape, x.shape[a:b], np.shape(x)."""
+    if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice):
+        node = node.value
+    if isinstance(node, gast.Attribute):
+        return node.attr == "shape"
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and (
+        node.func.attr == "shape") and len(node.args) == 1 and not node.keywords
+
+
+def spread_shapes(fdef, scope):
+    """Mark f(*x.shape) to be left as written (the fence lets it through) where srcad reads the
+    call as one operation: a library function (np.random.randn(*x.shape), np.zeros) or a
+    callee not known until run time (rs.randn, rs an argument). Nothing that varies flows
+    through the ints of a shape, so such a call needs no derivative when its other operands do
+    not vary either, and srcad runs it as written; check_spreads refuses it otherwise (a rule
+    needs to know which argument is which). Still refused by the fence: a helper of the user's,
+    whose derivative srcad builds from its parameters (h(*x.shape) with defaults), and the
+    array methods desugar writes as numpy calls (x.reshape(*s))."""
+    for node in walk(fdef):
+        if not isinstance(node, gast.Call):
+            continue
+        spread = [a for a in node.args if isinstance(a, gast.Starred) and not getattr(
+            a, "whole", False) and _shape_items(a.value)]
+        if not spread:
+            continue
+        op = scope.lookup(node.func)
+        if op is None and isinstance(node.func, gast.Attribute) and (
+                node.func.attr in _ARRAY_METHODS):
+            continue
+        if isinstance(op, types.FunctionType) and (op.__module__ or "").split(".")[0] not in (
+                "numpy", "scipy"):
+            continue
+        for a in spread:
+            a.as_written = True
+        fdef.spreads = True  # (check_spreads has something to check)
+    return fdef
+
+
+def check_spreads(fdef, activity, info):
+    """Refuse a call left as written by spread_shapes that computes a value the result depends
+    on from differentiated values: which of its arguments is which is not known."""
+    if not getattr(fdef, "spreads", False):
+        return
+    for stmt in walk(fdef):
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call)):
+            continue
+        spread = [a for a in stmt.value.args if getattr(a, "as_written", False)]
+        if not spread:
+            continue
+        reads = {n.id for n in walk(stmt.value) if isinstance(n, gast.Name)}
+        outs = {n.id for t in stmt.targets for n in walk(t) if isinstance(n, gast.Name)}
+        if reads & activity.varied and outs & activity.useful:
+            raise info.error(spread[0], "srcad does not differentiate calls with *args "
+                                        "unpacking where it cannot tell how many items they "
+                                        "pass", hint="pass the arguments one by one")
+
+
+# array methods that take their shape or axes as separate ints (x.reshape(2, 3)), written as
+# numpy's functions by desugar
+_ARRAY_METHODS = {"reshape", "transpose", "tile", "repeat", "swapaxes", "sum", "mean",
+                  "max", "min", "prod", "std", "var", "squeeze", "expand_dims", "resize"}
 
 
 def call_shape_parameters(fdef, func, info):
