@@ -7,6 +7,9 @@
                                                       a name or an item, no call)
     total(a, b, *rest)   ->   total(a, *((b,) + tuple(rest)))   for def total(a, *args):
                                                       args is that tuple (calls.bind)
+    for a, b in zip(*h(p)):   ->   results = h(p)     (h a function of the user's whose
+                                   for a, b in zip(results[0], results[1]):   every return
+                                                      is a display of two items)
 
 `+` of tuples joins them, and its adjoint splits (runtime.concat_adjoint); the pieces are
 tuples because the tangent of a display is a tuple. A call's *p is
@@ -30,9 +33,11 @@ import types
 
 import gast
 
+from ..errors import SrcadError
 from ..syntax.naming import clone, walk, walk_breadth
 from ..syntax.nodes import call, name
 from ..syntax.visitor import Transformer
+from .parse import parse_function
 
 
 class _Starred(Transformer):
@@ -107,9 +112,71 @@ class _Starred(Transformer):
         return node
 
 
-def write_starred(fdef, scope):
+def _returned_count(func):
+    """How many items func returns, where each of its returns is a tuple display of the same
+    length without * (return a, b, c): the items of a call of it are known; else None."""
+    if not isinstance(func, types.FunctionType) or inspect.isgeneratorfunction(func) or (
+            func.__module__ or "").split(".")[0] in ("numpy", "scipy"):
+        return None
+    try:
+        fdef, _ = parse_function(func)
+    except (SrcadError, OSError, TypeError):
+        return None
+    counts = set()
+    todo = list(fdef.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
+                             gast.ClassDef)):
+            continue  # (a nested function's returns are its own)
+        if isinstance(node, gast.Return):
+            if not isinstance(node.value, gast.Tuple) or any(
+                    isinstance(e, gast.Starred) for e in node.value.elts):
+                return None
+            counts.add(len(node.value.elts))
+        todo.extend(gast.iter_child_nodes(node))
+    return counts.pop() if len(counts) == 1 else None
+
+
+def _spread_results(block, scope, fresh):
+    """for ... in zip(*h(p)) (or enumerate(zip(*h(p)))), h a function of the user's that
+    returns n items: t = h(p) before the loop and zip(t[0], ..., t[n-1]), which Python
+    evaluates in the same order (the iterable once, before the first turn)."""
+    out = []
+    for stmt in block:
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                setattr(stmt, field, _spread_results(inner, scope, fresh))
+        if isinstance(stmt, gast.For):
+            zipped = stmt.iter
+            if isinstance(zipped, gast.Call) and scope.lookup(zipped.func) is enumerate and len(
+                    zipped.args) == 1 and not zipped.keywords:
+                zipped = zipped.args[0]
+            if isinstance(zipped, gast.Call) and scope.lookup(zipped.func) is zip and len(
+                    zipped.args) == 1 and not zipped.keywords and isinstance(
+                    zipped.args[0], gast.Starred):
+                made = zipped.args[0].value
+                count = _returned_count(scope.lookup(made.func)) if isinstance(
+                    made, gast.Call) and not any(isinstance(a, gast.Starred)
+                                                 for a in made.args) else None
+                if count:
+                    held = fresh("results")
+                    out.append(gast.copy_location(gast.Assign(
+                        targets=[name(held, gast.Store())], value=made, type_comment=None),
+                        stmt))
+                    zipped.args = [gast.Subscript(value=name(held), slice=gast.Constant(
+                        value=k, kind=None), ctx=gast.Load()) for k in range(count)]
+        out.append(stmt)
+    return out
+
+
+def write_starred(fdef, scope, fresh=None):
     """fdef with * in displays and in calls of functions of fixed arity, or of tuples whose
-    length is known (a name bound once to a tuple display), written out."""
+    length is known (a name bound once to a tuple display, the results of a helper that
+    returns a tuple display, spread into zip in a for loop's head), written out."""
+    if fresh is not None:
+        fdef.body = _spread_results(fdef.body, scope, fresh)
     bound = {}
     for node in walk(fdef):
         if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):

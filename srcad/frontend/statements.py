@@ -510,7 +510,7 @@ def lower_statements(fdef, scope):
     only_read = declared - stored
     fresh = Fresh(fdef, names)
     if gast.Starred in kinds:
-        write_starred(fdef, scope)
+        write_starred(fdef, scope, fresh)
     if "scipy.stats" in sys.modules:  # (only scipy.stats makes frozen distributions)
         unfreeze(fdef, scope, fresh)  # (rv = norm(m, s); rv.pdf(x) -> norm.pdf(x, m_1, s_1))
     if gast.For in kinds:
