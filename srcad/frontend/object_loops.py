@@ -1,5 +1,6 @@
-"""object_loops: a loop over a list of functions or of objects of the user's classes, written
-out, one copy of the body per item, so each call's callee is known (statements._Methods).
+"""object_loops: a loop over a list of functions or of objects of the user's classes (callable,
+or whose methods the body calls: layer.forward(x)), written out, one copy of the body per item,
+so each call's callee is known (statements._Methods).
 
     LAYERS = [Dense(W1), Dense(W2)]        if len(LAYERS) != 2 or type(LAYERS[0]) is not Dense or
     def f(x):                                      type(LAYERS[1]) is not Dense:
@@ -39,6 +40,26 @@ def _callable_item(value):
             not in _LIBRARIES)
 
 
+def _object_item(value):
+    """An object of a user's class (its methods are what a loop over it may call)."""
+    return (hasattr(value, "__dict__") and not isinstance(
+        value, (type, types.ModuleType, types.FunctionType)) and type(value).__module__.split(
+        ".")[0] not in _LIBRARIES)
+
+
+def _calls_through(body, target):
+    """Whether the loop body calls its target or a method of it: target(...), target.m(...)."""
+    for stmt in body:
+        for node in walk(stmt):
+            if isinstance(node, gast.Call):
+                func = node.func
+                if isinstance(func, gast.Attribute):
+                    func = func.value
+                if isinstance(func, gast.Name) and func.id == target:
+                    return True
+    return False
+
+
 def _leaves_loop(body):
     for stmt in body:
         for node in walk(stmt):
@@ -48,16 +69,22 @@ def _leaves_loop(body):
 
 
 def _guard(iterable, checks, at):
-    """if len(items) != n or type(items[0]) is not C_0 or items[1] is not g_1 ...: raise"""
+    """if len(items) != n or type(items[0]) is not C_0 or items[1] is not g_1 ... or
+    type(items[0].parser) is not P_0: raise"""
     tests = [gast.Compare(left=gast.Call(func=name("len"), args=[clone(iterable)], keywords=[]),
                           ops=[gast.NotEq()],
                           comparators=[gast.Constant(value=len(checks), kind=None)])]
-    for i, (is_function, holder) in enumerate(checks):
+    for i, (is_function, holder, attributes) in enumerate(checks):
         item = gast.Subscript(value=clone(iterable), slice=gast.Constant(value=i, kind=None),
                               ctx=gast.Load())
         if not is_function:
             item = gast.Call(func=name("type"), args=[item], keywords=[])
         tests.append(gast.Compare(left=item, ops=[gast.IsNot()], comparators=[name(holder)]))
+        for attr, attr_holder in attributes:
+            tests.append(gast.Compare(left=gast.Call(func=name("type"), args=[gast.Attribute(
+                value=gast.Subscript(value=clone(iterable), slice=gast.Constant(
+                    value=i, kind=None), ctx=gast.Load()), attr=attr, ctx=gast.Load())],
+                keywords=[]), ops=[gast.IsNot()], comparators=[name(attr_holder)]))
     message = ("srcad wrote this loop out for the items the list had when it built the "
                "derivative (their number, the classes of objects, the functions), and it has "
                "others now: keep them, or differentiate a function defined anew")
@@ -70,35 +97,56 @@ def _guard(iterable, checks, at):
 _METHODS = {}  # (function, class) -> the function's copy that knows its self's class
 
 
-def method_for(cls, attr):
+def method_for(cls, attr, attributes=()):
     """cls's method attr (a function) as a copy that knows its first parameter is a cls, so
-    self.other(...) in it is known too (methods_of_classes, run when it is built); or None."""
+    self.other(...) in it is known too (methods_of_classes, run when it is built); or None.
+    attributes: (name, class) of the attributes of self that are objects of the user's classes
+    (self.parser a WeightsParser), so self.parser.get(...) is known too (the loop that reads
+    the objects checks those classes when it runs)."""
     func = getattr(cls, attr, None)
     if not isinstance(func, types.FunctionType) or not func.__code__.co_argcount:
         return None
-    copy = _METHODS.get((func, cls))
+    copy = _METHODS.get((func, cls, attributes))
     if copy is None:
-        copy = _METHODS[(func, cls)] = function_copy(
-            func, __srcad_classes__={func.__code__.co_varnames[0]: cls})
+        me = func.__code__.co_varnames[0]
+        classes = {me: cls}
+        classes.update((f"{me}.{a}", c) for a, c in attributes)
+        copy = _METHODS[(func, cls, attributes)] = function_copy(
+            func, __srcad_classes__=classes)
     return copy
+
+
+def _object_attributes(value):
+    """(name, class) of value's attributes that are objects of the user's classes, sorted."""
+    return tuple(sorted((a, type(v)) for a, v in getattr(value, "__dict__", {}).items()
+                        if _object_item(v)))
+
+
+def _dotted(node):
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id] + parts[::-1]) if isinstance(node, gast.Name) else None
 
 
 class _Calls(Transformer):
     """item(...) and item.method(...) -> Class_method(item, ...): the method its class has
-    (method_for), called with the item the code reads when it runs."""
+    (method_for), called with the item the code reads when it runs. target: a name, or a
+    dotted attribute of one (self.parser, whose class the method copy knows)."""
 
-    def __init__(self, target, item, cls, scope, fresh):
+    def __init__(self, target, item, cls, scope, fresh, attributes=()):
         self.target, self.item, self.cls = target, item, cls
         self.scope, self.fresh = scope, fresh
+        self.attributes = attributes
 
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
-        if isinstance(func, gast.Name) and func.id == self.target:
-            method = method_for(self.cls, "__call__")
-        elif isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and (
-                func.value.id == self.target):
-            method = method_for(self.cls, func.attr)
+        if _dotted(func) == self.target:
+            method = method_for(self.cls, "__call__", self.attributes)
+        elif isinstance(func, gast.Attribute) and _dotted(func.value) == self.target:
+            method = method_for(self.cls, func.attr, self.attributes)
         else:
             return node
         if method is None:
@@ -112,10 +160,20 @@ class _Calls(Transformer):
 
 def methods_of_classes(fdef, func, scope):
     """In a method copy from method_for: self(...) and self.other(...) as calls of the class's
-    methods (copies that know their self's class in turn)."""
+    methods (copies that know their self's class, and the classes of its attributes, in turn);
+    self.parser.get(...) as a call of the method of self.parser's class."""
     fresh = Namer({n.id for n in walk(fdef) if isinstance(n, gast.Name)}).fresh_name
-    for param, cls in func.__srcad_classes__.items():
-        fdef.body = [_Calls(param, name(param), cls, scope, fresh).visit(stmt)
+    classes = func.__srcad_classes__
+    for param, cls in classes.items():
+        if "." in param:
+            item = gast.Attribute(value=name(param.split(".")[0]), attr=param.split(".")[1],
+                                  ctx=gast.Load())
+            attributes = ()
+        else:
+            item = name(param)
+            attributes = tuple(sorted((k.split(".", 1)[1], c) for k, c in classes.items()
+                                      if k.startswith(param + ".")))
+        fdef.body = [_Calls(param, item, cls, scope, fresh, attributes).visit(stmt)
                      for stmt in fdef.body]
     return fdef
 
@@ -154,22 +212,30 @@ def write_out_object_loops(fdef, scope, fresh):
         if not isinstance(loop.iter, (gast.Name, gast.Attribute)):
             return None
         items = scope.lookup(loop.iter)
-        if not (isinstance(items, (list, tuple)) and 0 < len(items) <= _MOST
-                and all(_callable_item(item) for item in items)):
+        if not (isinstance(items, (list, tuple)) and 0 < len(items) <= _MOST and (
+                all(_callable_item(item) for item in items) or (
+                all(_object_item(item) for item in items)
+                and _calls_through(loop.body, loop.target.id)))):
             return None
         checks, out = [], []
         for i, value in enumerate(items):
             is_function = isinstance(value, types.FunctionType)
             holder = fresh(loop.target.id if is_function else type(value).__name__)
             scope.injected[holder] = value if is_function else type(value)
-            checks.append((is_function, holder))
+            attributes = () if is_function else _object_attributes(value)
+            attribute_holders = []
+            for attr, cls in attributes:
+                attribute_holders.append((attr, fresh(cls.__name__)))
+                scope.injected[attribute_holders[-1][1]] = cls
+            checks.append((is_function, holder, attribute_holders))
             item = name(holder) if is_function else gast.Subscript(
                 value=clone(loop.iter), slice=gast.Constant(value=i, kind=None),
                 ctx=gast.Load())
             for stmt in loop.body:
                 copy = clone(stmt)
                 if not is_function:
-                    copy = _Calls(loop.target.id, item, type(value), scope, fresh).visit(copy)
+                    copy = _Calls(loop.target.id, item, type(value), scope, fresh,
+                                  attributes).visit(copy)
                 out.append(gast.copy_location(Substitute({loop.target.id: item}).visit(copy),
                                               stmt))
         return [_guard(loop.iter, checks, loop)] + out
