@@ -548,3 +548,10 @@ def vjp(func=None, wrt=0, *, has_aux=False, disable=None, verify=None, jit=None)
 def jvp(func=None, wrt=0, *, disable=None, verify=None, jit=None):
     """jvp(*args, dx0, dx1, ...) -> J dx, the output tangent (forward mode)."""
     return _decorator_or_call("jvp", "forward", func, wrt, disable, verify, jit)
+
+
+# grad(f)(x) written inside a function srcad differentiates: the derivative is made where that
+# function is built, from the values the names denote then (frontend/statements.py), and called
+# as a derivative bound to a name is
+for _entry in (grad, value_and_grad, vjp, jvp):
+    _entry.__srcad_constructor__ = True

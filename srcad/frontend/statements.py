@@ -482,7 +482,8 @@ class _Partials(Transformer):
         self.generic_visit(node)
         inner = node.func
         if not (isinstance(inner, gast.Call) and inner.args and not isinstance(
-                inner.args[0], gast.Starred) and self.scope.lookup(inner.func) is functools.partial):
+                inner.args[0], gast.Starred)
+                and self.scope.lookup(inner.func) is functools.partial):
             return node
         given = {k.arg for k in node.keywords}
         if None in given or any(k.arg is None for k in inner.keywords):
@@ -490,6 +491,57 @@ class _Partials(Transformer):
         keywords = [k for k in inner.keywords if k.arg not in given] + node.keywords
         return gast.copy_location(gast.Call(func=inner.args[0], args=inner.args[1:] + node.args,
                                             keywords=keywords), node)
+
+
+def _constant(node):
+    """The value of a literal, or a tuple display of literals (wrt=(0, 1)); else raise."""
+    if isinstance(node, gast.Constant):
+        return node.value
+    if isinstance(node, gast.Tuple):
+        return tuple(_constant(e) for e in node.elts)
+    raise ValueError
+
+
+def _makes_derivatives(value):
+    """Whether value is srcad.grad (or another of the API's derivatives), or srcad itself."""
+    return getattr(value, "__srcad_constructor__", False) or (
+        isinstance(value, types.ModuleType) and getattr(getattr(value, "grad", None),
+                                                        "__srcad_constructor__", False))
+
+
+class _Derivatives(Transformer):
+    """grad(f)(x, y) -> grad_f(x, y), grad_f the derivative srcad.grad(f) (or value_and_grad,
+    vjp, jvp) made when the function is built: f a function the name denotes then, the other
+    arguments literals. A derivative called from a differentiated function is differentiated
+    as the function it stands for (resolve's lookup), as if the user had bound it to a name at
+    module level; Python would make the same object on each call (srcad's builds are cached)."""
+
+    def __init__(self, scope, fresh):
+        self.scope = scope
+        self.fresh = fresh
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        inner = node.func
+        if not (isinstance(inner, gast.Call) and inner.args and getattr(
+                self.scope.lookup(inner.func), "__srcad_constructor__", False)):
+            return node
+        func = self.scope.lookup(inner.args[0])
+        if not callable(func):
+            return node
+        try:
+            args = [_constant(a) for a in inner.args[1:]]
+            keywords = {k.arg: _constant(k.value) for k in inner.keywords if k.arg is not None}
+        except ValueError:
+            return node
+        if len(keywords) != len(inner.keywords):
+            return node
+        made = self.scope.lookup(inner.func)(func, *args, **keywords)
+        ident = self.fresh(f"{getattr(inner.func, 'attr', None) or inner.func.id}_"
+                           f"{getattr(func, '__name__', 'f').strip('<>')}")
+        self.scope.injected[ident] = made
+        node.func = gast.copy_location(name(ident), inner)
+        return node
 
 
 def _reads_by_target(loop):
@@ -519,8 +571,10 @@ def lower_statements(fdef, scope):
     fdef.body = [_Dicts(scope).visit(stmt) for stmt in fdef.body]
     fdef.body = lower_block(fdef.body, fresh, scope, only_read)
     kinds, used, _, _ = _census(fdef)  # (the loops and dicts the lowering made, too)
-    if any(scope.lookup(name(n)) is functools.partial for n in used):  # (after map(partial(g, w), xs) became a loop calling it)
-        fdef.body = [_Partials(scope).visit(stmt) for stmt in fdef.body]
+    if any(scope.lookup(name(n)) is functools.partial for n in used):  # (map(partial(g, w),
+        fdef.body = [_Partials(scope).visit(stmt) for stmt in fdef.body]  # xs) a loop by now)
+    if any(_makes_derivatives(scope.lookup(name(n))) for n in used):
+        fdef.body = [_Derivatives(scope, fresh).visit(stmt) for stmt in fdef.body]  # (grad(f)(x))
     if _DOUBLE_STARRED in kinds:
         expand_keywords(fdef)  # (h(x, **d), d's keys known: before d[k] = v is rewritten)
     dicts = _dict_names(fdef) if "dict_of" in used else set()
