@@ -64,9 +64,11 @@ def propagate_copies(fdef, counts=None, loads=None, params=None):
                     loads[a] = loads.get(a, 0) + loads.pop(b, 0) - 1  # (b's binding and
                     counts.pop(b, None)  # reads are a's; a's copy binding is gone)
                     i -= 1  # the copy is gone
-                elif top and b not in params and _continue_as(index, i, a, b, counts.get(a, 0),
-                                                              loads.get(a, 0)):
-                    # (top level only: in a loop, b would carry a's values into the next turn)
+                elif top and b not in params and counts.get(b, 0) and _continue_as(
+                        index, i, a, b, counts.get(a, 0), loads.get(a, 0)):
+                    # (top level only: in a loop, b would carry a's values into the next turn;
+                    # b bound in the function: a global or closure name bound here would be a
+                    # local from the function's start, unbound where it is first read)
                     loads[b] = loads.get(b, 0) + loads.pop(a, 0) - 1  # (a's bindings and
                     counts[b] = counts.get(b, 0) + counts.pop(a, 0) - 1  # reads are b's)
                     i -= 1
