@@ -513,7 +513,8 @@ REFUSED = [
     (refused_store_into_an_argument, "stores into an argument (`x[0] = 0.0`): the caller's "
      "array", "store into a copy: `x = x.copy()` first"),
     (refused_in_place_call, "calls that write into an argument (`np.add.at`, `np.copyto`, "
-     "`np.fill_diagonal`, a helper that changes its argument)",
+     "`np.fill_diagonal`, a helper that changes its argument, unless it only updates "
+     "(`p -= v`) arrays the caller made and does not read again)",
      "build the result as a new array (`np.bincount(idx, weights=x, minlength=n)`)"),
     (refused_in_place_method, "methods that change an array in place (`y.sort()`, "
      "`y.fill(v)`)", "`y = np.sort(y)`, `y = np.full_like(y, v)`"),

@@ -25,6 +25,7 @@ names may share storage) tells the reverse pass which restores of stored arrays 
      must be undone before it, even where the adjoint reads y itself only for its shape)
 """
 import builtins
+import inspect
 
 import gast
 import numpy as np
@@ -288,7 +289,7 @@ class MutationFence:
             if check and getattr(stmt, "augmented", None) is not None:
                 self.check_in_place(stmt, facts)
             if check and isinstance(stmt.value, gast.Call):
-                self.check_helper_writes(stmt.value)
+                self.check_helper_writes(stmt.value, stmt, facts)
             self.values[target.id] = stmt.value
             return self.bind(facts, target.id, self.points(stmt.value, facts))
         if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
@@ -390,22 +391,57 @@ class MutationFence:
             raise self.info.error(call, f"a call of the method .{func.attr}() whose result is not "
                                         f"used may change its object in place: srcad does not "
                                         f"differentiate such calls", hint=hint)
-        self.check_helper_writes(call)
+        self.check_helper_writes(call, stmt, facts)
         return facts
 
-    def check_helper_writes(self, call):
+    def check_helper_writes(self, call, stmt, facts):
         """A call of a function of the user's that changes an argument (b[0] = v, b += v):
-        refused, whether its result is used or not."""
+        refused, whether its result is used or not; except where it only updates parameters
+        (b -= v) into arrays this function made, that nothing read after the call can see
+        (no name, view or other argument of the call shares them): srcad differentiates the
+        helper's update as a new value (b = b - v), which is what the call computes then."""
         op = self.scope.lookup(call.func)
         own = getattr(op, "__name__", "")
         if op is not None and canonical_name(op) is None and getattr(builtins, own, None) is not (
-                op) and HELPERS.get(own) is not op and _writes_parameters(op):  # (a runtime
-            # helper, in generated code differentiated again, has templates)
+                op) and HELPERS.get(own) is not op and _writes_parameters(op) and not (
+                self._unseen_updates(op, call, stmt, facts)):  # (a runtime helper, in
+            # generated code differentiated again, has templates)
             raise self.info.error(call, f"{getattr(op, '__qualname__', op)} changes an argument "
                                         f"in place: srcad does not differentiate calls that "
                                         f"change their arguments",
                                   hint="return the new value from the helper and assign it "
                                        "(b = b + v, not b += v)")
+
+    def _unseen_updates(self, op, call, stmt, facts):
+        """Whether op only updates parameters in place (p += v) and each array the call passes
+        for one is storage this function made that nothing read after stmt shares, nor another
+        argument of the call."""
+        updated = _updated_parameters(op)
+        if not updated or any(isinstance(a, gast.Starred) for a in call.args) or any(
+                k.arg is None for k in call.keywords):
+            return False
+        try:
+            bound = inspect.signature(op).bind(*call.args, **{k.arg: k.value
+                                                              for k in call.keywords})
+        except (TypeError, ValueError):
+            return False
+        arguments = bound.arguments
+        rebound = {t.id for t in getattr(stmt, "targets", ()) if isinstance(t, gast.Name)}
+        for param in updated:
+            argument = arguments.get(param)
+            if isinstance(argument, gast.Constant):
+                continue  # (a number: an update makes a new one)
+            if not isinstance(argument, gast.Name):
+                return False  # (a default: the helper would change it for later calls)
+            objects = facts.table.get(argument.id, frozenset({OUTSIDE}))
+            if _external(objects) or set(self.sharing(stmt, None, objects, facts)) - rebound:
+                return False  # (an argument's or a global's storage; or seen afterwards: not
+                # through the names this statement binds anew)
+            for other, value in arguments.items():
+                if other != param and isinstance(value, gast.Name) and (
+                        facts.table.get(value.id, frozenset({OUTSIDE})) & objects):
+                    return False  # (the helper would see its update through the other)
+        return True
 
 
 _SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
@@ -413,7 +449,26 @@ _SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Po
             gast.BitOr: "|", gast.BitXor: "^", gast.LShift: "<<", gast.RShift: ">>"}
 
 
-def _writes_parameters(func):
+def _updated_parameters(func):
+    """The parameters func changes in place only by updates of the parameter itself (p += v,
+    which srcad differentiates as p = p + v), or None if it changes one otherwise (a store, a
+    writing method); read from its source."""
+    try:
+        fdef, _ = parse_function(func)
+    except Exception:
+        return None
+    params = set(parameter_ids(fdef))
+    updated = set()
+    for node in walk_breadth(fdef):
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)) and node is not fdef:
+            return None  # (a nested function's writes are not followed here)
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and (
+                node.target.id in params):
+            updated.add(node.target.id)
+    return updated if updated and not _writes_parameters(func, updates=False) else None
+
+
+def _writes_parameters(func, updates=True):
     """Whether a user function stores into, or calls a writing method of, one of its parameters,
     or updates one in place (b += e writes into the caller's array when b is one; read from its
     source; False when there is none to read)."""
@@ -424,8 +479,8 @@ def _writes_parameters(func):
     params = set(parameter_ids(fdef))
     for node in walk_breadth(fdef):
         target = None
-        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and (
-                node.target.id in params):
+        if updates and isinstance(node, gast.AugAssign) and isinstance(
+                node.target, gast.Name) and node.target.id in params:
             return True
         if isinstance(node, (gast.Assign, gast.AugAssign)):
             for t in (node.targets if isinstance(node, gast.Assign) else [node.target]):
