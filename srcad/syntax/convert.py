@@ -132,38 +132,30 @@ def fill_locations(tree):
     tree the passes built; without recursion (a tree of tens of thousands of nodes: the shape
     probe compiles the whole function) and with the attributes found once per node type."""
     kinds = {}  # node type -> (whether it has locations, its fields)
-    stack = [(tree, 1, 0, 1, 0)]
+    stack = [(tree, (1, 0, 1, 0))]  # (a node, its parent's location: _LOCATION's values)
     pop, push, ast_node = stack.pop, stack.append, ast.AST
     while stack:
-        node, lineno, col, end_lineno, end_col = pop()
+        node, where = pop()
         kind = type(node)
         known = kinds.get(kind)
         if known is None:
             known = kinds[kind] = ("lineno" in kind._attributes, kind._fields)
         located, fields = known
         if located:
-            if not hasattr(node, "lineno"):
-                node.lineno = lineno
-            else:
-                lineno = node.lineno
-            if getattr(node, "end_lineno", None) is None:
-                node.end_lineno = end_lineno
-            else:
-                end_lineno = node.end_lineno
-            if not hasattr(node, "col_offset"):
-                node.col_offset = col
-            else:
-                col = node.col_offset
-            if getattr(node, "end_col_offset", None) is None:
-                node.end_col_offset = end_col
-            else:
-                end_col = node.end_col_offset
+            own = []
+            for attr, inherited in zip(_LOCATION, where):
+                value = getattr(node, attr, None)
+                if value is None:
+                    setattr(node, attr, inherited)
+                    value = inherited
+                own.append(value)
+            where = tuple(own)
         for field in fields:
             value = getattr(node, field, None)
             if type(value) is list:
                 for item in value:
                     if isinstance(item, ast_node):
-                        push((item, lineno, col, end_lineno, end_col))
+                        push((item, where))
             elif isinstance(value, ast_node):
-                push((value, lineno, col, end_lineno, end_col))
+                push((value, where))
     return tree
