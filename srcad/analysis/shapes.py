@@ -39,7 +39,20 @@ def _one(value):
         return (kind, value)
     if kind is complex or isinstance(value, np.generic):
         return kind
+    if kind is list or kind is tuple:  # parameters as lists of (W, b): each item's signature
+        items = tuple(map(_one, value))
+        return None if None in items or any(map(_complex, items)) else (kind, items)
+    if kind is dict and all(type(k) is str for k in value):
+        items = tuple((k, _one(v)) for k, v in value.items())
+        return None if any(v is None or _complex(v) for _, v in items) else (dict, items)
     return None
+
+
+def _complex(item):
+    """Whether a signature item is of a complex number or array: inside a list, tuple or dict
+    such a value gets the code for any arguments, which refuses it (trees.check_real)."""
+    return item is complex or (type(item) is type and issubclass(item, np.complexfloating)) or (
+        type(item) is tuple and type(item[0]) is tuple and item[1] in ("F", "D", "G"))
 
 
 def signature_of(args, kwargs):
@@ -82,8 +95,12 @@ def values_left_out(signature, count):
 
 
 def _typed(item):
-    """A signature item without its value: (int,) for (int, 5); arrays and others as they are."""
-    return item[:1] if type(item) is tuple and item[0] in _BY_VALUE else item
+    """A signature item without its value: (int,) for (int, 5); (list,) for a list's, tuple's
+    or dict's items (calls that differ in them count as alike for the API's cap: a list that
+    grows from call to call gets VALUES builds, then the code for any arguments); arrays and
+    others as they are."""
+    return item[:1] if type(item) is tuple and (item[0] in _BY_VALUE or item[0] is list
+                                                or item[0] is tuple or item[0] is dict) else item
 
 
 class _Recorder(Transformer):

@@ -34,7 +34,7 @@ _REGISTERING = threading.Lock()  # held while a Derivative is put into _DERIVATI
 _BINDING = threading.RLock()
 # Caps on a derivative's specializations (Derivative.specialized): at most VALUES builds for
 # calls that differ only in the values of ints, bools, strings and None (a loop bound that
-# takes many values), at most TOTAL in all. A call past a cap runs the generic build, correct
+# takes many values) or in the items of lists, tuples and dicts, at most TOTAL in all. A call past a cap runs the generic build, correct
 # for any arguments, and is not remembered under its own key: the tables stay bounded.
 VALUES = 8
 TOTAL = 64
@@ -170,14 +170,16 @@ class Derivative:
             entry = self.specialized.get(None) or self._entry(None, args, kwargs)
             return entry, not any(isinstance(a, (list, tuple, dict)) for a in args)
         types = call_types(args, kwargs)
+        fast = not any(isinstance(a, (list, tuple, dict)) for a in args)  # (the fast path keys
+        # arrays and by-value arguments: the items of a list, tuple or dict need the signature)
         entry = self.specialized.get(without_values(signature, self.free.get(types), len(args)))
         if entry is not None:
-            return entry, True
+            return entry, fast
         alike = values_left_out(signature, len(args))
         if self.alike.get(alike, 0) >= VALUES or len(self.specialized) >= TOTAL:
             check_real(self.target, args, kwargs)  # (past the caps: the code for any arguments)
             return self._entry(None, args, kwargs), False
-        return self._entry(signature, args, kwargs), True
+        return self._entry(signature, args, kwargs), fast
 
     def _entry(self, signature, args, kwargs):
         """The entry for these arguments: built for their signature (None: the generic code),

@@ -25,7 +25,8 @@ def _built(func, mode, wrt, kind, args, kwargs, disabled=frozenset()):
     kwargs = kwargs or {}
     signature = signature_of(tuple(args), kwargs)
     if signature is None:
-        raise SrcadError("srcad specializes to arrays, numbers, strings and None; these example "
+        raise SrcadError("srcad specializes to arrays, numbers, strings and None, and lists, "
+                         "tuples and dicts of them; these example "
                          "arguments hold something else", hint="leave args out for code that "
                                                                "takes any shapes")
     return cache.compiled(func, mode, kind, wrt, example=(tuple(args), kwargs),

@@ -14,8 +14,9 @@ map's turn), and in reverse mode a stack to keep what each turn overwrites; stra
 needs neither (ANF's versioning, after this pass, gives each turn's values names of their
 own). The trip count must be a function of the signature alone, never of data, since the code
 is keyed by the signature: range's arguments are int constants, int parameters (their values
-are in the signature), sizes of array parameters (x.shape[i], len(x)) and +, -, *, // of
-those, through names bound once before the loop. Loops with break, continue, return, try, a
+are in the signature), sizes of array parameters (x.shape[i], len(x)), lengths of list,
+tuple and dict parameters (len(params): for W, b in params) and +, -, *, // of those, through
+names bound once before the loop. Loops with break, continue, return, try, a
 nested loop or a list's append or pop are left as they are, and so are loops whose copies would
 take more than TURNS turns or STATEMENTS statements in all (the code stays readable).
 """
@@ -39,6 +40,7 @@ class _Sizes:
         self.counts = bound_counts(fdef)
         self.values = {}  # name -> an int, or a shape (a tuple of ints)
         self.arrays = {}  # array parameter -> its shape
+        self.lengths = {}  # list, tuple or dict parameter -> its length
         self.ranges = {}  # name -> the range it is bound to
         self.sources = {}  # name in values or ranges -> the int parameters its value comes from
         params = fdef.args.posonlyargs + fdef.args.args
@@ -53,6 +55,8 @@ class _Sizes:
                 self.sources[param.id] = frozenset([param.id])
             elif type(value) is np.ndarray:
                 self.arrays[param.id] = value.shape
+            elif type(value) in (list, tuple, dict):  # (its length is in the signature)
+                self.lengths[param.id] = len(value)
 
     def of(self, node):
         """node's int value or shape, or None when the signature does not fix it."""
@@ -72,7 +76,7 @@ class _Sizes:
                 node.func.id == "len") and len(node.args) == 1 and not node.keywords and (
                 isinstance(node.args[0], gast.Name)):
             shape = self.arrays.get(node.args[0].id)
-            return shape[0] if shape else None
+            return shape[0] if shape else self.lengths.get(node.args[0].id)
         if isinstance(node, gast.BinOp) and type(node.op) in _OPS:
             a, b = self.of(node.left), self.of(node.right)
             if type(a) is int and type(b) is int and not (
