@@ -288,8 +288,17 @@ def log1p(y, x):
 
 @helper(linear=False)
 def logistic(x):
-    """1 / (1 + e^-x): the slope of logaddexp(a, x) in x is logistic(x - a). e^-|x| never
-    overflows, and each side has its accurate form (e^x / (1 + e^x) below 0)."""
+    """1 / (1 + e^-x): the slope of logaddexp(a, x) in x is logistic(x - a). Computed so in
+    three operations for a float64 array whose entries are all above -700 (e^-x cannot overflow
+    there; each operation is correctly rounded but exp, which is within an ulp: the result is
+    within two); else e^-|x|, which never overflows, and each side's accurate form
+    (e^x / (1 + e^x) below 0)."""
+    if type(x) is np.ndarray and x.dtype == np.float64 and x.ndim and x.size and (
+            x.min() > -700.0):
+        e = np.negative(x)
+        np.exp(e, out=e)
+        e += 1.0
+        return np.divide(1.0, e, out=e)
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1.0, e) / (1.0 + e)
 

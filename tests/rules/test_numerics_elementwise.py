@@ -350,6 +350,24 @@ def logaddexp2(x, y):
     return np.logaddexp2(x, y)
 
 
+def test_logistic_is_within_two_ulps_in_both_of_its_forms():
+    """The runtime's logistic (logaddexp's slopes) takes 1 / (1 + e^-x) for a float64 array
+    whose entries are all above -700, and e^-|x| with each side's form otherwise: both within
+    two ulps of the exact value, against a long double reference, in float64's normal range."""
+    logistic = HELPERS["logistic"]
+    x = np.concatenate([np.linspace(-699.0, 700.0, 20001), [-36.7, -1e-300, 0.0, 36.7, 745.0]])
+    wide = x.astype(np.longdouble)
+    exact = (1 / (1 + np.exp(-wide))).astype(np.float64)
+    for values in (x, np.append(x, -701.0)):  # (all above -700: 1 / (1 + e^-x); not all)
+        got = logistic(values)[:x.size]
+        assert np.all(np.abs(got - exact) <= 2 * np.spacing(exact)), values[-1]
+    assert logistic(np.array([-701.0, np.nan]))[1] != logistic(np.array([-701.0, np.nan]))[1]
+    with warnings.catch_warnings(), np.errstate(over="raise", under="ignore"):
+        warnings.simplefilter("error")  # (no overflow in either form)
+        assert logistic(np.array([-800.0, 800.0]))[1] == 1.0
+        assert logistic(np.array([-699.9, 800.0]))[1] == 1.0
+
+
 def test_logaddexp_does_not_overflow():
     x = np.array([1000.0, 1000.0, -1000.0, 1e300])
     y = np.array([1000.0, -1000.0, -1000.0, 0.0])
