@@ -148,7 +148,7 @@ def _check_current(func, text, info):
     key = (code, text)
     current = _CURRENT.get(key)
     if current is None:
-        current = _CURRENT[key] = _compiles_to(code, text, _module_names(func, code))
+        current = _CURRENT[key] = compiles_to(code, text, _module_names(func, code))
         if len(_CURRENT) > 4096:
             _CURRENT.pop(next(iter(_CURRENT)))
     if not current:
@@ -158,7 +158,7 @@ def _check_current(func, text, info):
                               "again, then differentiate the function anew")
 
 
-def _compiles_to(code, text, module_names=()):
+def compiles_to(code, text, module_names=()):
     """Whether text compiles to code. module_names: the names the function reads that its
     module binds to modules: declared imported (`import np`, never run), since the compiler
     calls a method of an imported name with LOAD_ATTR and of any other with LOAD_METHOD, and the

@@ -20,16 +20,20 @@ import builtins
 import hashlib
 import importlib
 import inspect
+import linecache
 import operator
 import sys
 import textwrap
 import threading
 import types
+from tokenize import TokenError
 
 import gast
 
 from .. import runtime
+from ..errors import SrcadError
 from ..frontend.distributions import is_distribution
+from ..frontend.parse import compiles_to
 from ..frontend.resolve import canonical_name
 from ..syntax.naming import walk_breadth
 
@@ -57,11 +61,12 @@ class Template:
         self.tuple_result = tuple_result
         self.signature = inspect.signature(func)
         self._node = None
+        self.lines = _file_lines(func)  # (its file's text as the function was defined)
 
     @property
     def node(self):
         if self._node is None:
-            self._node = parse_template(self.func)
+            self._node = parse_template(self.func, self.lines)
         return self._node
 
     def bind(self, args, keywords):
@@ -93,9 +98,49 @@ class Template:
         return [p.name for p in list(self.signature.parameters.values())[1:]]
 
 
-def parse_template(func):
+def _file_lines(func):
+    """The lines of the file that defines func, as it is when the template is registered (when
+    its module runs: the text its code was compiled from), or None."""
+    code = getattr(func, "__code__", None)
+    if code is None or getattr(func, "__srcad_text__", None) is not None:
+        return None
+    return linecache.getlines(code.co_filename) or None
+
+
+def template_source(func, lines=None):
+    """The source of a template function, as the code Python runs. Templates are parsed when
+    first instantiated, not at import (for import speed), so the text is taken from the lines
+    of its file as they were when it was registered (lines, _file_lines), else from the file as
+    it is now; either is used only if it compiles to the function's code. A file changed on disk
+    since it was imported (srcad upgraded in place under a running process, a module of the
+    user's templates edited and not reloaded) would otherwise give the text at the function's
+    old line: another function's, maybe another template, read as this one's derivative."""
+    code = func.__code__
+    texts = []
+    if lines is not None:
+        try:
+            texts.append("".join(inspect.getblock(lines[code.co_firstlineno - 1:])))
+        except (IndexError, SyntaxError, TokenError):
+            pass
+    try:
+        texts.append(inspect.getsource(func))
+    except (OSError, TypeError):
+        pass
+    names = sorted(n for n in code.co_names if isinstance(func.__globals__.get(n),
+                                                          types.ModuleType))
+    for text in texts:
+        if compiles_to(code, text, names):
+            return text
+    raise SrcadError(f"srcad cannot read the template {func.__qualname__} "
+                     f"({code.co_filename}:{code.co_firstlineno}): its file is not the code Python "
+                     f"is running (it changed after it was imported)",
+                     hint="start the Python process again (or reload the module that defines "
+                          "the template)")
+
+
+def parse_template(func, lines=None):
     """A template function's definition, without its decorators and docstring."""
-    source = textwrap.dedent(inspect.getsource(func))
+    source = textwrap.dedent(template_source(func, lines))
     fdef = gast.parse(source).body[0]
     fdef.decorator_list = []
     if fdef.body and isinstance(fdef.body[0], gast.Expr) and isinstance(
@@ -117,7 +162,7 @@ class TransposedTemplate(Template):
     @property
     def node(self):
         if self._node is None:
-            fdef = parse_template(self.func)
+            fdef = parse_template(self.func, self.lines)
             _check_diagonal(self.func, fdef)
             result, operand = [a.id for a in fdef.args.args[:2]]
             swap = {result: operand, operand: result}
@@ -178,7 +223,7 @@ class AppliedTangent(Template):
     @property
     def node(self):
         if self._node is None:
-            fdef = parse_template(self.func)
+            fdef = parse_template(self.func, self.lines)
             params = list(self.signature.parameters.values())
             written = {node.slice.id for stmt in walk_breadth(fdef) if isinstance(stmt, gast.Assign)
                        for node in stmt.targets if _derivative_of_name(node)}
@@ -439,9 +484,10 @@ class Registry:
                     module = getattr(template.func, "__module__", "") or ""
                     if not module.startswith("srcad."):
                         try:
-                            text = getattr(template.func, "__srcad_text__", None)
-                            digest.update((text or inspect.getsource(template.func)).encode())
-                        except (OSError, TypeError):
+                            text = getattr(template.func, "__srcad_text__", None) or (
+                                template_source(template.func, template.lines))
+                            digest.update(text.encode())
+                        except (OSError, TypeError, SrcadError):
                             digest.update(repr(template.func).encode())
             self._fingerprint = (self.version, digest.hexdigest())
         return self._fingerprint[1]

@@ -1,0 +1,92 @@
+"""A template is parsed when it is first instantiated (not at import, for import speed), from
+the text of its file. A file changed after its module was imported (srcad upgraded in place
+under a running process, a module of the user's templates edited and not reloaded) gave the
+text at the function's old line: another function's. Here that is another template, whose
+derivative of 5 was taken for the template's 3, with no error. The text is now the file's as it
+was when the template was registered, used only if it compiles to the function's code; a text
+that does not is a SrcadError."""
+import importlib.util
+import linecache
+import os
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.rules.registry import REGISTRY
+
+TEMPLATES = '''import srcad
+from srcad import d
+
+
+def triple(x):
+    return 3.0 * x
+
+
+@srcad.adjoint(triple)
+def triple_adjoint(y, x):
+    d[x] = d[y] * 3.0
+
+
+@srcad.tangent(triple)
+def triple_tangent(y, x):
+    d[y] = d[x] * 3.0
+'''
+
+# the same file, edited: four lines more at the top, so the templates' old first lines hold
+# other templates (a quintuple's), which parse and instantiate without complaint
+EDITED = '''import srcad
+from srcad import d
+
+
+@srcad.adjoint(print)
+def quintuple_adjoint(y, x):
+    d[x] = d[y] * 5.0
+
+
+@srcad.tangent(print)
+def quintuple_tangent(y, x):
+    d[y] = d[x] * 5.0
+'''.replace("@srcad.adjoint(print)\n", "").replace("@srcad.tangent(print)\n", "") + TEMPLATES[
+    len("import srcad\nfrom srcad import d\n"):]
+
+
+def _imported(tmp_path, name):
+    path = tmp_path / f"{name}.py"
+    path.write_text(TEMPLATES)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, path
+
+
+def _edit(path):
+    path.write_text(EDITED)
+    os.utime(path, (os.path.getmtime(path) + 5,) * 2)  # (a later mtime: linecache rereads it)
+    linecache.checkcache(str(path))
+
+
+def test_a_template_file_edited_after_import_keeps_the_templates_registered(tmp_path):
+    module, path = _imported(tmp_path, "templates_edited_later")
+    _edit(path)
+    assert "quintuple" in "".join(linecache.getlines(str(path)))
+
+    def f(x):
+        return np.sum(module.triple(x))
+
+    x = np.array([0.5, -1.0])
+    np.testing.assert_allclose(srcad.grad(f)(x), [3.0, 3.0])
+    np.testing.assert_allclose(srcad.jvp(f)(x, np.ones(2)), 6.0)
+
+
+def test_a_template_whose_text_is_not_its_code_is_refused(tmp_path):
+    module, path = _imported(tmp_path, "templates_edited_unread")
+    _edit(path)
+    template = REGISTRY.adjoint_of(module.triple)
+    template.lines = None  # (as if its file had not been read when it was registered)
+
+    def f(x):
+        return np.sum(module.triple(x))
+
+    with pytest.raises(srcad.SrcadError, match="changed after it was imported"):
+        srcad.grad(f)(np.array([0.5, -1.0]))
