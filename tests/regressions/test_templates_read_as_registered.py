@@ -90,3 +90,40 @@ def test_a_template_whose_text_is_not_its_code_is_refused(tmp_path):
 
     with pytest.raises(srcad.SrcadError, match="changed after it was imported"):
         srcad.grad(f)(np.array([0.5, -1.0]))
+
+
+HELPERS_TEXT = '''import numpy as np
+import srcad
+
+
+@srcad.runtime.helper(linear=True)
+def halved_for_test(g):
+    return g * 0.5
+'''
+
+
+def test_a_helper_file_edited_after_import_writes_the_helper_registered(tmp_path):
+    """A runtime helper's source is written into every generated module that calls it
+    (runtime.helper_source): taken from its file as it was when the helper was registered, and
+    refused (RuntimeError) where neither that text nor the file's present one is its code."""
+    path = tmp_path / "helpers_edited_later.py"
+    path.write_text(HELPERS_TEXT)
+    spec = importlib.util.spec_from_file_location("helpers_edited_later", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        path.write_text(HELPERS_TEXT.replace("import srcad\n", "import srcad\n\n\ndef other(g):"
+                                             "\n    return g * 4.0\n").replace("0.5", "0.25"))
+        os.utime(path, (os.path.getmtime(path) + 5,) * 2)
+        linecache.checkcache(str(path))
+        text = srcad.runtime.helper_source("halved_for_test")
+        assert text.startswith("def halved_for_test(g):") and "g * 0.5" in text
+        srcad.runtime._SOURCES.pop("halved_for_test")
+        srcad.runtime._LINES.pop("halved_for_test")
+        with pytest.raises(RuntimeError, match="changed after it was imported"):
+            srcad.runtime.helper_source("halved_for_test")
+    finally:
+        srcad.runtime.HELPERS.pop("halved_for_test", None)
+        srcad.runtime.LINEAR_HELPERS.discard("halved_for_test")
+        srcad.runtime._SOURCES.pop("halved_for_test", None)
+        srcad.runtime._LINES.pop("halved_for_test", None)
