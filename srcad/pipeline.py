@@ -72,6 +72,7 @@ from .version import __version__
 # of its name in optimize/ unless a path says otherwise.
 PASSES = (
     "specialize",      # code for the call's argument signature, not any shapes (analysis/shapes)
+    "callees",         # callees' derivatives specialized to each call's arguments (api/callees)
     "float_gradient",  # the gradient wrt one float by forward mode (api/derivatives.runs)
     "unroll",          # short loops over ranges the signature fixes written out (frontend/unroll)
     "inline",          # small helpers of the caller's module written into it (frontend/inline)

@@ -176,7 +176,7 @@ class Instance:
     mode, kind, wrt, disabled) gives the derivative of a callee (with .generated and .sync):
     the API's, so that each callee's derivative is made once (cache sits below the API)."""
 
-    def __init__(self, comp, func, callee):
+    def __init__(self, comp, func, callee, specialize=None):
         built = comp.built
         self.compiled = comp
         namespace = {"__name__": f"srcad_generated.{built.function_name}",
@@ -190,12 +190,15 @@ class Instance:
         self.function = namespace[built.function_name]
         _own_defaults(self.function, func)
         key = (func, comp.kind, comp.wrt)
-        in_progress = _in_progress()
-        in_progress[key] = namespace, built.function_name
-        try:
-            dependency_syncs = self._bind_dependencies(comp, namespace, key, callee)
-        finally:
-            in_progress.pop(key, None)
+        if specialize is not None:  # (code specialized to its arguments: no callee binds it)
+            dependency_syncs = self._bind_dependencies(comp, namespace, key, callee, specialize)
+        else:
+            in_progress = _in_progress()
+            in_progress[key] = namespace, built.function_name
+            try:
+                dependency_syncs = self._bind_dependencies(comp, namespace, key, callee)
+            finally:
+                in_progress.pop(key, None)
         inlined = tuple((name, None, func.__globals__[name]) for name in built.inlined
                         if name in func.__globals__)  # (helpers written in: the same ones)
         self.function.__srcad_sync__ = self._make_sync(func, built, namespace, dependency_syncs,
@@ -205,13 +208,23 @@ class Instance:
             self.sync()
 
     @staticmethod
-    def _bind_dependencies(comp, namespace, own_key, callee):
-        """Bind the derivative functions of callees (generated once each, cached)."""
+    def _bind_dependencies(comp, namespace, own_key, callee, specialize=None):
+        """Bind the derivative functions of callees (generated once each, cached). In code
+        specialized to its arguments, specialize(func, kind, wrt, disabled) gives (function,
+        sync) for a callee's derivative specialized to each call's arguments (api/callees.py),
+        or None where it stays generic (recursion included: another call, other shapes)."""
         built = comp.built
         syncs = []
         for dep_name, key in built.dependencies.items():
             dep_func, dep_kind, wrt = key
-            if key == own_key:
+            found = specialize(dep_func, dep_kind, wrt, comp.disabled) if (
+                specialize is not None) else None
+            if found is not None:
+                namespace[dep_name], sync = found
+                if all(sync is not s for s in syncs):  # (a record's and backward's: one)
+                    syncs.append(sync)
+                continue
+            if key == own_key and specialize is None:
                 namespace[dep_name] = namespace[built.function_name]
                 continue
             other = _in_progress().get(key)

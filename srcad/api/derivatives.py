@@ -15,13 +15,14 @@ import weakref
 import numpy as np
 
 from ..analysis.shapes import signature_of, values_left_out, without_values
-from . import cache, compose, html
+from . import cache, callees, compose, html
 from .jit import check_jit, numba_compiled
 from .dispatch import COTANGENT, FastPath, last_kwonly, signature_key, types_of, TYPES_OF_FEW
 from .trees import check_real, complex_array
 from .verify import verify_call, verify_on
 from ..errors import SrcadError
 from ..pipeline import disabled_passes, target_function
+from ..rules.calls import mode_of_kind
 from ..rules.registry import REGISTRY
 
 _DERIVATIVES = weakref.WeakKeyDictionary()
@@ -205,7 +206,9 @@ class Derivative:
                 if comp is None:
                     entry = (generic.function, generic.sync, generic.compiled)
                 else:
-                    instance = cache.Instance(comp, self.target, _callee)
+                    instance = _specialized_instance(comp, self.target) if (
+                        self.jit is None) else cache.Instance(comp, self.target, _callee)
+                    # (numba compiles the functions the code calls: the generic ones)
                     entry = (instance.function, instance.sync, comp)
                 if self.jit == "numba":
                     entry = (numba_compiled(entry[0], self.__name__),) + entry[1:]
@@ -249,6 +252,8 @@ class Derivative:
             mode, kind = runs(self.mode, self.built_kind, self.wrt, args, disabled)
             comp = cache.compiled(self.target, mode, kind, self.wrt, example=(args, kwargs),
                                   signature=signature, disabled=disabled)
+            instance = _specialized_instance(comp, self.target)
+            return instance.function, instance.sync, comp
         instance = cache.Instance(comp, self.target, _callee)
         return instance.function, instance.sync, comp
 
@@ -392,6 +397,7 @@ def _renew_all():
     made again when next needed."""
     with _BINDING:
         cache.forget_all()
+        callees.forget_all()
         for per_func in list(_DERIVATIVES.values()):
             for found in list(per_func.values()):
                 if isinstance(found, Derivative):
@@ -508,6 +514,28 @@ def derivative(func, mode, kind, wrt, disable=None, verify=None, jit=None):
 def _callee(func, mode, kind, wrt, disabled):
     """The derivative of a callee, for cache.Instance to bind into generated code."""
     return derivative(func, mode, kind, wrt, disable=disabled)
+
+
+def _specialized_callee(func, kind, wrt, disabled):
+    """In code specialized to its arguments: (function, sync) for a callee's derivative that
+    specializes itself to each call's arguments (callees.py), None where it stays generic."""
+    if kind not in _DISPATCHED or not callees.dispatchable(func):
+        return None
+    found = callees.dispatch_for(
+        func, kind, wrt, disabled,
+        lambda k: derivative(func, mode_of_kind(k), k, wrt, disable=disabled),
+        _specialized_instance, (VALUES, TOTAL))
+    return getattr(found, _DISPATCHED[kind]), found.sync
+
+
+_DISPATCHED = {"record": "forward", "backward": "backward", "tangent": "tangent"}
+
+
+def _specialized_instance(comp, target):
+    """A build specialized to its arguments, bound: its callees specialize per call too
+    (unless "callees" is switched off)."""
+    return cache.Instance(comp, target, _callee, specialize=None if (
+        "callees" in comp.disabled) else _specialized_callee)
 
 
 def _decorator_or_call(kind, mode, func, wrt, disable, verify, jit=None):
