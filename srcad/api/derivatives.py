@@ -22,7 +22,6 @@ from .trees import check_real, complex_array
 from .verify import verify_call, verify_on
 from ..errors import SrcadError
 from ..pipeline import disabled_passes, target_function
-from ..rules.calls import mode_of_kind
 from ..rules.registry import REGISTRY
 
 _DERIVATIVES = weakref.WeakKeyDictionary()
@@ -519,16 +518,12 @@ def _callee(func, mode, kind, wrt, disabled):
 def _specialized_callee(func, kind, wrt, disabled):
     """In code specialized to its arguments: (function, sync) for a callee's derivative that
     specializes itself to each call's arguments (callees.py), None where it stays generic."""
-    if kind not in _DISPATCHED or not callees.dispatchable(func):
-        return None
+    if kind not in ("record", "backward") or not callees.dispatchable(func):
+        return None  # (forward mode's tangent functions stay generic: see callees.py)
     found = callees.dispatch_for(
-        func, kind, wrt, disabled,
-        lambda k: derivative(func, mode_of_kind(k), k, wrt, disable=disabled),
+        func, wrt, disabled, lambda k: derivative(func, "reverse", k, wrt, disable=disabled),
         _specialized_instance, (VALUES, TOTAL))
-    return getattr(found, _DISPATCHED[kind]), found.sync
-
-
-_DISPATCHED = {"record": "forward", "backward": "backward", "tangent": "tangent"}
+    return (found.forward if kind == "record" else found.backward), found.sync
 
 
 def _specialized_instance(comp, target):

@@ -5,7 +5,8 @@ with unbroadcast and generic matrix-product adjoints on every call. In code spec
 caller's arguments they now get derivatives specialized to each call's arguments; these tests
 check the numbers (central differences, the unoptimized derivative through verify mode, which
 the suite turns on, and `disable="callees"`), that the two halves of a reverse-mode callee stay
-paired when one helper meets several shapes, and what stays generic.
+paired when one helper meets several shapes, and what stays generic (forward mode's tangents
+among it).
 """
 import inspect
 
@@ -100,14 +101,12 @@ def test_recursive_helper_specializes_each_depth():
     np.testing.assert_allclose(srcad.jvp(shrinking)(x, np.ones(5)), got.sum(), rtol=1e-12)
 
 
-def test_forward_mode_callee_is_specialized_too():
+def test_forward_mode_callee_stays_generic():
     rhs, integrate = make_model(A)
     v = RNG.normal(size=4)
     got = srcad.jvp(integrate, wrt=0)(Y0, 0.3, v)
+    assert rhs not in callees._DISPATCHES
     np.testing.assert_allclose(got, srcad.grad(integrate)(Y0, 0.3) @ v, rtol=1e-12)
-    (found,) = [d for d in callees._DISPATCHES[rhs].values()
-                if isinstance(d, callees.TangentDispatch)]
-    assert len(found.by_signature) == 1
 
 
 def test_closure_values_read_at_each_call():
