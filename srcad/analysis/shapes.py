@@ -17,6 +17,7 @@ import gast
 import numpy as np
 
 from ..syntax.convert import fill_locations, gast_to_ast
+from .isolation import roots_of, Saved
 from ..syntax.naming import bound_counts, walk
 from ..syntax.nodes import dotted_parts, parameter_ids, SHAPE_ATTRIBUTES
 from ..syntax.visitor import Transformer
@@ -192,12 +193,11 @@ def probe(fdef, func, scope, args, kwargs):
         module = gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
         code = compile(fill_locations(module), "<srcad shape probe>", "exec")
         exec(code, namespace)
-        state = np.random.get_state()
-        try:
+        reached = [namespace[n] for n in sorted(scope.user_globals | scope.user_cells)
+                   if n in namespace]  # (and the random generators, lists, objects they hold:
+        with Saved(roots_of(func, args, kwargs) + reached):  # put back after, isolation.py)
             with np.errstate(all="ignore"):  # the call itself warns where numpy does
                 namespace["__srcad_probe__"](*_private(args), **_private(kwargs))
-        finally:
-            np.random.set_state(state)
     except Exception:  # the probe is an optimization: any failure means generic code
         return {}, {}, {}
     by_name = {}

@@ -136,6 +136,9 @@ class _Dispatch:
         signature = signature_of(args, kwargs)
         if signature is None:
             return self._generic_entry()
+        entry = self.by_signature.get(signature)
+        if entry is not None and any(isinstance(a, CONTAINERS) for a in key_args):
+            return entry  # (calls with lists, tuples or dicts are keyed by their signature)
         alike = values_left_out(signature, len(args))
         with _LOCK:
             entry = self.by_signature.get(signature)

@@ -17,12 +17,12 @@ Verify mode costs one more build and call per specialization: for tests, not pro
 """
 import copy
 import os
-import random
 import types
 
 import numpy as np
 
 from ..errors import SrcadError, VerifyError
+from ..analysis.isolation import roots_of, Saved
 from ..pipeline import PASSES
 from .trees import check_real
 
@@ -122,16 +122,14 @@ def _reference(derivative, args, kwargs):
 
 
 def _run_copy(derivative, entry, inputs):
-    """Run entry on copies of the inputs, leaving the global random states as they were."""
+    """Run entry on copies of the inputs, leaving the random generators, lists, dicts and
+    objects f reaches as they were (analysis/isolation.py)."""
     args, kwargs, extra = _copy_inputs(inputs)
-    states = np.random.get_state(), random.getstate()
-    try:
-        return derivative.invoke(entry, args, kwargs, extra)
-    except Exception as error:  # compared, not raised: the optimized call may raise it too
-        return _Raised(error)
-    finally:
-        np.random.set_state(states[0])
-        random.setstate(states[1])
+    with Saved(roots_of(derivative.target, inputs[0], inputs[1])):
+        try:
+            return derivative.invoke(entry, args, kwargs, extra)
+        except Exception as error:  # compared, not raised: the optimized call may raise it
+            return _Raised(error)
 
 
 def _bisect(derivative, inputs, expected, scale):

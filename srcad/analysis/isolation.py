@@ -1,0 +1,139 @@
+"""The state a build's own runs of the user's code may change, saved before and put back after.
+
+A specialized build runs the function once on the call's arguments before the derivative runs
+(the shape probe, shapes.py), and a callee's specialization runs the callee so in the middle of
+its caller's derivative (api/callees.py). Their arguments are copies (shapes._private), but the
+function also reaches state through its globals, closure cells and the objects it is passed: a
+module-level `rng = np.random.default_rng(0)` it draws noise from, a list it appends to, a dict
+that counts calls, `self.rng` and `self.history` of a model. Without this, the first call with
+new shapes drew its noise twice: the value and gradient were those of the second draw (a
+value_and_grad of 3.04 where f gave 5.50), the generator one draw further on afterwards, and a
+callee drawing noise twice per specialization; every append ran twice.
+
+Saved(roots) takes, from the values the code can reach:
+    random generators         np.random.RandomState, Generator, BitGenerator; random.Random;
+                              and the global states of np.random and random
+    lists, dicts, sets        their items (put back in place: the same objects)
+    the user's objects        their attributes (vars(obj)); those of classes from numpy and
+                              other libraries are not looked into
+    the user's functions      the globals their code names and their closure cells (helpers)
+following containers, objects and functions a few levels down (DEPTH), and the first ITEMS
+items of a container. Arrays are not copied (a global array written in place by the function
+is not put back: the README says so), nor are modules looked into, files or prints undone.
+"""
+import random
+import types
+
+import numpy as np
+
+DEPTH = 3  # levels of containers, objects and functions followed from the roots
+ITEMS = 1000  # items of a list, dict or set looked into (all are put back)
+_LIBRARIES = ("numpy", "scipy", "sklearn", "pandas", "jax", "torch", "dask", "cupy",
+              "builtins", "srcad")
+
+
+class Saved:
+    """with Saved(roots): ... runs the block and puts back what it changed of the state the
+    roots reach (see the module docstring)."""
+
+    def __init__(self, roots):
+        self.undo = []  # (put back, what was there)
+        self.seen = set()
+        self.undo.append((np.random.set_state, np.random.get_state()))
+        self.undo.append((random.setstate, random.getstate()))
+        for root in roots:
+            self.take(root, 0)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for put_back, state in reversed(self.undo):
+            put_back(state)
+        return False
+
+    def take(self, value, depth):
+        if id(value) in self.seen or value is None or isinstance(
+                value, (int, float, complex, str, bytes, bool, np.ndarray, np.generic,
+                        types.ModuleType, type)):
+            return
+        self.seen.add(id(value))
+        if isinstance(value, np.random.RandomState):
+            self.undo.append((value.set_state, value.get_state()))
+        elif isinstance(value, np.random.Generator):
+            self.take(value.bit_generator, depth)
+        elif isinstance(value, np.random.BitGenerator):
+            self.undo.append((_state_setter(value), value.state))
+        elif isinstance(value, random.Random):
+            self.undo.append((value.setstate, value.getstate()))
+        elif type(value) is list:
+            self.undo.append((_list_setter(value), list(value)))
+            self._inside(value[:ITEMS], depth)
+        elif type(value) is dict:
+            self.undo.append((_dict_setter(value), dict(value)))
+            self._inside(list(value.values())[:ITEMS], depth)
+        elif type(value) is set:
+            self.undo.append((_dict_setter(value), set(value)))
+        elif type(value) is tuple:
+            self._inside(value[:ITEMS], depth)
+        elif isinstance(value, types.FunctionType):
+            if depth < DEPTH and not _library(value):
+                self._inside(_reached_by(value), depth)
+        elif hasattr(value, "__dict__") and not _library(type(value)) and type(
+                value.__dict__) is dict:
+            attributes = value.__dict__
+            self.undo.append((_dict_setter(attributes), dict(attributes)))
+            self._inside(list(attributes.values())[:ITEMS], depth)
+
+    def _inside(self, values, depth):
+        if depth < DEPTH:
+            for item in values:
+                self.take(item, depth + 1)
+
+
+def roots_of(func, args=(), kwargs=None):
+    """What a call of func reaches: its arguments and what its code names (_reached_by)."""
+    return [*args, *(kwargs or {}).values(), *_reached_by(func)]
+
+
+def _reached_by(func):
+    """The values of the globals func's code names (its own and its nested functions') and of
+    its closure cells."""
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return []
+    names, stack = set(), [code]
+    while stack:
+        inner = stack.pop()
+        names.update(inner.co_names)
+        stack.extend(c for c in inner.co_consts if isinstance(c, types.CodeType))
+    found = [func.__globals__[n] for n in sorted(names) if n in func.__globals__]
+    for cell in func.__closure__ or ():
+        try:
+            found.append(cell.cell_contents)
+        except ValueError:  # (empty)
+            pass
+    return found
+
+
+def _library(obj):
+    return (getattr(obj, "__module__", None) or "").split(".")[0] in _LIBRARIES
+
+
+def _state_setter(bit_generator):
+    def put_back(state):
+        bit_generator.state = state
+    return put_back
+
+
+def _list_setter(items):
+    def put_back(saved):
+        items[:] = saved
+    return put_back
+
+
+def _dict_setter(container):
+    def put_back(saved):
+        container.clear()
+        container.update(saved)
+    return put_back
