@@ -41,6 +41,11 @@ from ..errors import SrcadError
 _LOCK = threading.RLock()  # held while a dispatch builds and binds a specialization
 _DISPATCHES = weakref.WeakKeyDictionary()  # callee -> {(wrt, disabled): dispatch}
 CONTAINERS = (list, tuple, dict)
+# a callee whose first FRUITLESS specializations all came out as the code for any arguments (a
+# float's value decides a shape, or srcad refused the shapes) is not specialized again: a
+# recursive flatten over a list of (W, b) pairs built ten specializations, all generic, for
+# 350-550 ms
+FRUITLESS = 2
 _SYNCING = threading.local()  # .active: the dispatches this thread is syncing
 
 
@@ -90,6 +95,8 @@ class _Dispatch:
         self.fast = {}  # (types, key) -> entry
         self.syncs = []  # the syncs of the bound specializations (run before each call)
         self.generic_used = False
+        self.bound = 0  # specializations bound
+        self.fruitless = 0  # builds that gave the code for any arguments (see FRUITLESS)
         self.sync = self._sync  # (one bound method: the caller's syncs hold it once)
 
     def _sync(self):
@@ -145,8 +152,9 @@ class _Dispatch:
             if entry is None and (self.alike.get(alike, 0) >= self.values
                                   or len(self.by_signature) >= self.total):
                 return self._generic_entry()  # (past the caps: not remembered)
+            hopeless = self.fruitless >= FRUITLESS and not self.bound
         comps = None
-        if entry is None:  # built with nothing locked: the probe runs the helper
+        if entry is None and not hopeless:  # built with nothing locked: the probe runs it
             try:
                 comps = self._compiled(signature, args, kwargs)
             except SrcadError:  # (refused for these shapes: the code for any, as before,
@@ -154,6 +162,7 @@ class _Dispatch:
         with _LOCK:  # one entry per signature, whichever thread asks first
             entry = self.by_signature.get(signature)
             if entry is None:
+                self.fruitless += comps is None and not hopeless
                 entry = self._bind(comps) if comps is not None else self._generic_entry()
                 self.by_signature[signature] = entry
                 self.alike[alike] = self.alike.get(alike, 0) + 1
@@ -180,6 +189,7 @@ class _Dispatch:
 
     def _bind(self, comps):
         """The entry: the compiled functions bound (_LOCK held), their syncs kept."""
+        self.bound += 1
         functions = []
         for comp, target in comps:
             instance = self.instance(comp, target)

@@ -180,3 +180,30 @@ def test_switched_off_callees_stay_generic(disable):
     rhs, integrate = make_model(A)
     srcad.grad(integrate, disable=disable)(Y0, 0.3)
     assert rhs not in callees._DISPATCHES
+
+
+def positive_part(v):  # a float's value decides a shape: its specializations are generic
+    if v.shape[0] > 100:
+        return v
+    return np.sum(v[v > 0.0] ** 2)
+
+
+def over_lengths(x):
+    return sum(positive_part(x[:n]) for n in range(2, 7))
+
+
+def test_helper_whose_specializations_come_out_generic_is_not_built_again(monkeypatch):
+    built = []
+    compiled = callees.cache.compiled
+
+    def counting(target, mode, kind, *rest, **kw):
+        if kw.get("signature") is not None:  # (a specialization: not the code for any)
+            built.append(kind)
+        return compiled(target, mode, kind, *rest, **kw)
+    monkeypatch.setattr(callees.cache, "compiled", counting)
+    x = np.array([0.5, -0.3, 1.2, 0.7, -0.1, 2.0])
+    got = srcad.grad(over_lengths)(x)
+    np.testing.assert_allclose(got, central_gradient(over_lengths, (x,)), rtol=1e-7)
+    found = _dispatch(positive_part)
+    assert found.fruitless == callees.FRUITLESS and not found.bound
+    assert built.count("record") == callees.FRUITLESS  # (then no more builds: 5 lengths)
