@@ -30,6 +30,7 @@ a derivative differentiated again) binds the generic functions, never a dispatch
 arguments to specialize to, and it is read as source.
 """
 import inspect
+import re
 import threading
 import weakref
 
@@ -41,6 +42,14 @@ from ..errors import SrcadError
 _LOCK = threading.RLock()  # held while a dispatch builds and binds a specialization
 _DISPATCHES = weakref.WeakKeyDictionary()  # callee -> {(wrt, disabled): dispatch}
 CONTAINERS = (list, tuple, dict)
+# the runtime helpers a derivative for any arguments calls because it does not know shapes
+# (specialized code writes a sum over known axes, a plain product, nothing): a callee whose
+# generic halves call none of them is not dispatched, since its specialization would be the
+# same code plus the dispatch (a recursive flatten and an RNN's update step: 3-5 % slower, and
+# ten builds for the flatten)
+SHAPE_BLIND = re.compile(r"\b(unbroadcast|rebroadcast|unreduce|times_weights|dot_axes|"
+                         r"tensordot_adjoint_[ab]|matmul_adjoint_[ab]|unsum|untranspose|"
+                         r"tensordot_axes|inner_axes|expand_weights)\(")
 # a callee whose first FRUITLESS specializations all came out as the code for any arguments (a
 # float's value decides a shape, or srcad refused the shapes) is not specialized again: a
 # recursive flatten over a list of (W, b) pairs built ten specializations, all generic, for
@@ -61,16 +70,21 @@ def dispatchable(func):
 
 def dispatch_for(func, wrt, disabled, generic, instance, caps):
     """The dispatch of func's reverse-mode derivative (its record and backward halves), made
-    once per callee and options. generic(kind) -> the Derivative for any arguments
-    (with .target, .generated, .sync); instance(comp, target) -> the cache.Instance of a
-    specialization, its own callees bound as the API binds them; caps: (VALUES, TOTAL)."""
+    once per callee and options; None where specializing would not pay (SHAPE_BLIND).
+    generic(kind) -> the Derivative for any arguments (with .target, .generated, .sync,
+    .compiled); instance(comp, target) -> the cache.Instance of a specialization, its own
+    callees bound as the API binds them; caps: (VALUES, TOTAL)."""
     key = (wrt, disabled)
     with _LOCK:
         table = _DISPATCHES.setdefault(func, {})
-        found = table.get(key)
-        if found is None:
-            found = table[key] = RecordDispatch(generic, wrt, disabled, instance, caps)
-        return found
+        if key in table:
+            return table[key]
+    texts = [generic(kind).compiled.built.function_text for kind in RecordDispatch.KINDS]
+    pays = any(SHAPE_BLIND.search(text) for text in texts)
+    with _LOCK:
+        if key not in table:
+            table[key] = RecordDispatch(generic, wrt, disabled, instance, caps) if pays else None
+        return table[key]
 
 
 def forget_all():

@@ -523,6 +523,8 @@ def _specialized_callee(func, kind, wrt, disabled):
     found = callees.dispatch_for(
         func, wrt, disabled, lambda k: derivative(func, "reverse", k, wrt, disable=disabled),
         _specialized_instance, (VALUES, TOTAL))
+    if found is None:  # (specializing it would not pay)
+        return None
     return (found.forward if kind == "record" else found.backward), found.sync
 
 

@@ -207,3 +207,20 @@ def test_helper_whose_specializations_come_out_generic_is_not_built_again(monkey
     found = _dispatch(positive_part)
     assert found.fruitless == callees.FRUITLESS and not found.bound
     assert built.count("record") == callees.FRUITLESS  # (then no more builds: 5 lengths)
+
+
+def elementwise(v):  # its derivative for any arguments needs no shapes: nothing to gain
+    if v[0] > 100.0:
+        return v
+    return np.tanh(np.exp(v))
+
+
+def uses_elementwise(x):
+    return np.sum(elementwise(x) * elementwise(x[::-1]))
+
+
+def test_callee_whose_generic_code_needs_no_shapes_is_not_dispatched():
+    x = RNG.normal(size=5)
+    got = srcad.grad(uses_elementwise)(x)
+    np.testing.assert_allclose(got, central_gradient(uses_elementwise, (x,)), rtol=1e-7)
+    assert list(callees._DISPATCHES[elementwise].values()) == [None]
