@@ -548,9 +548,10 @@ def zero_at(g, index):
 @helper(tangent="linear")
 def tuple_adjoint(parts, y, indices):
     """The adjoint of a tuple y whose items at `indices` have the adjoints `parts` (the others
-    were never used: zeros shaped like them)."""
-    out = [zero_gradient(item) if isinstance(item, (list, tuple, dict)) else
-           np.zeros_like(item, dtype=np.result_type(item, 0.0)) for item in y]
+    were never used: zeros shaped like them, made for those alone)."""
+    given = {i % len(y) for i in indices}
+    out = [None if k in given else zero_gradient(item) if isinstance(item, (list, tuple, dict))
+           else np.zeros_like(item, dtype=np.result_type(item, 0.0)) for k, item in enumerate(y)]
     for i, part in zip(indices, parts):
         out[i] = part
     return out
