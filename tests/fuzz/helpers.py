@@ -8,6 +8,8 @@
     tuple_call   p, q = h(a, b): a helper returning a tuple the caller unpacks
     list_call    h([x, y]): a helper taking a list of arrays (a loop over it, or xs[0], xs[1])
     generator_call  sum(g([x, y])), list(g(...)): a helper that yields a value per item
+    (closures)   about one helper in two is made by a factory and reads a value of its
+                 (`scale = 1.0`): a closure, which stays a call
 
 A helper's body is made by the same statement and expression families as f's, in a scope of
 its own: its parameters are its variables, the size parameters are not in scope (so shapes come
@@ -90,12 +92,25 @@ def make_helper(scope, returns):
     names = [p for p, _ in params] + (["log"] if takes_log else [])
     text = "\n".join([f"def {name}({', '.join(names)}):"] + stmts.indent(body) +
                      [f"    return {', '.join(results)}"])
+    if zlib.crc32(text.encode()) % 2 == 1:  # (a checksum, not scope.rng: see _helper_name)
+        text = _closure(name, body, results, names)
+        scope.tags.add("helper_closure")
     helper = Helper(name, params, tuple(returns), text, takes_log)
     scope.helpers.append(helper)
     scope.tags.add("helper" if len(returns) == 1 else "helper_tuple")
     if scope.helper_depth:
         scope.tags.add("helper_calls_helper")
     return helper
+
+
+def _closure(name, body, results, names):
+    """The helper made by a factory, reading a value of the factory's (a closure: not written
+    into its caller; its derivative is specialized at each call, api/callees.py)."""
+    scaled = [f"scale * ({r})" for r in results]
+    return "\n".join([f"def make_{name}():", "    scale = 1.0", "",
+                      f"    def {name}({', '.join(names)}):"] + stmts.indent(body, 2)
+                     + [f"        return {', '.join(scaled)}", "", f"    return {name}", "", "",
+                        f"{name} = make_{name}()"])
 
 
 _STEPS = ["np.sin(v) * 0.9 + v * 0.1", "np.tanh(v) + 0.5 * v", "0.5 * v - 0.25 * np.cos(v)"]
