@@ -19,9 +19,14 @@ Saved(roots) takes, from the values the code can reach:
     the user's functions      the globals their code names and their closure cells (helpers)
 following containers, objects and functions a few levels down (DEPTH), and the first ITEMS
 items of a container. Arrays are not copied (a global array written in place by the function
-is not put back: the README says so), nor are modules looked into, files or prints undone.
+is not put back: the README says so), nor are modules looked into or files undone. What the
+probe prints is dropped (quiet) where the process has one Python thread; with others, which
+could print meanwhile, it shows.
 """
+import contextlib
+import io
 import random
+import threading
 import types
 
 import numpy as np
@@ -89,6 +94,14 @@ class Saved:
         if depth < DEPTH:
             for item in values:
                 self.take(item, depth + 1)
+
+
+def quiet():
+    """What the probe prints goes nowhere (the call prints it), where no other Python thread
+    could print meanwhile: sys.stdout is the process's."""
+    if threading.active_count() == 1:
+        return contextlib.redirect_stdout(io.StringIO())
+    return contextlib.nullcontext()
 
 
 def roots_of(func, args=(), kwargs=None):

@@ -17,7 +17,7 @@ import gast
 import numpy as np
 
 from ..syntax.convert import fill_locations, gast_to_ast
-from .isolation import roots_of, Saved
+from .isolation import quiet, roots_of, Saved
 from ..syntax.naming import bound_counts, walk
 from ..syntax.nodes import dotted_parts, parameter_ids, SHAPE_ATTRIBUTES
 from ..syntax.visitor import Transformer
@@ -196,7 +196,7 @@ def probe(fdef, func, scope, args, kwargs):
         reached = [namespace[n] for n in sorted(scope.user_globals | scope.user_cells)
                    if n in namespace]  # (and the random generators, lists, objects they hold:
         with Saved(roots_of(func, args, kwargs) + reached):  # put back after, isolation.py)
-            with np.errstate(all="ignore"):  # the call itself warns where numpy does
+            with np.errstate(all="ignore"), quiet():  # the call itself warns and prints
                 namespace["__srcad_probe__"](*_private(args), **_private(kwargs))
     except Exception:  # the probe is an optimization: any failure means generic code
         return {}, {}, {}

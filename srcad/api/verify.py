@@ -22,7 +22,7 @@ import types
 import numpy as np
 
 from ..errors import SrcadError, VerifyError
-from ..analysis.isolation import roots_of, Saved
+from ..analysis.isolation import quiet, roots_of, Saved
 from ..pipeline import PASSES
 from .trees import check_real
 
@@ -123,9 +123,9 @@ def _reference(derivative, args, kwargs):
 
 def _run_copy(derivative, entry, inputs):
     """Run entry on copies of the inputs, leaving the random generators, lists, dicts and
-    objects f reaches as they were (analysis/isolation.py)."""
+    objects f reaches as they were, its prints unshown (analysis/isolation.py)."""
     args, kwargs, extra = _copy_inputs(inputs)
-    with Saved(roots_of(derivative.target, inputs[0], inputs[1])):
+    with Saved(roots_of(derivative.target, inputs[0], inputs[1])), quiet():
         try:
             return derivative.invoke(entry, args, kwargs, extra)
         except Exception as error:  # compared, not raised: the optimized call may raise it

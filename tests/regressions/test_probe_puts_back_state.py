@@ -99,3 +99,13 @@ def test_python_random_module():
     got = srcad.grad(python_random)(X)
     random.seed(11)
     np.testing.assert_array_equal(got, np.full(3, random.random()))
+
+
+def chatty(x):
+    print("f ran")
+    return np.sum(np.sin(x))
+
+
+def test_probe_prints_nothing(capsys):
+    srcad.grad(chatty)(X)
+    assert capsys.readouterr().out == "f ran\n"
