@@ -18,7 +18,7 @@ Saved(roots) takes, from the values the code can reach:
                               other libraries are not looked into
     the user's functions      the globals their code names and their closure cells (helpers)
 following containers, objects and functions a few levels down (DEPTH), and the first ITEMS
-items of a container. Arrays are not copied (a global array written in place by the function
+items of a container; containers of more than LARGE items are not copied, nor put back. Arrays are not copied (a global array written in place by the function
 is not put back: the README says so), nor are modules looked into or files undone. What the
 probe prints is dropped (quiet) where the process has one Python thread; with others, which
 could print meanwhile, it shows.
@@ -33,6 +33,7 @@ import numpy as np
 
 DEPTH = 3  # levels of containers, objects and functions followed from the roots
 ITEMS = 1000  # items of a list, dict or set looked into (all are put back)
+LARGE = 100_000  # lists, dicts and sets longer are not put back (a copy per build would cost)
 _LIBRARIES = ("numpy", "scipy", "sklearn", "pandas", "jax", "torch", "dask", "cupy",
               "builtins", "srcad")
 
@@ -71,6 +72,8 @@ class Saved:
             self.undo.append((_state_setter(value), value.state))
         elif isinstance(value, random.Random):
             self.undo.append((value.setstate, value.getstate()))
+        elif type(value) in (list, dict, set) and len(value) > LARGE:
+            return
         elif type(value) is list:
             self.undo.append((_list_setter(value), list(value)))
             self._inside(value[:ITEMS], depth)
