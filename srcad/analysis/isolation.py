@@ -20,12 +20,11 @@ Saved(roots) takes, from the values the code can reach:
 following containers, objects and functions a few levels down (DEPTH), and the first ITEMS
 items of a container; containers of more than LARGE items are not copied, nor put back. Arrays are not copied (a global array written in place by the function
 is not put back: the README says so), nor are modules looked into or files undone. What the
-probe prints is dropped (quiet) where the process has one Python thread; with others, which
-could print meanwhile, it shows.
+probe prints is dropped (quiet), and only what its own thread prints.
 """
 import contextlib
-import io
 import random
+import sys
 import threading
 import types
 
@@ -54,9 +53,14 @@ class Saved:
         return self
 
     def __exit__(self, *exc):
+        self.put_back()
+        return False
+
+    def put_back(self):
+        """The state as it was when this was made (as often as asked: the saved copies stay)."""
         for put_back, state in reversed(self.undo):
             put_back(state)
-        return False
+
 
     def take(self, value, depth):
         if id(value) in self.seen or value is None or isinstance(
@@ -99,12 +103,85 @@ class Saved:
                 self.take(item, depth + 1)
 
 
+class Replayed:
+    """Several runs of the user's code that must each see the state one call would (the rows
+    of a Jacobian, each one sweep of the derivative code): before every run but the first, the
+    state the roots reach is put back as it was before the first; at the end it is left as the
+    first run left it, as after one call.
+
+        with Replayed(roots) as replay:
+            for e in basis:
+                replay.next_run()
+                rows.append(vjp(*args, e))
+    """
+
+    def __init__(self, roots):
+        self.roots = list(roots)
+        self.before = Saved(self.roots)
+        self.after_first = None
+        self.runs = 0
+
+    def __enter__(self):
+        return self
+
+    def next_run(self):
+        if self.runs == 1:
+            self.after_first = Saved(self.roots)
+        if self.runs:
+            self.before.put_back()
+        self.runs += 1
+
+    def call(self, function, *args, **kwargs):
+        self.next_run()
+        return function(*args, **kwargs)
+
+    def __exit__(self, *exc):
+        if self.after_first is not None:
+            self.after_first.put_back()
+        return False
+
+
+@contextlib.contextmanager
 def quiet():
-    """What the probe prints goes nowhere (the call prints it), where no other Python thread
-    could print meanwhile: sys.stdout is the process's."""
-    if threading.active_count() == 1:
-        return contextlib.redirect_stdout(io.StringIO())
-    return contextlib.nullcontext()
+    """What this thread prints in the block goes nowhere (the probe's run: the call itself
+    prints it). sys.stdout is the process's, so while any thread is quiet it is one _Quieted
+    stream that drops the writes of the quiet threads and passes the others' on."""
+    me = threading.get_ident()
+    with _QUIET_LOCK:
+        if not _QUIET:
+            _QUIET["stream"] = sys.stdout
+            sys.stdout = _Quieted(_QUIET["stream"])
+        _QUIET[me] = _QUIET.get(me, 0) + 1
+    try:
+        yield
+    finally:
+        with _QUIET_LOCK:
+            _QUIET[me] -= 1
+            if not _QUIET[me]:
+                del _QUIET[me]
+            if list(_QUIET) == ["stream"]:
+                stream = _QUIET.pop("stream")
+                if isinstance(sys.stdout, _Quieted):  # (unless someone else replaced it since)
+                    sys.stdout = stream
+
+
+_QUIET_LOCK = threading.Lock()
+_QUIET = {}  # "stream": sys.stdout before the first quiet block; thread id -> blocks open
+
+
+class _Quieted:
+    """sys.stdout while a thread is quiet: its writes dropped, the other threads' passed on."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        if threading.get_ident() in _QUIET:
+            return len(text)
+        return self._stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 def roots_of(func, args=(), kwargs=None):

@@ -12,7 +12,8 @@ from ..analysis.shapes import signature_of
 from ..errors import SrcadError, VerifyError
 from . import html, trees
 from .batched import Batched, NotBatchable
-from .derivatives import derivative
+from ..analysis.isolation import Replayed, roots_of
+from .derivatives import Derivative, derivative
 from .dispatch import COTANGENT
 from .verify import first_difference, scale_of
 
@@ -53,24 +54,30 @@ def jacobian(func, wrt=0, mode="reverse", *, has_aux=False, disable=None, verify
 
     def jac(*args, **kwargs):
         """Blocks out_leaf.shape + in_leaf.shape; for trees of parameters (or outputs), trees
-        of them: the output's structure, each leaf replaced by the input's structure."""
+        of them: the output's structure, each leaf replaced by the input's structure. Each
+        sweep sees the state f reaches as one call of f would (a generator it draws from:
+        every row of one draw; isolation.Replayed), and leaves it so."""
         trees.refuse_other_arrays("jacobian", args, kwargs)
-        if vectorize and not has_aux:
-            swept = _in_one_sweep(inner, func, mode, positions, args, kwargs, unbatchable)
-            if swept is not None:
-                if inner.verify:  # (the sweep per vector is the reference)
-                    _check_sweep(inner, swept, per_vector(*args, **kwargs))
-                return swept if isinstance(wrt, tuple) else swept[0]
-        return per_vector(*args, **kwargs)
+        with Replayed(_roots(func, args, kwargs)) as replay:
+            if vectorize and not has_aux:
+                swept = _in_one_sweep(inner, func, mode, positions, args, kwargs, unbatchable,
+                                      replay)
+                if swept is not None:
+                    if inner.verify:  # (the sweep per vector is the reference)
+                        _check_sweep(inner, swept, per_vector(replay, *args, **kwargs))
+                    return swept if isinstance(wrt, tuple) else swept[0]
+            return per_vector(replay, *args, **kwargs)
 
-    def per_vector(*args, **kwargs):
+    def per_vector(replay, *args, **kwargs):
         blocks = []
         if mode == "reverse":
+            replay.next_run()
             value = func(*args, **kwargs)
             if has_aux:
                 value, aux = value
             value = trees.top_level_float(value)
-            rows = [(j, inner(*args, e, **kwargs)) for j, e in trees.one_hot(value)]
+            rows = [(j, replay.call(inner, *args, e, **kwargs))
+                    for j, e in trees.one_hot(value)]
             if has_aux:
                 rows = [(j, row[0]) for j, row in rows]
             for k, position in enumerate(positions):
@@ -93,10 +100,11 @@ def jacobian(func, wrt=0, mode="reverse", *, has_aux=False, disable=None, verify
                     tangents = [e if j == k else trees.tree_map(
                         lambda leaf: np.zeros(np.shape(leaf)), trees.top_level_float(args[p]))
                                 for j, p in enumerate(positions)]
-                    value = trees.top_level_float(inner(*args, *tangents, **kwargs))
+                    value = trees.top_level_float(replay.call(inner, *args, *tangents,
+                                                              **kwargs))
                     columns.setdefault(l, []).append(trees.leaves(value))
                 if value is None:  # (no input entries: the output's structure from f)
-                    value = trees.top_level_float(func(*args, **kwargs))
+                    value = trees.top_level_float(replay.call(func, *args, **kwargs))
                 stacked = {}
                 for j, out_leaf in enumerate(trees.leaves(value)):
                     for l, in_leaf in enumerate(trees.leaves(x)):
@@ -114,11 +122,13 @@ def jacobian(func, wrt=0, mode="reverse", *, has_aux=False, disable=None, verify
                                                     verify=verify, vectorize=vectorize))))
 
 
-def _in_one_sweep(inner, func, mode, positions, args, kwargs, unbatchable):
+def _in_one_sweep(inner, func, mode, positions, args, kwargs, unbatchable, replay=None):
     """The Jacobian blocks (one per position) from one sweep of the derivative code run on a
     stack of all the basis vectors (batched.py), or None where that does not apply: inputs or
     outputs that are not one float array or number, or code with an operation that has no
-    batching rule (then remembered for these arguments' signature)."""
+    batching rule (then remembered for these arguments' signature). replay: jac's Replayed
+    (None: the global random states alone)."""
+    replay = replay if replay is not None else Replayed(())
     signature = signature_of(args, kwargs)
     if signature is None or signature in unbatchable or any(
             not _plain_float(args[p]) for p in positions):
@@ -132,6 +142,7 @@ def _in_one_sweep(inner, func, mode, positions, args, kwargs, unbatchable):
                 tangents = [_basis_stack(np.shape(x)) if j == k else np.zeros(np.shape(args[p]))
                             for j, p in enumerate(positions)]
                 names = inner.outline.tangent_names
+                replay.next_run()
                 out = inner.invoke(entry, args, kwargs, dict(zip(names, tangents)))
                 if not _plain_float(out, stacked=True):
                     return None
@@ -139,9 +150,10 @@ def _in_one_sweep(inner, func, mode, positions, args, kwargs, unbatchable):
                 blocks.append(np.moveaxis(out.data, 0, -1).reshape(shape + np.shape(x))
                               if isinstance(out, Batched) else np.zeros(shape + np.shape(x)))
             return tuple(blocks)
-        value = func(*args, **kwargs)
+        value = replay.call(func, *args, **kwargs)
         if not _plain_float(value):
             return None
+        replay.next_run()
         grads = inner.invoke(entry, args, kwargs, {COTANGENT: _basis_stack(np.shape(value))})
         grads = grads if len(positions) > 1 else (grads,)
         if not all(_plain_float(g, stacked=True) for g in grads):
@@ -159,6 +171,13 @@ def _in_one_sweep(inner, func, mode, positions, args, kwargs, unbatchable):
             raise  # for a sequence before it asks for an array, which NotBatchable refuses)
         unbatchable.add(signature)
         return None
+
+
+def _roots(func, args, kwargs):
+    """What the sweeps of func's derivative reach: through a derivative, its function's."""
+    while isinstance(func, Derivative):
+        func = func.func
+    return roots_of(func, args, kwargs)
 
 
 def _plain_float(value, stacked=False):
@@ -218,8 +237,9 @@ def hessian(func, wrt=0, *, mode="forward-over-reverse", disable=None, verify=No
         def hess(*args, **kwargs):
             trees.refuse_other_arrays("hessian", args, kwargs)
             x = _as_float_array(args[wrt])
-            columns = [np.asarray(of_direction(*args, e, **kwargs), dtype=float)
-                       for e in _basis(x.shape, x.dtype)]
+            with Replayed(_roots(func, args, kwargs)) as replay:
+                columns = [np.asarray(replay.call(of_direction, *args, e, **kwargs), dtype=float)
+                           for e in _basis(x.shape, x.dtype)]
             return _stacked(columns, x.shape)
     else:
         directional = derivative(func, "forward", "jvp", wrt, disable, verify)
@@ -229,8 +249,9 @@ def hessian(func, wrt=0, *, mode="forward-over-reverse", disable=None, verify=No
             trees.refuse_other_arrays("hessian", args, kwargs)
             x = _as_float_array(args[wrt])
             basis = list(_basis(x.shape, x.dtype))
-            columns = [np.array([second(*args, e, u, **kwargs) for u in basis], dtype=float)
-                       for e in basis]
+            with Replayed(_roots(func, args, kwargs)) as replay:
+                columns = [np.array([replay.call(second, *args, e, u, **kwargs) for u in basis],
+                                    dtype=float) for e in basis]
             return _stacked(columns, x.shape)
     hess.__name__ = f"{getattr(func, '__name__', 'f')}_hessian"
     return html.Shown(hess, "hessian", func, wrt, lambda: runs, recipe=(

@@ -75,3 +75,35 @@ def test_roots_reach_the_globals_of_helpers():
     with Saved(roots_of(uses_helper, (1.0,))):
         uses_helper(1.0)
     assert COUNTER == []
+
+
+def test_replayed_runs_each_see_the_first_state_and_leave_the_first_runs():
+    rng = np.random.default_rng(2)
+    draws = []
+    with isolation.Replayed([rng]) as replay:
+        for _ in range(3):
+            draws.append(replay.call(rng.normal))
+    assert draws[0] == draws[1] == draws[2]
+    once = np.random.default_rng(2)
+    once.normal()
+    assert rng.bit_generator.state == once.bit_generator.state
+
+
+def test_quiet_drops_this_threads_prints_alone(capsys):
+    import threading
+    other_printed = threading.Event()
+
+    def other():
+        print("other thread")
+        other_printed.set()
+    with isolation.quiet():
+        print("dropped")
+        thread = threading.Thread(target=other)
+        thread.start()
+        thread.join()
+        with isolation.quiet():  # (nested: still quiet after the inner block ends)
+            print("dropped too")
+        print("dropped as well")
+    print("shown")
+    assert other_printed.is_set()
+    assert capsys.readouterr().out == "other thread\nshown\n"
