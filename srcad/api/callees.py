@@ -5,7 +5,7 @@ frontend/inline.py for the ones that are) gets derivative functions of its own, 
 the caller's generated code (rules/calls.py). Built once for any arguments, they pay on every
 call for not knowing shapes: `unbroadcast` of every adjoint, `matmul_adjoint_b(g, A, y)`
 instead of `A.T @ g`, dtype casts. In code specialized to the caller's arguments, the names of
-those functions are bound to a CalleeDispatch instead, which specializes the helper's
+those functions are bound to a RecordDispatch instead, which specializes the helper's
 derivative to the arguments of each call, as Derivative does for the function itself:
 
     k1_record = rhs_forward(y, k)                  RecordDispatch.forward: the record built
@@ -22,7 +22,9 @@ arguments differs from specialized code by little (a `rebroadcast` where a scala
 array), and the dispatch cost more than that saved (an RK4 loop's jvp through a nested helper:
 0.8-0.95 ms generic, 1.1-1.2 ms dispatched).
 
-What stays generic, as it was: callees with *args or **kwargs, calls past the caps (as
+What stays generic, as it was: callees whose code for any arguments would gain nothing
+(SHAPE_BLIND), or whose specializations come out generic (FRUITLESS), callees with *args or
+**kwargs, calls past the caps (as
 Derivative's: VALUES builds that differ only in by-value arguments, TOTAL in all), arguments
 whose signature says nothing (dask, CuPy, objects: shapes.signature_of is None), builds where a
 float's value decides a shape (sized_floats). Code for any arguments (srcad.source, srcad.emit,
@@ -39,7 +41,7 @@ from .dispatch import signature_key, types_of, TYPES_OF_FEW
 from ..analysis.shapes import signature_of, values_left_out
 from ..errors import SrcadError
 
-_LOCK = threading.RLock()  # held while a dispatch builds and binds a specialization
+_LOCK = threading.RLock()  # held while a dispatch binds a specialization (builds run unlocked)
 _DISPATCHES = weakref.WeakKeyDictionary()  # callee -> {(wrt, disabled): dispatch}
 CONTAINERS = (list, tuple, dict)
 # the runtime helpers a derivative for any arguments calls because it does not know shapes
