@@ -16,6 +16,7 @@ import numpy as np
 
 from . import api
 from .api import compose, trees
+from .analysis.isolation import Replayed, roots_of
 from .errors import SrcadError
 
 
@@ -64,19 +65,29 @@ def check_grads(func, args, wrt=0, order=1, kwargs=None, rtol=1e-6, atol=1e-9, e
         raise SrcadError("check_grads takes the arguments as a tuple: check_grads(f, (x, y))")
     kwargs = kwargs or {}
     trees.refuse_other_arrays("check_grads", args, kwargs)
+    # every evaluation of f or of a derivative starts from the state f reaches as one call of f
+    # would (a generator it draws noise from: the same draws each time), and f's state is left
+    # as after one call (isolation.Replayed)
+    with Replayed(roots_of(func, args, kwargs)) as replay:
+        return _checked(func, args, wrt, order, kwargs, rtol, atol, exact_rtol, h, seed, modes,
+                        has_aux, replay)
+
+
+def _checked(func, args, wrt, order, kwargs, rtol, atol, exact_rtol, h, seed, modes, has_aux,
+             replay):
     if has_aux:
         return _check_with_aux(func, args, wrt, order, kwargs, rtol, atol, exact_rtol, h, seed,
-                               modes)
+                               modes, replay)
     positions = wrt if isinstance(wrt, tuple) else (wrt,)
     rng = np.random.default_rng(seed)
     report = {}
-    value = func(*args, **kwargs)
+    value = replay.call(func, *args, **kwargs)
     v = tuple(_random_like(args[p], rng) for p in positions)
     w = _random_like(value, rng)
-    fd = _central(func, args, kwargs, positions, v, h)
+    fd = _central(replay.wrap(func), args, kwargs, positions, v, h)
     problems = []
     if "forward" in modes:
-        jv = api.jvp(func, wrt=positions)(*args, *v, **kwargs)
+        jv = replay.call(api.jvp(func, wrt=positions), *args, *v, **kwargs)
         report["forward_vs_fd"] = (_inner(jv, w), _inner(fd, w))
         for k, (got, want) in enumerate(zip(trees.leaves(trees.top_level_float(jv)), trees.leaves(fd))):
             got, want = np.asarray(got, float), np.asarray(want, float)
@@ -90,7 +101,7 @@ def check_grads(func, args, wrt=0, order=1, kwargs=None, rtol=1e-6, atol=1e-9, e
                 problems.append(f"forward mode: output {k}: J v differs from central differences "
                                 f"by {err:.3g} (scale {scale:.3g})")
     if "reverse" in modes:
-        jtw = api.vjp(func, wrt=positions)(*args, w, **kwargs)
+        jtw = replay.call(api.vjp(func, wrt=positions), *args, w, **kwargs)
         for k, position in enumerate(positions):
             x = trees.top_level_float(args[position])
             got = [np.shape(g) for g in trees.leaves_like(x, jtw[k])]
@@ -111,25 +122,26 @@ def check_grads(func, args, wrt=0, order=1, kwargs=None, rtol=1e-6, atol=1e-9, e
                             f"{abs(lhs - rhs) / max(abs(lhs), abs(rhs), 1e-300):.3g}")
     if order >= 2:
         problems += _check_second_order(func, args, kwargs, positions, rng, rtol, atol,
-                                        exact_rtol, h, report)
+                                        exact_rtol, h, report, replay)
     if order >= 3:
         problems += _check_third_order(func, args, kwargs, positions, rng, rtol, atol,
-                                       exact_rtol, h, report)
+                                       exact_rtol, h, report, replay)
     if problems:
         raise GradCheckError(f"srcad's derivatives of {getattr(func, '__qualname__', func)} "
                              f"disagree:\n  " + "\n  ".join(problems))
     return report
 
 
-def _check_second_order(func, args, kwargs, positions, rng, rtol, atol, exact_rtol, h, report):
+def _check_second_order(func, args, kwargs, positions, rng, rtol, atol, exact_rtol, h, report,
+                        replay):
     problems = []
     for position in positions:
         v = _random_like(args[position], rng)
         u = _random_like(args[position], rng)
-        hvp = api.hvp(func, wrt=position)
+        hvp = replay.wrap(api.hvp(func, wrt=position))
         hv = hvp(*args, v, **kwargs)
         hu = hvp(*args, u, **kwargs)
-        gradient = api.grad(func, wrt=position)
+        gradient = replay.wrap(api.grad(func, wrt=position))
         fd = _central(gradient, args, kwargs, (position,), (v,), h)
         err, scale = report[f"hvp_vs_fd_{position}"] = _gap(hv, fd)
         if err > atol + rtol * 1e2 * max(scale, 1.0):
@@ -151,14 +163,16 @@ def _gap(got, differences):
     return err, scale
 
 
-def _check_third_order(func, args, kwargs, positions, rng, rtol, atol, exact_rtol, h, report):
+def _check_third_order(func, args, kwargs, positions, rng, rtol, atol, exact_rtol, h, report,
+                       replay):
     """T[u] v, the derivative of H v along u (forward mode over the generated Hessian-vector
     product), against central differences of H v, and <T[u] v, w> == <T[w] v, u>."""
     problems = []
     for position in positions:
         v, u, w = (_random_like(args[position], rng) for _ in range(3))
         hvp = api.hvp(func, wrt=position)
-        third = api.jvp(hvp, wrt=position)
+        third = replay.wrap(api.jvp(hvp, wrt=position))
+        hvp = replay.wrap(hvp)
         tuv = third(*args, v, u, **kwargs)
         fd = _central(lambda *a, **k: hvp(*a, v, **k), args, kwargs, (position,), (u,), h)
         err, scale = report[f"third_vs_fd_{position}"] = _gap(tuv, fd)
@@ -173,14 +187,15 @@ def _check_third_order(func, args, kwargs, positions, rng, rtol, atol, exact_rto
     return problems
 
 
-def _check_with_aux(func, args, wrt, order, kwargs, rtol, atol, exact_rtol, h, seed, modes):
+def _check_with_aux(func, args, wrt, order, kwargs, rtol, atol, exact_rtol, h, seed, modes,
+                    replay):
     """check_grads of func's value (func returns (value, aux)), and grad(func, has_aux=True)
     against that value's gradient, with aux as func returns it."""
     value_only = compose.first_item(func)
-    report = check_grads(value_only, args, wrt, order, kwargs, rtol, atol, exact_rtol, h, seed,
-                         modes)
-    grads, aux = api.grad(func, wrt=wrt, has_aux=True)(*args, **kwargs)
-    expected = api.grad(value_only, wrt=wrt)(*args, **kwargs)
+    report = _checked(value_only, args, wrt, order, kwargs, rtol, atol, exact_rtol, h, seed,
+                      modes, False, replay)
+    grads, aux = replay.call(api.grad(func, wrt=wrt, has_aux=True), *args, **kwargs)
+    expected = replay.call(api.grad(value_only, wrt=wrt), *args, **kwargs)
     for got, want in zip(trees.leaves(grads), trees.leaves(expected)):
         if not np.allclose(got, want, rtol=exact_rtol, atol=1e-300):
             raise GradCheckError(f"grad(has_aux=True) of {getattr(func, '__qualname__', func)} "

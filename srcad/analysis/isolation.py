@@ -18,9 +18,13 @@ Saved(roots) takes, from the values the code can reach:
                               other libraries are not looked into
     the user's functions      the globals their code names and their closure cells (helpers)
 following containers, objects and functions a few levels down (DEPTH), and the first ITEMS
-items of a container; containers of more than LARGE items are not copied, nor put back. Arrays are not copied (a global array written in place by the function
-is not put back: the README says so), nor are modules looked into or files undone. What the
-probe prints is dropped (quiet), and only what its own thread prints.
+items of a container; containers of more than LARGE items are not copied, nor put back. Arrays
+are not copied (a global array written in place by the function is not put back: the README
+says so), nor are modules looked into or files undone. What the probe prints is dropped
+(quiet), and only what its own thread prints.
+
+Replayed is for several runs that must each see the state one call would: the sweeps of
+srcad.jacobian and srcad.hessian, the evaluations of srcad.check_grads.
 """
 import contextlib
 import random
@@ -135,6 +139,10 @@ class Replayed:
         self.next_run()
         return function(*args, **kwargs)
 
+    def wrap(self, function):
+        """function, each of whose calls is a run."""
+        return lambda *args, **kwargs: self.call(function, *args, **kwargs)
+
     def __exit__(self, *exc):
         if self.after_first is not None:
             self.after_first.put_back()
@@ -185,7 +193,13 @@ class _Quieted:
 
 
 def roots_of(func, args=(), kwargs=None):
-    """What a call of func reaches: its arguments and what its code names (_reached_by)."""
+    """What a call of func reaches: its arguments and what its code names (_reached_by); for a
+    srcad derivative or a functools.partial, what the function they call names."""
+    for _ in range(8):
+        inner = getattr(func, "func", None)
+        if isinstance(func, types.FunctionType) or inner is None:
+            break
+        func = inner
     return [*args, *(kwargs or {}).values(), *_reached_by(func)]
 
 

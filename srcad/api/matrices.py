@@ -13,7 +13,7 @@ from ..errors import SrcadError, VerifyError
 from . import html, trees
 from .batched import Batched, NotBatchable
 from ..analysis.isolation import Replayed, roots_of
-from .derivatives import Derivative, derivative
+from .derivatives import derivative
 from .dispatch import COTANGENT
 from .verify import first_difference, scale_of
 
@@ -58,7 +58,7 @@ def jacobian(func, wrt=0, mode="reverse", *, has_aux=False, disable=None, verify
         sweep sees the state f reaches as one call of f would (a generator it draws from:
         every row of one draw; isolation.Replayed), and leaves it so."""
         trees.refuse_other_arrays("jacobian", args, kwargs)
-        with Replayed(_roots(func, args, kwargs)) as replay:
+        with Replayed(roots_of(func, args, kwargs)) as replay:
             if vectorize and not has_aux:
                 swept = _in_one_sweep(inner, func, mode, positions, args, kwargs, unbatchable,
                                       replay)
@@ -173,13 +173,6 @@ def _in_one_sweep(inner, func, mode, positions, args, kwargs, unbatchable, repla
         return None
 
 
-def _roots(func, args, kwargs):
-    """What the sweeps of func's derivative reach: through a derivative, its function's."""
-    while isinstance(func, Derivative):
-        func = func.func
-    return roots_of(func, args, kwargs)
-
-
 def _plain_float(value, stacked=False):
     """A float array or number (stacked: or a stack of them): what one sweep's Jacobian takes
     and gives (trees and integer arguments take the sweep per vector)."""
@@ -237,7 +230,7 @@ def hessian(func, wrt=0, *, mode="forward-over-reverse", disable=None, verify=No
         def hess(*args, **kwargs):
             trees.refuse_other_arrays("hessian", args, kwargs)
             x = _as_float_array(args[wrt])
-            with Replayed(_roots(func, args, kwargs)) as replay:
+            with Replayed(roots_of(func, args, kwargs)) as replay:
                 columns = [np.asarray(replay.call(of_direction, *args, e, **kwargs), dtype=float)
                            for e in _basis(x.shape, x.dtype)]
             return _stacked(columns, x.shape)
@@ -249,7 +242,7 @@ def hessian(func, wrt=0, *, mode="forward-over-reverse", disable=None, verify=No
             trees.refuse_other_arrays("hessian", args, kwargs)
             x = _as_float_array(args[wrt])
             basis = list(_basis(x.shape, x.dtype))
-            with Replayed(_roots(func, args, kwargs)) as replay:
+            with Replayed(roots_of(func, args, kwargs)) as replay:
                 columns = [np.array([replay.call(second, *args, e, u, **kwargs) for u in basis],
                                     dtype=float) for e in basis]
             return _stacked(columns, x.shape)

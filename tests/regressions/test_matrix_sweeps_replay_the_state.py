@@ -1,9 +1,9 @@
-"""srcad.jacobian and srcad.hessian run the derivative code several times (a sweep per row or
-column, and f itself for the output's shape), and each run drew f's noise anew from a generator
-f reaches through its globals: the rows of a reverse-mode Jacobian came from different draws
-(1.59 off for tanh(W x) with W drawn inside f), and the generator ended several draws on. Every
-sweep now sees the state as one call of f would, and leaves it as one call does
-(isolation.Replayed)."""
+"""srcad.jacobian, srcad.hessian and srcad.check_grads run the derivative code several times (a
+sweep per row or column, f itself for the output's shape, central differences), and each run
+drew f's noise anew from a generator f reaches through its globals: the rows of a reverse-mode
+Jacobian came from different draws (1.59 off for tanh(W x) with W drawn inside f), a correct
+gradient failed check_grads, and the generator ended several draws on. Every run now sees the
+state as one call of f would, and they leave it as one call does (isolation.Replayed)."""
 import numpy as np
 import pytest
 
@@ -69,3 +69,26 @@ def test_hessian_of_one_draw(mode):
     state, position = _one_call_state(energy, X)
     assert after[2] == position
     np.testing.assert_array_equal(after[1], state)
+
+
+@pytest.mark.parametrize("order", [1, 2, 3])
+def test_check_grads_evaluates_f_on_one_draw(order):
+    """check_grads evaluates f and its derivatives many times (central differences, both modes,
+    Hessian-vector products): each drew anew, so a correct gradient of a function drawing noise
+    failed the check. Each run now starts from the same state."""
+    RS.seed(0)
+    srcad.check_grads(energy, (X,), order=order)
+    after = RS.get_state()
+    state, position = _one_call_state(energy, X)
+    assert after[2] == position
+    np.testing.assert_array_equal(after[1], state)
+
+
+def noisy_with_aux(x):
+    w = RS.randn(3)
+    return np.sum(np.sin(w * x)), w
+
+
+def test_check_grads_with_aux_on_one_draw():
+    RS.seed(0)
+    srcad.check_grads(noisy_with_aux, (X,), has_aux=True)
