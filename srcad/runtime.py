@@ -7,10 +7,7 @@ only through their shapes or piecewise-constant masks, so it is differentiable b
 that applies the helper to the derivative of its first argument (templates/runtime.py): that is
 what makes generated gradients differentiable again (hessians, forward-over-reverse).
 """
-import inspect
 import linecache
-import textwrap
-import tokenize
 
 import numpy as np
 
@@ -42,7 +39,7 @@ def helper(func=None, *, linear=True, tangent=None, container=False):
     """
     def register(f):
         HELPERS[f.__name__] = f
-        _LINES[f.__name__] = (f, linecache.getlines(f.__code__.co_filename))  # (as it is now)
+        LINES[f.__name__] = (f, linecache.getlines(f.__code__.co_filename))  # (as it is now)
         if container:
             CONTAINER_RESULTS.add(f.__name__)
         if linear:
@@ -55,63 +52,7 @@ def helper(func=None, *, linear=True, tangent=None, container=False):
     return register(func) if func is not None else register
 
 
-_SOURCES = {}
-_LINES = {}  # helper name -> (the helper, the lines of its file when it was registered)
-
-
-def helper_source(name):
-    """The source of helper `name` without its registration decorator: from the lines of its
-    file as they were when it was registered, else as they are now, whichever compiles to the
-    helper's code (a file changed since, srcad upgraded in place under a running process, would
-    give another function's text at the helper's old line, written into generated modules)."""
-    function = HELPERS[name]
-    cached = _SOURCES.get(name)
-    if cached is not None and cached[0] is function:
-        return cached[1]
-    code = function.__code__
-    texts = []
-    registered = _LINES.get(name)
-    if registered is not None and registered[0] is function and registered[1]:
-        try:
-            texts.append("".join(inspect.getblock(registered[1][code.co_firstlineno - 1:])))
-        except (IndexError, SyntaxError, tokenize.TokenError):
-            pass
-    try:
-        texts.append(inspect.getsource(function))
-    except (OSError, TypeError):
-        pass
-    for text in texts:
-        if _compiles_to(code, text):
-            lines = text.splitlines()
-            while lines and lines[0].lstrip().startswith("@"):
-                lines.pop(0)
-            text = "\n".join(lines)
-            _SOURCES[name] = (function, text)
-            return text
-    raise RuntimeError(f"srcad cannot read its runtime helper {name} "
-                       f"({code.co_filename}:{code.co_firstlineno}): the file is not the code "
-                       f"Python is running (it changed after it was imported); start the "
-                       f"Python process again")
-
-
-def _compiles_to(code, text):
-    """Whether a helper's text (numpy imported as np, as in the modules that define helpers)
-    compiles to its code: the same operations, names and constants."""
-    try:
-        module = compile("import numpy as np\n" + textwrap.dedent(text), code.co_filename,
-                         "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return False
-    return any(isinstance(const, type(code)) and const.co_name == code.co_name
-               and _same_code(const, code) for const in module.co_consts)
-
-
-def _same_code(a, b):
-    if (a.co_code != b.co_code or a.co_names != b.co_names or a.co_varnames != b.co_varnames
-            or len(a.co_consts) != len(b.co_consts)):
-        return False
-    return all(_same_code(x, y) if isinstance(x, type(a)) and isinstance(y, type(a)) else (
-        type(x) is type(y) and repr(x) == repr(y)) for x, y in zip(a.co_consts, b.co_consts))
+LINES = {}  # helper name -> (the helper, the lines of its file when it was registered)
 
 
 @helper(linear=False)

@@ -20,6 +20,7 @@ import gast
 from .. import runtime
 from ..syntax.convert import gast_to_ast
 from ..syntax.naming import walk
+from ..syntax.source import text_as_run
 
 _COMMENT = re.compile(r"^(\s*)__srcad_comment_(\d+)__\s*$")
 
@@ -188,11 +189,41 @@ def _helpers_named(text):
     return found if found is not None else _names_in_source(text) & set(runtime.HELPERS)
 
 
+_SOURCES = {}  # helper name -> (the helper, its text)
+
+
+def helper_source(name):
+    """The source of runtime helper `name` without its registration decorator, as the code
+    Python runs (syntax/source.py: the lines of its file as they were when it was registered,
+    else as they are now): a file changed since, srcad upgraded in place under a running
+    process, would give another function's text at the helper's old line, written into
+    generated modules."""
+    function = runtime.HELPERS[name]
+    cached = _SOURCES.get(name)
+    if cached is not None and cached[0] is function:
+        return cached[1]
+    registered = runtime.LINES.get(name)
+    text = text_as_run(function, registered[1] if registered and registered[0] is function
+                       else None)
+    if text is None:
+        code = function.__code__
+        raise RuntimeError(f"srcad cannot read its runtime helper {name} "
+                           f"({code.co_filename}:{code.co_firstlineno}): the file is not the "
+                           f"code Python is running (it changed after it was imported); start "
+                           f"the Python process again")
+    lines = text.splitlines()
+    while lines and lines[0].lstrip().startswith("@"):
+        lines.pop(0)
+    text = "\n".join(lines)
+    _SOURCES[name] = (function, text)
+    return text
+
+
 _HELPER_CALLS = {}  # helper name -> (its source, the helpers it reads): parsed once, not per build
 
 
 def _helper_calls(name):
-    text = runtime.helper_source(name)
+    text = helper_source(name)
     cached = _HELPER_CALLS.get(name)
     if cached is None or cached[0] is not text:
         cached = _HELPER_CALLS[name] = (text, _names_in_source(text) & set(runtime.HELPERS))
@@ -240,7 +271,7 @@ def module_text(function_texts, header, user_imports=(), after=()):
     body = "\n\n".join(text.rstrip() + "\n" for text in function_texts)
     helpers = _with_callees(set().union(*map(_helpers_named, function_texts)))  # (helpers_needed
     # of the body: each text is a whole function, read once by function_source)
-    helper_text = "\n\n\n".join(runtime.helper_source(name).rstrip() for name in helpers)
+    helper_text = "\n\n\n".join(helper_source(name).rstrip() for name in helpers)
     parts = [docstring_literal(header), "\n".join(imports_needed(body + helper_text))]
     if user_imports:
         parts.append("\n".join(user_imports))

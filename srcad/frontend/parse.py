@@ -4,20 +4,17 @@
         return np.sin(x)  ->  rebased onto the user's file, plus a SourceInfo that renders errors
                               (file:line:col, the line, a caret) for any node.
 """
-import __future__
 import ast
-import dis
 import inspect
-import keyword
 import linecache
 import textwrap
-import types
 
 import gast
 
 from ..errors import SrcadError
 from .deep import split_deep
 from ..syntax.convert import ast_to_gast
+from ..syntax.source import compiles_to, module_names
 from ..syntax.naming import walk, walk_breadth
 
 
@@ -148,7 +145,7 @@ def _check_current(func, text, info):
     key = (code, text)
     current = _CURRENT.get(key)
     if current is None:
-        current = _CURRENT[key] = compiles_to(code, text, _module_names(func, code))
+        current = _CURRENT[key] = compiles_to(code, text, module_names(func, code))
         if len(_CURRENT) > 4096:
             _CURRENT.pop(next(iter(_CURRENT)))
     if not current:
@@ -156,85 +153,6 @@ def _check_current(func, text, info):
                                f"code Python is running: the file changed after it was loaded",
                          hint="reload the module (importlib.reload) or run the cell or script "
                               "again, then differentiate the function anew")
-
-
-def compiles_to(code, text, module_names=()):
-    """Whether text compiles to code. module_names: the names the function reads that its
-    module binds to modules: declared imported (`import np`, never run), since the compiler
-    calls a method of an imported name with LOAD_ATTR and of any other with LOAD_METHOD, and the
-    bytes are then the same (compared at once; else operation by operation)."""
-    source = textwrap.dedent(text)
-    if code.co_freevars:  # as a nested function: its free names are an enclosing function's
-        inner = textwrap.indent(source, "    ")
-        source = (f"def __srcad_enclosing__():\n    {' = '.join(code.co_freevars)} = None\n"
-                  f"{inner}")
-    source = "".join(f"import {name}\n" for name in module_names) + source
-    try:
-        module = compile(source, code.co_filename, "exec", dont_inherit=True,
-                         flags=code.co_flags & _FUTURE_FLAGS)
-    except (SyntaxError, ValueError):
-        return False
-    return any(_same_code(candidate, code) for candidate in _code_objects(module)
-               if candidate.co_name == code.co_name)
-
-
-def _module_names(func, code):
-    """The global names code (and the code nested in it) reads that are bound to modules."""
-    names = set(code.co_names)
-    for inner in _code_objects(code):
-        names.update(inner.co_names)
-    return sorted(n for n in names if n.isidentifier() and not keyword.iskeyword(n)
-                  and isinstance(func.__globals__.get(n), types.ModuleType))
-
-
-_FUTURE_FLAGS = 0  # (the compiler flags a `from __future__ import` sets)
-for _feature in __future__.all_feature_names:
-    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
-
-
-def _code_objects(code):
-    for const in code.co_consts:
-        if isinstance(const, type(code)):
-            yield const
-            yield from _code_objects(const)
-
-
-def _operations(code):
-    """The operations of a code object, as the compiler's choices between equivalent forms do
-    not change them: code compiled from a tool's AST (pytest, IPython) calls methods with
-    LOAD_ATTR where code compiled from text uses LOAD_METHOD; jump offsets move with that."""
-    out = []
-    for instruction in dis.get_instructions(code):
-        name = _SAME_OPERATION.get(instruction.opname, instruction.opname)
-        if name in _NO_OPERATION:
-            continue
-        argument = "" if "JUMP" in name or name.startswith("FOR_ITER") else str(
-            instruction.argrepr).replace("NULL + ", "")
-        if isinstance(instruction.argval, type(code)):  # (compared as a constant: _same_code)
-            argument = instruction.argval.co_name
-        out.append((name, argument))
-    return out
-
-
-_SAME_OPERATION = {"LOAD_METHOD": "LOAD_ATTR", "CALL_METHOD": "CALL"}
-_NO_OPERATION = {"PRECALL", "NOP", "RESUME", "CACHE", "PUSH_NULL", "EXTENDED_ARG"}
-
-
-def _same_code(a, b):
-    """The same operations, names and constants (line numbers aside)."""
-    if (a.co_names != b.co_names or a.co_varnames != b.co_varnames
-            or a.co_freevars != b.co_freevars or a.co_cellvars != b.co_cellvars
-            or a.co_argcount != b.co_argcount or a.co_kwonlyargcount != b.co_kwonlyargcount
-            or len(a.co_consts) != len(b.co_consts)
-            or (a.co_code != b.co_code and _operations(a) != _operations(b))):
-        return False
-    for x, y in zip(a.co_consts, b.co_consts):
-        if isinstance(x, type(a)) and isinstance(y, type(a)):
-            if not _same_code(x, y):
-                return False
-        elif type(x) is not type(y) or repr(x) != repr(y):
-            return False
-    return True
 
 
 def _lambda_as_def(lam, statement, name):

@@ -26,16 +26,15 @@ import sys
 import textwrap
 import threading
 import types
-from tokenize import TokenError
 
 import gast
 
 from .. import runtime
 from ..errors import SrcadError
 from ..frontend.distributions import is_distribution
-from ..frontend.parse import compiles_to
 from ..frontend.resolve import canonical_name
 from ..syntax.naming import walk_breadth
+from ..syntax.source import text_as_run
 
 
 class _Derivative:
@@ -111,31 +110,20 @@ def template_source(func, lines=None):
     """The source of a template function, as the code Python runs. Templates are parsed when
     first instantiated, not at import (for import speed), so the text is taken from the lines
     of its file as they were when it was registered (lines, _file_lines), else from the file as
-    it is now; either is used only if it compiles to the function's code. A file changed on disk
-    since it was imported (srcad upgraded in place under a running process, a module of the
-    user's templates edited and not reloaded) would otherwise give the text at the function's
-    old line: another function's, maybe another template, read as this one's derivative."""
-    code = func.__code__
-    texts = []
-    if lines is not None:
-        try:
-            texts.append("".join(inspect.getblock(lines[code.co_firstlineno - 1:])))
-        except (IndexError, SyntaxError, TokenError):
-            pass
-    try:
-        texts.append(inspect.getsource(func))
-    except (OSError, TypeError):
-        pass
-    names = sorted(n for n in code.co_names if isinstance(func.__globals__.get(n),
-                                                          types.ModuleType))
-    for text in texts:
-        if compiles_to(code, text, names):
-            return text
-    raise SrcadError(f"srcad cannot read the template {func.__qualname__} "
-                     f"({code.co_filename}:{code.co_firstlineno}): its file is not the code Python "
-                     f"is running (it changed after it was imported)",
-                     hint="start the Python process again (or reload the module that defines "
-                          "the template)")
+    it is now; either is used only if it compiles to the function's code (syntax/source.py). A
+    file changed on disk since it was imported (srcad upgraded in place under a running process,
+    a module of the user's templates edited and not reloaded) would otherwise give the text at
+    the function's old line: another function's, maybe another template, read as this one's
+    derivative."""
+    text = text_as_run(func, lines)
+    if text is None:
+        code = func.__code__
+        raise SrcadError(f"srcad cannot read the template {func.__qualname__} "
+                         f"({code.co_filename}:{code.co_firstlineno}): its file is not the code "
+                         f"Python is running (it changed after it was imported)",
+                         hint="start the Python process again (or reload the module that "
+                              "defines the template)")
+    return text
 
 
 def parse_template(func, lines=None):

@@ -64,7 +64,7 @@ def test_methods_of_imported_modules_compile_to_the_same_bytes(tmp_path, monkeyp
     # the compiler calls np.sum with LOAD_ATTR where np is imported in the module and with
     # LOAD_METHOD where it is not (the function's text alone): declared imported, the text
     # compiles to the same bytes, compared at once (not operation by operation through dis)
-    from srcad.frontend import parse
+    from srcad.syntax import source as parse  # (where the texts are compared)
     path = tmp_path / "imported_module.py"
     path.write_text(ORIGINAL + "\n\nalias = np\n\n\ndef g(x):\n    return alias.sum(x * x)\n")
     module = load(str(path), "srcad_imported_module")

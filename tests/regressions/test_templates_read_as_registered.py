@@ -13,51 +13,46 @@ import numpy as np
 import pytest
 
 import srcad
+from srcad.backend import emit
+from srcad.backend.emit import helper_source
 from srcad.rules.registry import REGISTRY
 
-TEMPLATES = '''import srcad
-from srcad import d
+HEADER = "import srcad\nfrom srcad import d\n"
 
 
-def triple(x):
-    return 3.0 * x
+def _templates(name, factor, of):
+    """An adjoint and a tangent template of `of`, each scaling by factor."""
+    return (f"\n\n@srcad.adjoint({of})\ndef {name}_adjoint(y, x):\n    d[x] = d[y] * {factor}\n"
+            f"\n\n@srcad.tangent({of})\ndef {name}_tangent(y, x):\n    d[y] = d[x] * {factor}\n")
 
 
-@srcad.adjoint(triple)
-def triple_adjoint(y, x):
-    d[x] = d[y] * 3.0
-
-
-@srcad.tangent(triple)
-def triple_tangent(y, x):
-    d[y] = d[x] * 3.0
-'''
+TEMPLATES = HEADER + "\n\ndef triple(x):\n    return 3.0 * x\n" + _templates("triple", 3.0,
+                                                                              "triple")
 
 # the same file, edited: four lines more at the top, so the templates' old first lines hold
 # other templates (a quintuple's), which parse and instantiate without complaint
-EDITED = '''import srcad
-from srcad import d
+EDITED = HEADER + _templates("quintuple", 5.0, "print").replace(
+    "@srcad.adjoint(print)\n", "").replace("@srcad.tangent(print)\n", "") + TEMPLATES[
+    len(HEADER):]
 
 
-@srcad.adjoint(print)
-def quintuple_adjoint(y, x):
-    d[x] = d[y] * 5.0
+@pytest.fixture
+def imported(tmp_path):
+    """imported(name) -> (module, path): TEMPLATES written to a new file and imported; its
+    templates are forgotten after the test (other tests count the registered operations)."""
+    modules = []
 
-
-@srcad.tangent(print)
-def quintuple_tangent(y, x):
-    d[y] = d[x] * 5.0
-'''.replace("@srcad.adjoint(print)\n", "").replace("@srcad.tangent(print)\n", "") + TEMPLATES[
-    len("import srcad\nfrom srcad import d\n"):]
-
-
-def _imported(tmp_path, name):
-    path = tmp_path / f"{name}.py"
-    path.write_text(TEMPLATES)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module, path
+    def load(name):
+        path = tmp_path / f"{name}.py"
+        path.write_text(TEMPLATES)
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        modules.append(module)
+        return module, path
+    yield load
+    for module in modules:
+        REGISTRY.forget(module.triple)
 
 
 def _edit(path):
@@ -66,8 +61,8 @@ def _edit(path):
     linecache.checkcache(str(path))
 
 
-def test_a_template_file_edited_after_import_keeps_the_templates_registered(tmp_path):
-    module, path = _imported(tmp_path, "templates_edited_later")
+def test_a_template_file_edited_after_import_keeps_the_templates_registered(imported):
+    module, path = imported("templates_edited_later")
     _edit(path)
     assert "quintuple" in "".join(linecache.getlines(str(path)))
 
@@ -79,8 +74,8 @@ def test_a_template_file_edited_after_import_keeps_the_templates_registered(tmp_
     np.testing.assert_allclose(srcad.jvp(f)(x, np.ones(2)), 6.0)
 
 
-def test_a_template_whose_text_is_not_its_code_is_refused(tmp_path):
-    module, path = _imported(tmp_path, "templates_edited_unread")
+def test_a_template_whose_text_is_not_its_code_is_refused(imported):
+    module, path = imported("templates_edited_unread")
     _edit(path)
     template = REGISTRY.adjoint_of(module.triple)
     template.lines = None  # (as if its file had not been read when it was registered)
@@ -104,7 +99,7 @@ def halved_for_test(g):
 
 def test_a_helper_file_edited_after_import_writes_the_helper_registered(tmp_path):
     """A runtime helper's source is written into every generated module that calls it
-    (runtime.helper_source): taken from its file as it was when the helper was registered, and
+    (backend.emit.helper_source): taken from its file as it was when the helper was registered, and
     refused (RuntimeError) where neither that text nor the file's present one is its code."""
     path = tmp_path / "helpers_edited_later.py"
     path.write_text(HELPERS_TEXT)
@@ -116,14 +111,14 @@ def test_a_helper_file_edited_after_import_writes_the_helper_registered(tmp_path
                                              "\n    return g * 4.0\n").replace("0.5", "0.25"))
         os.utime(path, (os.path.getmtime(path) + 5,) * 2)
         linecache.checkcache(str(path))
-        text = srcad.runtime.helper_source("halved_for_test")
+        text = helper_source("halved_for_test")
         assert text.startswith("def halved_for_test(g):") and "g * 0.5" in text
-        srcad.runtime._SOURCES.pop("halved_for_test")
-        srcad.runtime._LINES.pop("halved_for_test")
+        emit._SOURCES.pop("halved_for_test")
+        srcad.runtime.LINES.pop("halved_for_test")
         with pytest.raises(RuntimeError, match="changed after it was imported"):
-            srcad.runtime.helper_source("halved_for_test")
+            helper_source("halved_for_test")
     finally:
         srcad.runtime.HELPERS.pop("halved_for_test", None)
         srcad.runtime.LINEAR_HELPERS.discard("halved_for_test")
-        srcad.runtime._SOURCES.pop("halved_for_test", None)
-        srcad.runtime._LINES.pop("halved_for_test", None)
+        emit._SOURCES.pop("halved_for_test", None)
+        srcad.runtime.LINES.pop("halved_for_test", None)
