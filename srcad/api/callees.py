@@ -109,8 +109,9 @@ class _Dispatch:
         self.alike = {}  # values_left_out(signature) -> specializations (the VALUES cap)
         self.keys = {}  # argument types -> signature_key(types): a cheaper key
         self.fast = {}  # (types, key) -> entry
-        self.syncs = []  # the syncs of the bound specializations (run before each call)
-        self.generic_used = False
+        self.syncs = []  # of the specializations bound, and of the generic code once used: run
+        # before each call of the caller
+        self.generic_functions = None  # the code for any arguments, once a call needed it
         self.bound = 0  # specializations bound
         self.fruitless = 0  # builds that gave the code for any arguments (see FRUITLESS)
         self.sync = self._sync  # (one bound method: the caller's syncs hold it once)
@@ -127,11 +128,6 @@ class _Dispatch:
         try:
             for sync in self.syncs:
                 sync()
-            if self.generic_used:
-                for kind in self.KINDS:
-                    sync = self.generic(kind).sync
-                    if sync is not None:
-                        sync()
         finally:
             _SYNCING.active.discard(self)
 
@@ -149,10 +145,19 @@ class _Dispatch:
                 return found
         return self._entry(args, kwargs)
 
+    @property
+    def generic_used(self):
+        return self.generic_functions is not None
+
     def _generic_entry(self):
-        functions = tuple(self.generic(kind).generated for kind in self.KINDS)
-        self.generic_used = True  # (after they are built: sync reads them)
-        return functions
+        """The code for any arguments, looked up once (its syncs join this dispatch's)."""
+        if self.generic_functions is None:
+            with _LOCK:
+                if self.generic_functions is None:
+                    derivatives = [self.generic(kind) for kind in self.KINDS]
+                    self.syncs += [d.sync for d in derivatives if d.sync is not None]
+                    self.generic_functions = tuple(d.generated for d in derivatives)
+        return self.generic_functions
 
     def _entry(self, key_args, kwargs):
         args = key_args[:len(key_args) - len(kwargs)] if kwargs else key_args
