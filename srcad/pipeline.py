@@ -94,6 +94,7 @@ PASSES = (
     "rank_one",        # outer products kept outer through matrix products (optimize/rank_one.py)
     "factorizations",  # one LU factorization per matrix for its solves, inverse, slogdet
     "strength",        # cheaper spellings of sums, means and dot products (optimize/strength.py)
+    "layout",          # broadcast results with a short last axis made in Fortran order (layout.py)
 )
 
 

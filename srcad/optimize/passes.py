@@ -1,9 +1,9 @@
 """The optimizations in the order they run, each declared once (manager.Pass): its stage name,
 the PASSES name that switches it off, the builds it runs for, the facts it reads and keeps.
 
-    forward mode:   proportional, simplify (constants, copies, dead_code), strength
+    forward mode:   proportional, simplify (constants, copies, dead_code), strength, layout
     reverse mode:   simplify, [cancel, broadcasts, factor, contract, resimplify], signs, inplace,
-                    [singular], [outer], [rank_one], [factorizations], [strength]
+                    [singular], [outer], [rank_one], [factorizations], [strength], [layout]
                                                               ([...]: shape-specialized builds)
 
 pipeline.improve builds the facts of the build and hands this table to manager.run_passes.
@@ -16,6 +16,7 @@ from .deadcode import dead_code
 from .factor import factor_contributions
 from .factorizations import FACTORING, share_factorizations
 from .inplace import in_place
+from .layout import lay_out
 from .manager import Group, Pass
 from .outer import batch_outer_products
 from .proportional import fold_proportional
@@ -66,6 +67,8 @@ PIPELINE = (
          calls=FACTORING),
     Pass("strength", reduce_strength, switch="strength", specialized=True,
          needs=("inexact", "arrays", "shapes")),
+    Pass("layout", lay_out, switch="layout", specialized=True,
+         needs=("arrays", "shape_of", "shapes"), keeps=("binds", "loads", "top_once")),
 )
 
 

@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import srcad
-from srcad.optimize import contract, strength
+from srcad.optimize import contract, layout, strength
 
 from .oracle import Differences, check_contraction, check_vector, flat, norm
 from .program import CALLS, load
@@ -177,20 +177,24 @@ def _variables(source):
 def verify_environment(**more):
     """SRCAD_VERIFY=1 (and the variables in `more`) while programs are checked, and the sizes
     under which optimize/contract.py leaves a sum of products and optimize/strength.py a sum,
-    max or min over a short axis as written lowered to 0 (the programs' arrays, 2 to 8 long,
-    would never reach them: their rewrites would go unchecked); restored afterwards."""
+    max or min over a short axis as written lowered to 0, and the shortest first axis and fewest
+    items of optimize/layout.py's Fortran-ordered results lowered to 1 (the programs' arrays, 2 to
+    8 long, would never reach them: their rewrites would go unchecked); restored afterwards."""
     wanted = {"SRCAD_VERIFY": "1", **more}
     before = {name: os.environ.get(name) for name in wanted}
     os.environ.update(wanted)
     min_size, contract.MIN_SIZE = contract.MIN_SIZE, 0
     min_out, strength.SHORT_MIN_OUT = strength.SHORT_MIN_OUT, 0
     extremum_out, strength.SHORT_EXTREMUM_MIN_OUT = strength.SHORT_EXTREMUM_MIN_OUT, 0
+    long_first, layout.LONG_FIRST = layout.LONG_FIRST, 1
+    min_items, layout.MIN_ITEMS = layout.MIN_ITEMS, 1
     try:
         yield
     finally:
         contract.MIN_SIZE = min_size
         strength.SHORT_MIN_OUT = min_out
         strength.SHORT_EXTREMUM_MIN_OUT = extremum_out
+        layout.LONG_FIRST, layout.MIN_ITEMS = long_first, min_items
         for name, value in before.items():
             if value is None:
                 os.environ.pop(name, None)
