@@ -7,7 +7,8 @@
     optimize/  (forward: proportional tangents folded) -> simplify (constants, copies, dead
                code) -> [cancel factors -> sink broadcasts -> common factors -> simplify]
                -> sink signs -> in place -> [singular guards] -> [batch outer products]
-               -> [strength reduction]       (optimize/passes.py, run by optimize/manager.py)
+               -> [strength reduction] -> [memory layout]
+                                             (optimize/passes.py, run by optimize/manager.py)
     backend/   emit                                       ([...]: shape-specialized builds only)
 
 `build(func, mode, wrt, kind)` runs them all and returns a Built (the generated module source
