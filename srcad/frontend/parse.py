@@ -145,7 +145,9 @@ def _check_current(func, text, info):
     key = (code, text)
     current = _CURRENT.get(key)
     if current is None:
-        current = _CURRENT[key] = compiles_to(code, text, module_names(func, code))
+        current = _CURRENT[key] = compiles_to(code, "".join(info.lines),  # (as written:
+                                              module_names(func, code))  # a method's
+        # docstring dedented would be another constant)
         if len(_CURRENT) > 4096:
             _CURRENT.pop(next(iter(_CURRENT)))
     if not current:
