@@ -355,6 +355,10 @@ class _Methods(Transformer):
         owner = value.__self__ if isinstance(value, types.MethodType) else value
         ident = self.fresh(f"{type(owner).__name__}_{func.__name__.strip('_')}")
         self.scope.injected[ident] = func
+        if obj is not node.func and self.scope.lookup(obj) is not owner:  # a module's name
+            held = self.fresh(f"{type(owner).__name__}_object")  # for another object's method
+            self.scope.injected[held] = owner  # (random.shuffle is random._inst.shuffle: the
+            obj = name(held)  # method's object, not the module, is its self)
         node.args = [obj] + node.args
         node.func = name(ident)
         return node

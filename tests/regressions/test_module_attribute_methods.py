@@ -1,0 +1,35 @@
+"""A module attribute that is another object's bound method (random.shuffle is
+random._inst.shuffle; here exposed_methods.apply is _default.apply) is called with that object
+as its self. srcad wrote the call as Scaler.apply(exposed_methods, x): self was the module, and
+self.factor read the module's own `factor` (3.0) for the object's (2.0), silently; and
+random.shuffle raised an AttributeError (the module has no _randbelow)."""
+import random
+
+import numpy as np
+import pytest
+
+import srcad
+from tests.regressions import exposed_methods
+from tests.regressions.numeric import central
+
+
+def scaled(x):
+    return np.sum(exposed_methods.apply(x))
+
+
+def shuffled(x):
+    y = [x[0], x[1], x[2]]
+    random.shuffle(y)  # (permutes y in place: refused, as any helper that writes into an argument)
+    return y[0] + 2.0 * y[1]
+
+
+def test_the_method_gets_its_own_object_as_self():
+    x = np.array([0.1, 0.2, -0.4])
+    np.testing.assert_allclose(srcad.grad(scaled)(x), 2.0 * np.cos(x), rtol=1e-12)
+    np.testing.assert_allclose(srcad.grad(scaled)(x), central(scaled, x), rtol=1e-6)
+
+
+def test_random_shuffle_is_refused_at_the_users_line_not_a_crash():
+    with pytest.raises(srcad.SrcadError, match="changes an argument in place") as caught:
+        srcad.grad(shuffled)(np.array([1.0, 2.0, 3.0]))
+    assert "random.shuffle(y)" in str(caught.value)
