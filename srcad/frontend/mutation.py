@@ -26,6 +26,7 @@ names may share storage) tells the reverse pass which restores of stored arrays 
 """
 import builtins
 import inspect
+import random
 
 import gast
 import numpy as np
@@ -71,6 +72,32 @@ WRITING_METHODS = {
 # every method that changes its object: the writers above and the list ops srcad follows
 # inside a function (append, pop), which change a list another function holds
 CHANGING_METHODS = frozenset(WRITING_METHODS) | {"append", "pop"}
+
+# the special methods behind y[i] = v, del y[i], y.a = v and y += v, called by name
+IN_PLACE_SPECIALS = frozenset({"__setitem__", "__delitem__", "__setattr__", "__delattr__"} | {
+    f"__i{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow",
+                            "lshift", "rshift", "and", "xor", "or")})
+
+# the types whose writing methods (WRITING_METHODS, IN_PLACE_SPECIALS) a call may reach through
+# a global or a closure cell: arrays (y.fill(v), y.__setitem__(i, v)), and generators whose
+# shuffle permutes its argument in place (rng.shuffle(y), random.shuffle(items))
+WRITTEN_OBJECTS = (np.ndarray, np.random.Generator, np.random.RandomState, random.Random)
+
+
+def writing_method(op, name):
+    """Whether op, what a call's function resolves to (a bound method y.fill of a global array,
+    random.shuffle, np.ndarray.fill itself), writes into its object or its argument: its name
+    is one of WRITING_METHODS or IN_PLACE_SPECIALS and it belongs to one of WRITTEN_OBJECTS.
+    (The probe puts back the items of lists, dicts and sets, and the attributes of the user's
+    objects, but not the items of an array: a write into a global array would happen twice on
+    the first call, and a permutation of an array f differentiates is not differentiated.)"""
+    if name not in WRITING_METHODS and name not in IN_PLACE_SPECIALS:
+        return False
+    owner = getattr(op, "__self__", None)
+    if owner is None or isinstance(owner, type):  # (an unbound one: np.ndarray.fill)
+        owner = getattr(op, "__objclass__", None) or owner
+        return isinstance(owner, type) and issubclass(owner, WRITTEN_OBJECTS)
+    return isinstance(owner, WRITTEN_OBJECTS)
 
 
 def changed_root(node):
@@ -289,6 +316,7 @@ class MutationFence:
             if check and getattr(stmt, "augmented", None) is not None:
                 self.check_in_place(stmt, facts)
             if check and isinstance(stmt.value, gast.Call):
+                self.check_writing_method(stmt.value)
                 self.check_helper_writes(stmt.value, stmt, facts)
             self.values[target.id] = stmt.value
             return self.bind(facts, target.id, self.points(stmt.value, facts))
@@ -391,8 +419,25 @@ class MutationFence:
             raise self.info.error(call, f"a call of the method .{func.attr}() whose result is not "
                                         f"used may change its object in place: srcad does not "
                                         f"differentiate such calls", hint=hint)
+        self.check_writing_method(call)
         self.check_helper_writes(call, stmt, facts)
         return facts
+
+    def check_writing_method(self, call):
+        """A call of an array's (or a generator's) writing method that srcad resolves through a
+        global or a closure cell (buf.fill(v), buf.__setitem__(i, v), rng.shuffle(y)), whether
+        its result is used or not: refused (mutation.writing_method)."""
+        func = call.func
+        name = func.attr if isinstance(func, gast.Attribute) else getattr(
+            self.scope.lookup(func), "__name__", None)
+        if name is None or not writing_method(self.scope.lookup(func), name):
+            return
+        shown = f".{name}()" if isinstance(func, gast.Attribute) else f"{name}()"
+        raise self.info.error(call, f"the call of {shown} writes into an array in place (its "
+                                    f"object's, or its argument's): srcad does not "
+                                    f"differentiate in-place calls",
+                              hint=WRITING_METHODS.get(name, "assign a new array: y = y + v, "
+                                                             "or a store into a copy"))
 
     def check_helper_writes(self, call, stmt, facts):
         """A call of a function of the user's that changes an argument (b[0] = v, b += v):
@@ -468,14 +513,120 @@ def _updated_parameters(func):
     return updated if updated and not _writes_parameters(func, updates=False) else None
 
 
+# methods whose result is a new array (or a number), never a view of their object
+_FRESH_METHODS = frozenset({
+    "copy", "sum", "mean", "max", "min", "prod", "std", "var", "dot", "astype", "tolist",
+    "item", "any", "all", "argmax", "argmin", "argsort", "cumsum", "cumprod", "round", "clip",
+    "nonzero", "trace", "ptp", "count", "index", "keys", "values", "items", "get"})
+# numpy functions that write into their first argument (WRITERS, by attribute name) or, as
+# ufunc methods, into the first argument of .at (np.add.at(y, i, v))
+_WRITER_NAMES = frozenset(name.rsplit(".", 1)[1] for name in WRITERS) | {"at"}
+_VIEW_NAMES = frozenset(name.rsplit(".", 1)[1] for name in VIEWS)
+
+
+def _stored_roots(target):
+    """The names whose storage a target writes into: y for y[i] = v and y.a[i] = v, each item's
+    for a tuple or list target (y[i], y[j] = y[j], y[i]); None for a store into an expression
+    (f()[i] = v)."""
+    if isinstance(target, (gast.Tuple, gast.List)):
+        return [root for item in target.elts for root in _stored_roots(item)]
+    if isinstance(target, gast.Starred):
+        return _stored_roots(target.value)
+    if isinstance(target, (gast.Subscript, gast.Attribute)):
+        root = target
+        while isinstance(root, (gast.Subscript, gast.Attribute)):
+            root = root.value
+        return [root.id if isinstance(root, gast.Name) else None]
+    return []
+
+
+def _shares(value, names):
+    """Whether the value of an expression may be (or hold, or view) the storage of one of names:
+    a name, an item, attribute or view of one, a container or a call of something other than
+    arithmetic and numpy's functions that make new arrays (conservative: a user function may
+    return its argument)."""
+    if isinstance(value, gast.Name):
+        return value.id in names
+    if isinstance(value, (gast.Subscript, gast.Attribute, gast.Starred)):
+        return _shares(value.value, names)
+    if isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Constant)):
+        return False
+    if isinstance(value, gast.Call):
+        func = value.func
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and (
+                func.value.id in ("np", "numpy")):
+            return func.attr in _VIEW_NAMES and any(_shares(a, names) for a in value.args)
+        if isinstance(func, gast.Attribute) and func.attr in _FRESH_METHODS:
+            return False
+        return any(_shares(a, names) for a in value.args) or any(
+            _shares(k.value, names) for k in value.keywords) or (
+            isinstance(func, gast.Attribute) and _shares(func.value, names))
+    return any(_shares(child, names) for child in gast.iter_child_nodes(value)
+               if isinstance(child, gast.expr))
+
+
+def _parameter_holders(fdef, params):
+    """The parameters and the names that may hold their storage (b = a, row = a[i], v = a.T,
+    for row in a, b, c = a, d), to a fixed point, over the whole function."""
+    bindings = []  # (the names a binding binds, the value it binds them from)
+    for node in walk_breadth(fdef):
+        if isinstance(node, gast.Assign):
+            bindings += [(loaded_or_stored_names(t), node.value) for t in node.targets]
+        elif isinstance(node, (gast.For, gast.comprehension)):
+            bindings.append((loaded_or_stored_names(node.target), node.iter))
+        elif isinstance(node, gast.withitem) and node.optional_vars is not None:
+            bindings.append((loaded_or_stored_names(node.optional_vars), node.context_expr))
+    holders = set(params)
+    while True:
+        more = {n for names, value in bindings if _shares(value, holders) for n in names}
+        if more <= holders:
+            return holders
+        holders |= more
+
+
+def loaded_or_stored_names(target):
+    """The plain names a binding target binds (x, and a, b of (a, b) = ...)."""
+    if isinstance(target, gast.Name):
+        return [target.id]
+    if isinstance(target, (gast.Tuple, gast.List)):
+        return [n for item in target.elts for n in loaded_or_stored_names(item)]
+    if isinstance(target, gast.Starred):
+        return loaded_or_stored_names(target.value)
+    return []
+
+
 def _writes_parameters(func, updates=True):
-    """Whether a user function stores into, or calls a writing method of, one of its parameters,
-    or updates one in place (b += e writes into the caller's array when b is one; read from its
-    source; False when there is none to read)."""
+    """Whether a user function may write into the storage of one of its parameters: a store
+    (y[i] = v, y.a = v, a tuple target's items), a writing method (y.fill(v), y.__setitem__),
+    out=, np.copyto and the other WRITERS, np.add.at, through the parameter or any name that
+    may hold its storage (_parameter_holders); or updates one in place (b += e writes into the
+    caller's array when b is one). Read from its source; False when there is none to read."""
     try:
         fdef, _ = parse_function(func)
     except Exception:
         return False
+    params = set(parameter_ids(fdef))
+    holders = _parameter_holders(fdef, params)
+    writing = frozenset(WRITING_METHODS) | IN_PLACE_SPECIALS | {"append", "pop"}
+    for node in walk_breadth(fdef):
+        if updates and isinstance(node, gast.AugAssign) and isinstance(
+                node.target, gast.Name) and node.target.id in params:
+            return True
+        if isinstance(node, (gast.Assign, gast.AugAssign)):
+            for target in node.targets if isinstance(node, gast.Assign) else [node.target]:
+                if any(root is None or root in holders for root in _stored_roots(target)):
+                    return True
+        if isinstance(node, gast.Call):
+            func_node = node.func
+            if isinstance(func_node, gast.Attribute) and func_node.attr in writing and (
+                    _shares(func_node.value, holders)):
+                return True
+            if isinstance(func_node, gast.Attribute) and func_node.attr in _WRITER_NAMES and (
+                    node.args and _shares(node.args[0], holders)):
+                return True
+            if any(k.arg == "out" and _shares(k.value, holders) for k in node.keywords):
+                return True
+    return False
     params = set(parameter_ids(fdef))
     for node in walk_breadth(fdef):
         target = None
