@@ -447,15 +447,16 @@ class MutationFence:
         helper's update as a new value (b = b - v), which is what the call computes then."""
         op = self.scope.lookup(call.func)
         own = getattr(op, "__name__", "")
-        if op is not None and canonical_name(op) is None and getattr(builtins, own, None) is not (
-                op) and HELPERS.get(own) is not op and _writes_parameters(op) and not (
-                self._unseen_updates(op, call, stmt, facts)):  # (a runtime helper, in
-            # generated code differentiated again, has templates)
+        writes = op is not None and canonical_name(op) is None and getattr(
+            builtins, own, None) is not op and HELPERS.get(own) is not op and _writes_parameters(
+            op)  # (a runtime helper, in generated code differentiated again, has templates)
+        if writes and not self._unseen_updates(op, call, stmt, facts):
+            where = f" (line {writes.lineno}: {writes.text})" if isinstance(writes, _Write) else ""
             raise self.info.error(call, f"{getattr(op, '__qualname__', op)} changes an argument "
-                                        f"in place: srcad does not differentiate calls that "
-                                        f"change their arguments",
+                                        f"in place{where}: srcad does not "
+                                        f"differentiate calls that change their arguments",
                                   hint="return the new value from the helper and assign it "
-                                       "(b = b + v, not b += v)")
+                                       "(b = b + v, not b += v; self.h = v: return v)")
 
     def _unseen_updates(self, op, call, stmt, facts):
         """Whether op only updates parameters in place (p += v) and each array the call passes
@@ -595,59 +596,47 @@ def loaded_or_stored_names(target):
     return []
 
 
+class _Write:
+    """Where a helper writes into a parameter's storage (truthy): its line number and text."""
+
+    def __init__(self, node, info):
+        self.lineno = getattr(node, "lineno", None) or info.first_line  # (the file's lines)
+        self.text = (info.line(self.lineno) or "").strip()
+
+
 def _writes_parameters(func, updates=True):
-    """Whether a user function may write into the storage of one of its parameters: a store
-    (y[i] = v, y.a = v, a tuple target's items), a writing method (y.fill(v), y.__setitem__),
-    out=, np.copyto and the other WRITERS, np.add.at, through the parameter or any name that
-    may hold its storage (_parameter_holders); or updates one in place (b += e writes into the
-    caller's array when b is one). Read from its source; False when there is none to read."""
+    """Where a user function may write into the storage of one of its parameters (a _Write), or
+    None: a store (y[i] = v, y.a = v, a tuple target's items), a writing method (y.fill(v),
+    y.__setitem__), out=, np.copyto and the other WRITERS, np.add.at, through the parameter or
+    any name that may hold its storage (_parameter_holders); or an update of one in place
+    (b += e writes into the caller's array when b is one). Read from its source; None when
+    there is none to read."""
     try:
-        fdef, _ = parse_function(func)
+        fdef, info = parse_function(func)
     except Exception:
-        return False
+        return None
     params = set(parameter_ids(fdef))
     holders = _parameter_holders(fdef, params)
     writing = frozenset(WRITING_METHODS) | IN_PLACE_SPECIALS | {"append", "pop"}
     for node in walk_breadth(fdef):
         if updates and isinstance(node, gast.AugAssign) and isinstance(
                 node.target, gast.Name) and node.target.id in params:
-            return True
+            return _Write(node, info)
         if isinstance(node, (gast.Assign, gast.AugAssign)):
             for target in node.targets if isinstance(node, gast.Assign) else [node.target]:
                 if any(root is None or root in holders for root in _stored_roots(target)):
-                    return True
+                    return _Write(node, info)
         if isinstance(node, gast.Call):
             func_node = node.func
             if isinstance(func_node, gast.Attribute) and func_node.attr in writing and (
                     _shares(func_node.value, holders)):
-                return True
+                return _Write(node, info)
             if isinstance(func_node, gast.Attribute) and func_node.attr in _WRITER_NAMES and (
                     node.args and _shares(node.args[0], holders)):
-                return True
+                return _Write(node, info)
             if any(k.arg == "out" and _shares(k.value, holders) for k in node.keywords):
-                return True
-    return False
-    params = set(parameter_ids(fdef))
-    for node in walk_breadth(fdef):
-        target = None
-        if updates and isinstance(node, gast.AugAssign) and isinstance(
-                node.target, gast.Name) and node.target.id in params:
-            return True
-        if isinstance(node, (gast.Assign, gast.AugAssign)):
-            for t in (node.targets if isinstance(node, gast.Assign) else [node.target]):
-                if isinstance(t, gast.Subscript):
-                    target = t
-        if target is not None:
-            root = target
-            while isinstance(root, (gast.Subscript, gast.Attribute)):
-                root = root.value
-            if isinstance(root, gast.Name) and root.id in params:
-                return True
-        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
-                and isinstance(node.func.value, gast.Name) and node.func.value.id in params
-                and node.func.attr in set(WRITING_METHODS) | {"append", "pop"}):
-            return True
-    return False
+                return _Write(node, info)
+    return None
 
 
 def check_mutations(fdef, scope, info, params):

@@ -108,3 +108,27 @@ def test_a_helper_writing_into_arrays_it_makes_is_accepted(disable):
     x = np.array([1.0, 2.0, 3.0])
     np.testing.assert_allclose(srcad.grad(uses_own_array, disable=disable)(x),
                                central(uses_own_array, x), rtol=1e-6)
+
+
+class Cell:
+    def __init__(self):
+        self.h = np.zeros(2)
+
+    def step(self, x):
+        self.h = np.tanh(x)
+        return 0.0
+
+
+cell = Cell()
+
+
+def through_the_object(x):
+    cell.step(x)
+    return np.sum(cell.h ** 2)
+
+
+def test_a_method_storing_into_its_object_is_refused_with_the_line():
+    # (f then read cell.h as a constant: the gradient was [0, 0] for 2 tanh(x) sech(x)^2)
+    with pytest.raises(srcad.SrcadError, match=r"Cell.step changes an argument in place "
+                                               r"\(line \d+: self.h = np.tanh\(x\)\)"):
+        srcad.grad(through_the_object)(np.array([0.3, -0.5]))
