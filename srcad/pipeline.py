@@ -40,7 +40,7 @@ from .frontend.desugar import desugar
 from .frontend.fence import check
 from .frontend.keep_dtypes import keep_in_place_dtypes
 from .frontend.lift import lift
-from .frontend.mutation import check_mutations
+from .frontend.mutation import check_mutations, check_outside_iterators
 from .frontend.parse import parse_function
 from .frontend.resolve import assigned_names, LIBRARY_MODULES, resolve, Scope
 from .frontend.slices import batch_slices
@@ -394,6 +394,8 @@ def _frontend(func, kind, wrt, stage, disabled):
     for param, value in getattr(func, "__srcad_bindings__", {}).items():  # functions a call
         scope.local_names.discard(param)  # passes this callee (calls.with_function_arguments)
         scope.injected[param] = value
+    if not hasattr(func, "__srcad_sync__"):  # (srcad's own code takes no outside items)
+        check_outside_iterators(fdef, scope, info)  # (next(batches): once per run)
     if stage == "resolve":
         return function_source(fdef)
     if hasattr(func, "__srcad_classes__"):  # a method of an object read from a list: its

@@ -16,7 +16,9 @@ Saved(roots) takes, from the values the code can reach:
     lists, dicts, sets        their items (put back in place: the same objects)
     the user's objects        their attributes (vars(obj)); those of classes from numpy and
                               other libraries are not looked into
-    the user's functions      the globals their code names and their closure cells (helpers)
+    the user's functions      the globals their code names and their closure cells (helpers),
+                              followed; the bindings of the globals their code rebinds
+                              (`global n`) and of their closure cells (`nonlocal count`)
 following containers, objects and functions a few levels down (DEPTH), and the first ITEMS
 items of a container; containers of more than LARGE items are not copied, nor put back. Arrays
 are not copied (a global array written in place by the function is not put back: the README
@@ -27,6 +29,7 @@ Replayed is for several runs that must each see the state one call would: the sw
 srcad.jacobian and srcad.hessian, the evaluations of srcad.check_grads.
 """
 import contextlib
+import dis
 import random
 import sys
 import threading
@@ -94,12 +97,29 @@ class Saved:
             self._inside(value[:ITEMS], depth)
         elif isinstance(value, types.FunctionType):
             if depth < DEPTH and not _library(value):
+                self._bindings(value)
                 self._inside(_reached_by(value), depth)
         elif hasattr(value, "__dict__") and not _library(type(value)) and type(
                 value.__dict__) is dict:
             attributes = value.__dict__
             self.undo.append((_dict_setter(attributes), dict(attributes)))
             self._inside(list(attributes.values())[:ITEMS], depth)
+
+    def _bindings(self, func):
+        """The globals func's code rebinds (`global n; n += 1`) and its closure cells (`nonlocal
+        count; count += 1`): their bindings, put back (a name the code binds anew is removed)."""
+        stored = _rebound_globals(func.__code__)
+        if stored:
+            namespace = func.__globals__
+            saved = {name: namespace.get(name, _ABSENT) for name in stored}
+            self.undo.append((_bindings_setter(namespace), saved))
+        for cell in func.__closure__ or ():
+            if id(cell) not in self.seen:
+                self.seen.add(id(cell))
+                try:
+                    self.undo.append((_cell_setter(cell), cell.cell_contents))
+                except ValueError:  # (empty: nothing to put back)
+                    pass
 
     def _inside(self, values, depth):
         if depth < DEPTH:
@@ -221,6 +241,37 @@ def _reached_by(func):
         except ValueError:  # (empty)
             pass
     return found
+
+
+_ABSENT = object()  # (a global the code binds that did not exist before)
+_REBINDING = ("STORE_GLOBAL", "DELETE_GLOBAL")
+
+
+def _rebound_globals(code):
+    """The global names code (and the code nested in it) binds or deletes."""
+    names, stack = set(), [code]
+    while stack:
+        inner = stack.pop()
+        names.update(ins.argval for ins in dis.get_instructions(inner)
+                     if ins.opname in _REBINDING)
+        stack.extend(c for c in inner.co_consts if isinstance(c, types.CodeType))
+    return sorted(names)
+
+
+def _bindings_setter(namespace):
+    def put_back(saved):
+        for name, value in saved.items():
+            if value is _ABSENT:
+                namespace.pop(name, None)
+            else:
+                namespace[name] = value
+    return put_back
+
+
+def _cell_setter(cell):
+    def put_back(value):
+        cell.cell_contents = value
+    return put_back
 
 
 def _library(obj):

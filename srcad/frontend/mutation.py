@@ -25,6 +25,7 @@ names may share storage) tells the reverse pass which restores of stored arrays 
      must be undone before it, even where the adjoint reads y itself only for its shape)
 """
 import builtins
+import collections.abc
 import inspect
 import random
 
@@ -637,6 +638,28 @@ def _writes_parameters(func, updates=True):
             if any(k.arg == "out" and _shares(k.value, holders) for k in node.keywords):
                 return _Write(node, info)
     return None
+
+
+def check_outside_iterators(fdef, scope, info):
+    """Refuse reading an iterator the function does not make (a global or closure generator,
+    itertools.count(), a data loader's iterator): next(batches), for b in batches,
+    zip(batches, ...), a helper given it. Any use takes items from it, and srcad runs the
+    function more than once for one derivative call at times (the first call's shape probe,
+    verify mode's reference, a Jacobian's rows): an iterator cannot be put back as it was, so
+    each run would take the next item, and the first gradient would be another item's than the
+    value's."""
+    for node in walk_breadth(fdef):
+        if not (isinstance(node, gast.Name) or isinstance(node, gast.Attribute) and isinstance(
+                node.value, gast.Name)) or not isinstance(node.ctx, gast.Load):
+            continue
+        if isinstance(scope.lookup(node), collections.abc.Iterator):
+            raise info.error(node, "this reads an iterator the function does not make, which "
+                                   "gives the next item each time it is read: srcad may run "
+                                   "the function more than once for one derivative call (the "
+                                   "first call's shape probe, verify mode, the rows of a "
+                                   "Jacobian), and each run would take another item",
+                             hint="take the item before the call and pass it in as an argument "
+                                  "(loss(w, next(batches)))")
 
 
 def check_mutations(fdef, scope, info, params):
