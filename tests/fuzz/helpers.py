@@ -8,8 +8,11 @@
     tuple_call   p, q = h(a, b): a helper returning a tuple the caller unpacks
     list_call    h([x, y]): a helper taking a list of arrays (a loop over it, or xs[0], xs[1])
     generator_call  sum(g([x, y])), list(g(...)): a helper that yields a value per item
-    (closures)   about one helper in two is made by a factory and reads a value of its
+    (closures)   about one helper in four is made by a factory and reads a value of its
                  (`scale = 1.0`): a closure, which stays a call
+    (methods)    about one in four is a method of an object made at module level, reading
+                 self.scale, with a docstring of several lines: the object called, or its
+                 bound method bound to the helper's name
 
 A helper's body is made by the same statement and expression families as f's, in a scope of
 its own: its parameters are its variables, the size parameters are not in scope (so shapes come
@@ -92,9 +95,13 @@ def make_helper(scope, returns):
     names = [p for p, _ in params] + (["log"] if takes_log else [])
     text = "\n".join([f"def {name}({', '.join(names)}):"] + stmts.indent(body) +
                      [f"    return {', '.join(results)}"])
-    if zlib.crc32(text.encode()) % 2 == 1:  # (a checksum, not scope.rng: see _helper_name)
+    check = zlib.crc32(text.encode())  # (a checksum, not scope.rng: see _helper_name)
+    if check % 4 == 1:
         text = _closure(name, body, results, names)
         scope.tags.add("helper_closure")
+    elif check % 4 == 3:
+        text = _method(name, body, results, names, bound=check // 4 % 2 == 1)
+        scope.tags.add("helper_bound_method" if check // 4 % 2 else "helper_callable_object")
     helper = Helper(name, params, tuple(returns), text, takes_log)
     scope.helpers.append(helper)
     scope.tags.add("helper" if len(returns) == 1 else "helper_tuple")
@@ -111,6 +118,24 @@ def _closure(name, body, results, names):
                       f"    def {name}({', '.join(names)}):"] + stmts.indent(body, 2)
                      + [f"        return {', '.join(scaled)}", "", f"    return {name}", "", "",
                         f"{name} = make_{name}()"])
+
+
+def _method(name, body, results, names, bound):
+    """The helper as a method of an object made at module level, reading the object's attribute
+    (self.scale), with a docstring of several lines: the object itself called (__call__), or
+    its bound method under the helper's name (bound). srcad calls the method's function with
+    the object as self."""
+    method = "apply" if bound else "__call__"
+    scaled = [f"self.scale * ({r})" for r in results]
+    home = f"{name.capitalize()}Home"
+    return "\n".join([f"class {home}:", "    def __init__(self, scale):",
+                      "        self.scale = scale", "",
+                      f"    def {method}(self, {', '.join(names)}):",
+                      '        """The helper, a method.', "",
+                      "        Its docstring has several lines, as methods' do.", '        """']
+                     + stmts.indent(body, 2) + [f"        return {', '.join(scaled)}", "", "",
+                                                f"{name} = {home}(1.0)"
+                                                + (f".{method}" if bound else "")])
 
 
 _STEPS = ["np.sin(v) * 0.9 + v * 0.1", "np.tanh(v) + 0.5 * v", "0.5 * v - 0.25 * np.cos(v)"]
