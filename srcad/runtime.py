@@ -228,6 +228,18 @@ def stored_part(g, index):
 
 
 @helper(tangent="linear")
+def stored_share(g, y):
+    """g, the adjoint (or the tangent) of the value a store y[index] = v keeps, where y holds
+    floats or complex numbers; zeros shaped like g where y's dtype is an integer or a bool: the
+    store rounds v to it, a piecewise-constant function of v, with no derivative. A list keeps
+    what is stored as it is."""
+    kind = getattr(getattr(y, "dtype", None), "kind", None)
+    if kind is None or kind not in "biu":
+        return g
+    return zero_gradient(g)
+
+
+@helper(tangent="linear")
 def item_adjoints(g, items):
     """The adjoints of the items of a tuple or list display from the adjoint g of its value:
     g's items, zeros shaped like the item where g holds None (no adjoint reached it)."""

@@ -22,7 +22,7 @@ from srcad.runtime import (add_adjoint, array_like, as_gradient, aux_cotangent, 
                            matmul_adjoint_a, matmul_adjoint_b,
                            no_adjoint, on_host, rebroadcast, repeat_items, repeats_sequence,
                            selection_share, size_of,
-                           stop_gradient, tuple_adjoint, tuple_parts, unbroadcast, unconcatenate,
+                           stop_gradient, stored_share, tuple_adjoint, tuple_parts, unbroadcast, unconcatenate,
                            undict, unindex, unreduce, unrepeat_items, unstack, zero_at,
                            zero_gradient, zero_tangent)
 
@@ -146,6 +146,11 @@ def selection_share_adjoint(z, g, wins, tied, loser=False):
 @adjoint(zero_at)
 def zero_at_adjoint(z, g, index):
     d[g] = zero_at(d[z], index)
+
+
+@adjoint(stored_share)  # (g itself, or zeros: its own transpose)
+def stored_share_adjoint(z, g, y):
+    d[g] = stored_share(d[z], y)
 
 
 @adjoint(tuple_adjoint)

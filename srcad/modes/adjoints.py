@@ -185,6 +185,8 @@ class AdjointSweep:
         elif var in self.sequences:  # a list's adjoint may hold None (nothing reached it)
             part = call(["item_of"], name(adjoint), operations.index_value(clone(target.slice)),
                         clone(stmt.value))
+        if var not in self.sequences and not self.floats.get(var):  # (an int or bool array
+            part = call(["stored_share"], part, name(var))  # rounds what is stored: none)
         zeroed = assign(adjoint, call(["zero_at"], name(adjoint),
                                       operations.index_value(clone(target.slice))))
         if var in loaded_names(stmt.value):  # y[idx] = y: the stored value's adjoint goes

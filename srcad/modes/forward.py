@@ -251,6 +251,9 @@ class Forward:
         tangent = name(self.namer.tangent(value.id)) if (
             isinstance(value, gast.Name) and self.active(value.id)) else gast.Constant(
             value=0.0, kind=None)
+        if var not in self.sequences and not self.floats.get(var) and not (
+                isinstance(tangent, gast.Constant)):  # (an int or bool array rounds what is
+            tangent = call(["stored_share"], tangent, name(var))  # stored: no tangent)
         store = gast.Subscript(value=name(self.namer.tangent(var)),
                                slice=clone(target.slice), ctx=gast.Store())
         return [gast.Assign(targets=[store], value=tangent, type_comment=None)]

@@ -54,10 +54,11 @@ def _placeholders(stmts):
             yield stmt
 
 
-# runtime helpers and numpy functions that read an argument's shape only: a store into an array
-# (y[i] = v) never changes its shape, so such reads need no saved copy of the overwritten part
+# runtime helpers and numpy functions that read an argument's shape (or dtype) only: a store
+# into an array (y[i] = v) never changes them, so such reads need no saved copy of the
+# overwritten part
 SHAPE_ONLY = {"unbroadcast": 1, "unreduce": 1, "unindex": 1, "unconcatenate": 1,
-              "zeros_like": 0, "tuple_adjoint": 1}
+              "zeros_like": 0, "tuple_adjoint": 1, "stored_share": 1}
 
 
 def _names_read(node, values_only):

@@ -78,6 +78,17 @@ def unindex(g, x, index):
     return out
 
 
+def stored_share(g, y):
+    """g, the adjoint (or the tangent) of the value a store y[index] = v keeps, where y holds
+    floats or complex numbers; zeros shaped like g where y's dtype is an integer or a bool: the
+    store rounds v to it, a piecewise-constant function of v, with no derivative. A list keeps
+    what is stored as it is."""
+    kind = getattr(getattr(y, "dtype", None), "kind", None)
+    if kind is None or kind not in "biu":
+        return g
+    return zero_gradient(g)
+
+
 def no_adjoint(g):
     """Whether g stands for a zero adjoint of any structure: None, or the number 0 (a zero
     written before the value's structure was known)."""
@@ -219,7 +230,7 @@ def element_loop_grad(x):
         t7 = x[i]
         t4, t5, t6, t8 = stack.pop()
         # grad of: y[i] = y[i - 1] * 0.5 + x[i]  (golden_functions.py:65)
-        bt8 = unbroadcast(by[i], t8)
+        bt8 = unbroadcast(stored_share(by[i], y), t8)
         by = zero_at(by, i)
         bt6 = unbroadcast(bt8, t6)
         bt7 = unbroadcast(bt8, t7)
