@@ -175,6 +175,9 @@ def _create(scope, shape):
                   ("ones", f"np.ones({shape_text(shape)})")]
     if not forms:
         return None, None
+    if scope.chance(0.08):  # (an int array: a float stored into it is rounded, no derivative)
+        forms = [("zeros_int", f"np.zeros({shape_text(shape)}, dtype=int)")] if (
+            scope.sizes_known) else [("zeros_like_int", f"np.zeros_like({v}, dtype=int)")]
     tag, form = scope.pick(forms)
     scope.tags.add("create_" + tag)
     scope.add(Var(y, shape, owned=True))
