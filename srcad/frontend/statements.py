@@ -349,16 +349,16 @@ class _Methods(Transformer):
             func, obj = type(value).__call__, node.func
         else:
             return node
-        if obj is None or (getattr(func, "__module__", None) or "").split(".")[0] in (
-                "numpy", "scipy"):
+        if (getattr(func, "__module__", None) or "").split(".")[0] in ("numpy", "scipy"):
             return node
         owner = value.__self__ if isinstance(value, types.MethodType) else value
         ident = self.fresh(f"{type(owner).__name__}_{func.__name__.strip('_')}")
         self.scope.injected[ident] = func
-        if obj is not node.func and self.scope.lookup(obj) is not owner:  # a module's name
-            held = self.fresh(f"{type(owner).__name__}_object")  # for another object's method
-            self.scope.injected[held] = owner  # (random.shuffle is random._inst.shuffle: the
-            obj = name(held)  # method's object, not the module, is its self)
+        if obj is None or obj is not node.func and self.scope.lookup(obj) is not owner:
+            held = self.fresh(f"{type(owner).__name__}_object")  # a bound method held by a
+            self.scope.injected[held] = owner  # name (step = model.apply), or a module's
+            obj = name(held)  # name for another object's method (random.shuffle is
+            # random._inst.shuffle): the method's own object is its self
         node.args = [obj] + node.args
         node.func = name(ident)
         return node
