@@ -515,11 +515,12 @@ def _updated_parameters(func):
     return updated if updated and not _writes_parameters(func, updates=False) else None
 
 
-# methods whose result is a new array (or a number), never a view of their object
+# methods whose result is a new array (or a number), never a view of their object nor an
+# item of it (not a dict's get or values: those are the items themselves)
 _FRESH_METHODS = frozenset({
     "copy", "sum", "mean", "max", "min", "prod", "std", "var", "dot", "astype", "tolist",
     "item", "any", "all", "argmax", "argmin", "argsort", "cumsum", "cumprod", "round", "clip",
-    "nonzero", "trace", "ptp", "count", "index", "keys", "values", "items", "get"})
+    "nonzero", "trace", "ptp", "count", "index"})
 # numpy functions that write into their first argument (WRITERS, by attribute name) or, as
 # ufunc methods, into the first argument of .at (np.add.at(y, i, v))
 _WRITER_NAMES = frozenset(name.rsplit(".", 1)[1] for name in WRITERS) | {"at"}
@@ -573,11 +574,11 @@ def _parameter_holders(fdef, params):
     bindings = []  # (the names a binding binds, the value it binds them from)
     for node in walk_breadth(fdef):
         if isinstance(node, gast.Assign):
-            bindings += [(loaded_or_stored_names(t), node.value) for t in node.targets]
+            bindings += [(_bound_names(t), node.value) for t in node.targets]
         elif isinstance(node, (gast.For, gast.comprehension)):
-            bindings.append((loaded_or_stored_names(node.target), node.iter))
+            bindings.append((_bound_names(node.target), node.iter))
         elif isinstance(node, gast.withitem) and node.optional_vars is not None:
-            bindings.append((loaded_or_stored_names(node.optional_vars), node.context_expr))
+            bindings.append((_bound_names(node.optional_vars), node.context_expr))
     holders = set(params)
     while True:
         more = {n for names, value in bindings if _shares(value, holders) for n in names}
@@ -586,14 +587,14 @@ def _parameter_holders(fdef, params):
         holders |= more
 
 
-def loaded_or_stored_names(target):
+def _bound_names(target):
     """The plain names a binding target binds (x, and a, b of (a, b) = ...)."""
     if isinstance(target, gast.Name):
         return [target.id]
     if isinstance(target, (gast.Tuple, gast.List)):
-        return [n for item in target.elts for n in loaded_or_stored_names(item)]
+        return [n for item in target.elts for n in _bound_names(item)]
     if isinstance(target, gast.Starred):
-        return loaded_or_stored_names(target.value)
+        return _bound_names(target.value)
     return []
 
 
