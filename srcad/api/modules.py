@@ -36,6 +36,7 @@ import textwrap
 import types
 
 from . import cache
+from .callees import dispatchable, SHAPE_BLIND
 from ..backend.emit import comment_text, module_text as module_text_of
 from ..backend.literals import literal, NotLiteral
 from ..errors import SrcadError
@@ -63,11 +64,17 @@ def builts_of(built, disabled=frozenset()):
     return builts
 
 
-def module_text(built, disabled=frozenset(), carry=False):
+def module_text(built, disabled=frozenset(), carry=False, specialized=False):
     """The whole module for reading (carry=False: srcad.source) or shipping (carry=True:
-    srcad.emit, which raises SrcadError where the module could not run as srcad.grad does)."""
+    srcad.emit, which raises SrcadError where the module could not run as srcad.grad does).
+    specialized: built is code specialized to arguments, whose callees' derivatives that pay
+    for it are specialized at each call at run time (callees.py): their code here, for any
+    arguments, is marked so."""
     builts = builts_of(built, disabled)
-    texts = [b.function_text for b in builts]
+    marked = _specialized_at_calls(builts) if specialized and not carry and (
+        "callees" not in disabled) else set()
+    texts = [f"# {_SPECIALIZED_AT_CALLS}\n{b.function_text}" if b.function_name in marked
+             else b.function_text for b in builts]
     reserved = set(_HEADER_MODULES) | set(HELPERS) | {b.function_name for b in builts}
     plan = _Plan(reserved, carry)
     for b in builts:
@@ -76,6 +83,33 @@ def module_text(built, disabled=frozenset(), carry=False):
         plan.add_reads(b, _global_reads(b.function_text))
         plan.add_defaults(b)
     return module_text_of(texts + plan.functions, built.header, plan.lines(), plan.after)
+
+
+_SPECIALIZED_AT_CALLS = ("At run time the code above calls this callee's derivative through a "
+                         "dispatch\n# that builds it for each call's argument shapes; this is its "
+                         "code for any\n# shapes (what disable=\"callees\" runs, and srcad.emit "
+                         "writes).")
+
+
+def _specialized_at_calls(builts):
+    """The record and backward halves of callees that the derivative's specialized code calls
+    through callees.RecordDispatch (dispatchable, and their code for any arguments calls a
+    SHAPE_BLIND helper), and theirs, from a specialized callee's code, in turn."""
+    by_name = {b.function_name: b for b in builts}
+    marked, todo = set(), [builts[0]]
+    while todo:
+        current = todo.pop()
+        pairs = {}
+        for name, (func, kind, _) in current.dependencies.items():
+            if kind in ("record", "backward") and name in by_name:
+                pairs.setdefault(func, []).append(by_name[name])
+        for func, halves in pairs.items():
+            if dispatchable(func) and any(SHAPE_BLIND.search(b.function_text) for b in halves):
+                for half in halves:
+                    if half.function_name not in marked:
+                        marked.add(half.function_name)
+                        todo.append(half)
+    return marked
 
 
 def _refuse_cells(b):

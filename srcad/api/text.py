@@ -59,7 +59,8 @@ def source(func, mode="reverse", wrt=0, kind=None, stage=None, args=None, kwargs
             mode, kind = runs(mode, kind, wrt, tuple(args), disabled)
             example = (tuple(args), kwargs or {})
         return build(func, mode, wrt, kind, stage=stage, example=example, disabled=disabled)
-    return module_text(_built(func, mode, wrt, kind, args, kwargs, disabled), disabled)
+    return module_text(_built(func, mode, wrt, kind, args, kwargs, disabled), disabled,
+                       specialized=args is not None and "specialize" not in disabled)
 
 
 def show_html(func, mode="reverse", wrt=0, kind=None, args=None, kwargs=None, *,

@@ -224,3 +224,16 @@ def test_callee_whose_generic_code_needs_no_shapes_is_not_dispatched():
     got = srcad.grad(uses_elementwise)(x)
     np.testing.assert_allclose(got, central_gradient(uses_elementwise, (x,)), rtol=1e-7)
     assert list(callees._DISPATCHES[elementwise].values()) == [None]
+
+
+def test_the_source_marks_the_callee_code_that_runs_specialized():
+    """srcad.source(f, args=...) shows the code f's calls run; a callee's halves that the
+    dispatch builds per call are shown for any shapes, and say so. Not in code for any shapes,
+    with callees switched off, for a callee that is not dispatched, nor in an emitted module."""
+    rhs, integrate = make_model(A)
+    marker = "builds it for each call's argument shapes"
+    text = srcad.source(integrate, args=(Y0, 0.3))
+    assert text.count(marker) == 2, text  # (the record and the backward half)
+    assert marker not in srcad.source(integrate)
+    assert marker not in srcad.source(integrate, args=(Y0, 0.3), disable="callees")
+    assert marker not in srcad.source(uses_elementwise, args=(RNG.normal(size=5),))
