@@ -125,6 +125,9 @@ STAGES = ("parse", "slices", "inline", "resolve", "check", "desugar", "unroll", 
 KINDS = {"reverse": ("grad", "value_and_grad", "aux", "vjp", "vjp_aux", "adjoint", "record",
                      "backward"),
          "forward": ("jvp", "tangent", "grad")}
+# the kinds that return f's value (or a callee's, to its caller): their values are f's, bit for
+# bit (a pass may change how a derivative is summed, not how a value is)
+VALUE_KINDS = ("value_and_grad", "aux", "vjp_aux", "record", "tangent")
 # adjoint / tangent: the derivatives of callees, called from other generated code (see calls.py)
 # forward grad: the gradient of a function of one float, its tangent seeded with 1.0 (forward.py)
 
@@ -250,7 +253,8 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, singu
         shape_of=builder.shape_of_name if shapes and mode == "reverse" else None,
         shapes=shapes, shares=getattr(builder, "shares", None), fresh=namer.fresh,
         fresh_name=namer.fresh_name, new_shapes=getattr(builder, "local_shapes", None),
-        tangents=set(namer.tangents.values()), seeded=seeded, singular=singular or {}))
+        tangents=set(namer.tangents.values()), seeded=seeded, singular=singular or {},
+        returns_values=kind in VALUE_KINDS))
     build = Build(mode, kind, shapes, disabled, singular)
     return run_passes(derivative, PIPELINE, build, facts, stop)
 

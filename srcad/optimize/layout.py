@@ -32,9 +32,15 @@ Any other use (returned, passed to a function srcad does not know, reshaped, put
 tuple, indexed by a name that could be an array, ...) leaves the operation as written, and so
 does a followed name bound more than once. A new one- or zero-dimensional array (made by an
 elementwise operation or a reduction, not a view) is contiguous in both layouts and is not
-followed further. Sums over a long axis may add in another order (numpy's pairwise summation
-runs along the contiguous axis): equal within rounding, as numpy's own sums of one array in two
-layouts are.
+followed further.
+
+A sum (or mean, or product) may add in another order in the other layout: numpy adds the
+items along a contiguous axis in a tree of partial sums, and a Fortran-ordered array's last axis
+one plane after the other. The same only over the last axis of at most 7 items (numpy adds so
+few one after the other too). A derivative's sums may be rounded so (equal within rounding);
+f's values may not: where the code returns f's value (value_and_grad, a callee's record or
+tangent: pipeline.VALUE_KINDS), f's values are f's to the bit, so there a sum of another kind
+is a use that stops the rewrite.
 """
 import math
 
@@ -99,10 +105,35 @@ def _to_number(call, method):
     return axis is None or (type(axis) is gast.Constant and axis.value is None)
 
 
-def _climb(node, parent):
+ORDERED = frozenset({"sum", "mean", "prod"})  # reductions whose result depends on the order
+SEQUENTIAL = 7  # the longest axis numpy's sum adds one item after the other (8 and more: in a
+# tree of partial sums along a contiguous axis), as a Fortran-ordered array's last axis is added
+
+
+def _same_order(call, method, shape_of):
+    """Whether a reduction adds in the same order in either layout: over the last axis alone,
+    of at most SEQUENTIAL items (its array a name of known shape)."""
+    array = call.func.value if method else call.args[0]
+    shape = shape_of(array.id) if type(array) is gast.Name else None
+    axis = next((k.value for k in call.keywords if k.arg == "axis"), None)
+    positional = call.args[0 if method else 1:]
+    if axis is None and positional:
+        axis = positional[0]
+    if type(axis) is gast.Tuple and len(axis.elts) == 1:
+        axis = axis.elts[0]
+    if type(axis) is gast.UnaryOp and type(axis.op) is gast.USub and type(
+            axis.operand) is gast.Constant:
+        last = axis.operand.value == 1
+    else:
+        last = type(axis) is gast.Constant and shape is not None and axis.value == len(shape) - 1
+    return bool(shape) and last and shape[-1] <= SEQUENTIAL
+
+
+def _climb(node, parent, shape_of, exact):
     """Where the array a Name node reads goes: (name, fresh) when it ends up bound to that name
     (fresh: as a new array, not a view), None when it is only read, _FAIL when the use may
-    depend on the layout."""
+    depend on the layout. exact: the code returns f's values, which must be f's to the bit, so
+    a sum whose order of additions the layout changes is such a use."""
     fresh = False
     while True:
         up = parent.get(id(node))
@@ -132,6 +163,8 @@ def _climb(node, parent):
                     call, None)):
                 return _FAIL
             if up.attr in REDUCTIONS:
+                if exact and up.attr in ORDERED and not _same_order(call, True, shape_of):
+                    return _FAIL
                 if _to_number(call, True):
                     return None
                 node, fresh = call, True
@@ -151,6 +184,8 @@ def _climb(node, parent):
                 return None
             if function in REDUCTIONS and up.args and up.args[0] is node and (
                     _constant_arguments(up, node)):
+                if exact and function in ORDERED and not _same_order(up, False, shape_of):
+                    return _FAIL
                 if _to_number(up, False):
                     return None
                 node, fresh = up, True
@@ -194,7 +229,7 @@ class _Uses:
                         self.parent[id(child)] = node
 
 
-def _safe(name, uses, shape_of):
+def _safe(name, uses, shape_of, exact):
     """Whether every use of name's array, and of the arrays followed from it, is the same in
     either layout (see the module docstring)."""
     todo, seen = [name], {name}
@@ -203,7 +238,7 @@ def _safe(name, uses, shape_of):
         if len(uses.binds.get(var, ())) != 1:
             return False
         for node in uses.loads.get(var, ()):
-            found = _climb(node, uses.parent)
+            found = _climb(node, uses.parent, shape_of, exact)
             if found is _FAIL:
                 return False
             if found is None or found[0] in seen:
@@ -238,14 +273,16 @@ def _candidate(stmt, arrays, shape_of):
 
 def lay_out(fdef, facts):
     """The pass (see the module docstring): in a specialized build, with the probe's shapes
-    (an adjoint's are its value's) and the names always bound to arrays."""
+    (an adjoint's are its value's), the names always bound to arrays, and whether the code
+    returns f's values (returns_values: a gradient's sums may add in another order, a value's
+    may not)."""
     shape_of = facts.shape_of or facts.shapes.get
     uses = None
     for node in walk(fdef):
         if not _candidate(node, facts.arrays, shape_of):
             continue
         uses = uses or _Uses(fdef)
-        if not _safe(node.targets[0].id, uses, shape_of):
+        if not _safe(node.targets[0].id, uses, shape_of, facts.returns_values):
             continue
         value = node.value
         node.value = gast.Call(

@@ -95,10 +95,11 @@ ALWAYS_KEPT = frozenset({"params"})  # no pass changes the function's parameters
 # values surely floats (inexact), arrays, float64 values; the probe's float dtype of a name
 # (probed) and shapes (shape_of(name), the dict shapes); names that may share storage
 # (shares); new names (fresh, fresh_name) and the shapes of names a pass makes (new_shapes);
-# the tangents; whether adjoints are all floats (seeded); singular-point facts (singular)
+# the tangents; whether adjoints are all floats (seeded); singular-point facts (singular);
+# whether the code returns f's values, which must be f's to the bit (returns_values)
 STATIC_FACTS = frozenset({
     "derived", "inexact", "arrays", "float64", "probed", "shape_of", "shapes", "shares",
-    "fresh", "fresh_name", "new_shapes", "tangents", "seeded", "singular"})
+    "fresh", "fresh_name", "new_shapes", "tangents", "seeded", "singular", "returns_values"})
 
 
 class Facts:

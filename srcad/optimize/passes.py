@@ -68,7 +68,8 @@ PIPELINE = (
     Pass("strength", reduce_strength, switch="strength", specialized=True,
          needs=("inexact", "arrays", "shapes")),
     Pass("layout", lay_out, switch="layout", specialized=True,
-         needs=("arrays", "shape_of", "shapes"), keeps=("binds", "loads", "top_once")),
+         needs=("arrays", "shape_of", "shapes", "returns_values"),
+         keeps=("binds", "loads", "top_once")),
 )
 
 

@@ -5,7 +5,7 @@ on the first call's again, which must give the same bits):
 
     grad            srcad.grad(f, wrt=i)            <g, v> against central differences of f
     grad_tuple      srcad.grad(f, wrt=(all))        the same, every argument at once
-    value_and_grad  srcad.value_and_grad(f, wrt)    the value is f's own (type, shape, 1e-12)
+    value_and_grad  srcad.value_and_grad(f, wrt)    the value is f's own (type, shape, bits)
     vjp             srcad.vjp(f, wrt=(all))         <v, J^T w> against <w, central differences>
     jvp             srcad.jvp(f, wrt=(all))         J v against central differences (vector)
     dot             <J v, w> == <v, J^T w>          jvp against vjp, relative 1e-9 (of |J v| |w|
@@ -520,9 +520,9 @@ class Checker:
                 self.fail("value", mode, call, f"value is {type(value).__name__} "
                           f"{_short(value)}, f returns {type(want).__name__} {_short(want)}")
                 return
-            if not np.allclose(flat(value), flat(want), rtol=1e-12, atol=0):
-                self.fail("value", mode, call, f"value {value!r}, f returns {want!r}")
-                return
+            if not np.array_equal(flat(value), flat(want), equal_nan=True):  # (every bit:
+                self.fail("value", mode, call, f"value {value!r}, f returns {want!r}")  # the
+                return  # README's promise; a pass may round a derivative, never a value)
             if isinstance(wrt, tuple):
                 self._tuple_grads(grads, mode, call)
             else:

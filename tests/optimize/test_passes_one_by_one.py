@@ -154,7 +154,8 @@ def test_pairwise_differences_are_made_in_fortran_order():
             e = np.exp(-d2)
             b = np.matmul(e[:, None, :], diff)[:, 0, :]
             return b
-        """, (x,), arrays={"x", "t1", "t2"}, shape_of=shapes.get, shapes=shapes)
+        """, (x,), arrays={"x", "t1", "t2"}, shape_of=shapes.get, shapes=shapes,
+        returns_values=False)
 
 
 def test_a_difference_that_reaches_the_return_keeps_its_layout():
@@ -166,7 +167,8 @@ def test_a_difference_that_reaches_the_return_keeps_its_layout():
             t2 = x[None, :, :]
             diff = t1 - t2
             return diff * 2.0
-        """, (x,), arrays={"x", "t1", "t2"}, shape_of=shapes.get, shapes=shapes)
+        """, (x,), arrays={"x", "t1", "t2"}, shape_of=shapes.get, shapes=shapes,
+        returns_values=False)
 
 
 def test_sums_with_few_items_keep_their_method():
