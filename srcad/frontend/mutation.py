@@ -27,6 +27,7 @@ names may share storage) tells the reverse pass which restores of stored arrays 
 import builtins
 import collections.abc
 import inspect
+import io
 import random
 
 import gast
@@ -653,7 +654,10 @@ def check_outside_iterators(fdef, scope, info):
         if not (isinstance(node, gast.Name) or isinstance(node, gast.Attribute) and isinstance(
                 node.value, gast.Name)) or not isinstance(node.ctx, gast.Load):
             continue
-        if isinstance(scope.lookup(node), collections.abc.Iterator):
+        found = scope.lookup(node)
+        if isinstance(found, collections.abc.Iterator) and not isinstance(found, io.IOBase):
+            # (a file is an iterator of its lines, but written to, print(v, file=log), it is
+            # a file: srcad does not put files back, as the README says)
             raise info.error(node, "this reads an iterator the function does not make, which "
                                    "gives the next item each time it is read: srcad may run "
                                    "the function more than once for one derivative call (the "

@@ -5,6 +5,7 @@ and gradient [2, 2] where f gives 2.0 (every later call agreed with f). The prob
 the bindings of the globals the code rebinds and of its closure cells. An iterator cannot be put
 back: reading one f does not make is refused (next(batches) gave the first gradient the second
 item's)."""
+import io
 import itertools
 
 import numpy as np
@@ -94,3 +95,16 @@ def test_an_iterator_the_function_makes_is_read():
         items = iter([2.0, 3.0])
         return np.sum(x) * next(items)
     np.testing.assert_array_equal(srcad.grad(own)(np.ones(2)), [2.0, 2.0])
+
+
+log = io.StringIO()  # (a file is an iterator of its lines; here it is only looked at)
+
+
+def writes_a_log(x):
+    if log.closed:
+        return np.sum(x)
+    return np.sum(x * 2.0)
+
+
+def test_a_file_is_not_refused_as_an_iterator():
+    np.testing.assert_array_equal(srcad.grad(writes_a_log)(np.ones(2)), [2.0, 2.0])
