@@ -516,12 +516,13 @@ def _updated_parameters(func):
     return updated if updated and not _writes_parameters(func, updates=False) else None
 
 
-# methods whose result is a new array (or a number), never a view of their object nor an
-# item of it (not a dict's get or values: those are the items themselves)
-_FRESH_METHODS = frozenset({
-    "copy", "sum", "mean", "max", "min", "prod", "std", "var", "dot", "astype", "tolist",
-    "item", "any", "all", "argmax", "argmin", "argsort", "cumsum", "cumprod", "round", "clip",
-    "nonzero", "trace", "ptp", "count", "index"})
+# methods whose result may be their object's storage: a view of it, or an item it holds
+_SHARING_METHODS = frozenset({
+    "reshape", "ravel", "view", "transpose", "swapaxes", "squeeze", "diagonal", "get", "values",
+    "items", "setdefault", "pop", "popitem", "__getitem__"})
+# builtins whose result is, or yields, the items of their arguments
+_SHARING_BUILTINS = frozenset({"iter", "reversed", "zip", "enumerate", "getattr", "next", "max",
+                               "min", "list", "tuple", "sorted"})
 # numpy functions that write into their first argument (WRITERS, by attribute name) or, as
 # ufunc methods, into the first argument of .at (np.add.at(y, i, v))
 _WRITER_NAMES = frozenset(name.rsplit(".", 1)[1] for name in WRITERS) | {"at"}
@@ -546,9 +547,9 @@ def _stored_roots(target):
 
 def _shares(value, names):
     """Whether the value of an expression may be (or hold, or view) the storage of one of names:
-    a name, an item, attribute or view of one, a container or a call of something other than
-    arithmetic and numpy's functions that make new arrays (conservative: a user function may
-    return its argument)."""
+    a name, an item, attribute or view of one (numpy's view functions, x.reshape, d.get), a
+    container holding one, or what zip, enumerate, list, ... give of one. Arithmetic and other
+    calls make new values (a helper that returns its own argument is not followed)."""
     if isinstance(value, gast.Name):
         return value.id in names
     if isinstance(value, (gast.Subscript, gast.Attribute, gast.Starred)):
@@ -560,11 +561,11 @@ def _shares(value, names):
         if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and (
                 func.value.id in ("np", "numpy")):
             return func.attr in _VIEW_NAMES and any(_shares(a, names) for a in value.args)
-        if isinstance(func, gast.Attribute) and func.attr in _FRESH_METHODS:
-            return False
-        return any(_shares(a, names) for a in value.args) or any(
-            _shares(k.value, names) for k in value.keywords) or (
-            isinstance(func, gast.Attribute) and _shares(func.value, names))
+        if isinstance(func, gast.Attribute):
+            return func.attr in _SHARING_METHODS and _shares(func.value, names)
+        if isinstance(func, gast.Name) and func.id in _SHARING_BUILTINS:
+            return any(_shares(a, names) for a in value.args)
+        return False
     return any(_shares(child, names) for child in gast.iter_child_nodes(value)
                if isinstance(child, gast.expr))
 
