@@ -70,6 +70,13 @@ def unknown_call(info, node, scope):
     """The SrcadError for a call whose function srcad cannot tell at build time."""
     parts = dotted_parts(node.func)
     spelled = ".".join(parts) if parts else "this function"
+    func = node.func
+    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Call) and isinstance(
+            func.value.func, gast.Name) and func.value.func.id == "super":
+        return info.error(node, f"srcad does not follow super(): it cannot tell which class's "
+                                f"{func.attr} this calls",
+                          hint=f"call the base class's method by name: Base.{func.attr}(self, "
+                               f"...)")
     if parts and len(parts) == 1 and parts[0] in inspect.signature(scope.func).parameters:
         return info.error(node, f"srcad cannot tell which function {spelled} is: it is an "
                                 f"argument of the function srcad differentiates",

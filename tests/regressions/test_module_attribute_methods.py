@@ -62,3 +62,42 @@ def test_a_bound_method_held_by_a_name_is_differentiated():
                                3.0 * np.cos(x) - 2.0 * np.sin(x), rtol=1e-12)
     tangent = srcad.jvp(through_held_methods)(x, np.ones(2))
     np.testing.assert_allclose(tangent, np.sum(3.0 * np.cos(x) - 2.0 * np.sin(x)), rtol=1e-12)
+
+
+class Base:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, x):
+        return np.tanh(self.w * x)
+
+
+class ThroughSuper(Base):
+    def __call__(self, x):
+        return 2.0 * super().__call__(x)
+
+
+class ByName(Base):
+    def __call__(self, x):
+        return 2.0 * Base.__call__(self, x)
+
+
+through_super, by_name = ThroughSuper(0.5), ByName(0.5)
+
+
+def calls_through_super(x):
+    return np.sum(through_super(x))
+
+
+def calls_by_name(x):
+    return np.sum(by_name(x))
+
+
+def test_super_is_refused_with_what_to_write_and_that_works():
+    x = np.array([0.3, -0.2])
+    with pytest.raises(srcad.SrcadError, match=r"does not follow super\(\)") as caught:
+        srcad.grad(calls_through_super)(x)
+    assert "Base.__call__(self, ...)" in str(caught.value)  # (was: "which function this
+    # function is", and a hint about methods of values)
+    np.testing.assert_allclose(srcad.grad(calls_by_name)(x), 1.0 - np.tanh(0.5 * x) ** 2,
+                               rtol=1e-12)
