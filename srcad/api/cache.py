@@ -199,7 +199,7 @@ class Instance:
                 dependency_syncs = self._bind_dependencies(comp, namespace, key, callee)
             finally:
                 in_progress.pop(key, None)
-        inlined = tuple((name, None, func.__globals__[name]) for name in built.inlined
+        inlined = tuple((name, (), func.__globals__[name]) for name in built.inlined
                         if name in func.__globals__)  # (helpers written in: the same ones)
         self.function.__srcad_sync__ = self._make_sync(func, built, namespace, dependency_syncs,
                                                        self._watched(func, built) + inlined)
@@ -241,9 +241,11 @@ class Instance:
 
     @staticmethod
     def _watched(func, built):
-        """(name, attribute, callee) for each callee whose derivative is bound here, as the
-        generated code reaches it: a global or closure variable holding it (attribute None),
-        or an attribute of a module one holds (mod.helper)."""
+        """(name, path, callee) for each callee whose derivative is bound here, as the generated
+        code reaches it from a global or closure variable: the value itself (path ()), an
+        attribute of a module it holds (mod.helper), the function of a bound method it holds
+        (step = model.apply; mod.shuffle), or the __call__ of its object's class (a callable
+        object): a redefinition, or another object bound there, is seen at the next call."""
         callees = {id(key[0]): key[0] for key in built.dependencies.values()}
         if not callees:
             return ()
@@ -254,12 +256,15 @@ class Instance:
                 value = cells[name].cell_contents if name in cells else func.__globals__[name]
             except (KeyError, ValueError):
                 continue
+            module = isinstance(value, types.ModuleType)
             for callee in callees.values():
-                if value is callee:
-                    out.append((name, None, callee))
-                elif isinstance(value, types.ModuleType) and getattr(
-                        value, callee.__name__, None) is callee:
-                    out.append((name, callee.__name__, callee))
+                for path in ((), (callee.__name__,), ("__func__",),
+                             (callee.__name__, "__func__"), (_CLASS_CALL,)):
+                    if path and (path[0] == callee.__name__) != module:
+                        continue  # (a module's attribute, or another value's)
+                    if _is_callee(_followed(value, path), path, callee):
+                        out.append((name, path, callee))
+                        break
         return tuple(out)
 
     @staticmethod
@@ -287,14 +292,35 @@ class Instance:
                     namespace[name] = user_globals[name]
             for name, cell in cell_items:
                 namespace[name] = cell.cell_contents
-            for name, attribute, callee in watched:  # (a few identity tests)
+            for name, path, callee in watched:  # (a few identity tests)
                 value = namespace.get(name) if name in bound else user_globals.get(name)
-                if attribute is not None:
-                    value = getattr(value, attribute, None)
-                if value is not callee:
-                    raise Stale(f"{name}{'.' + attribute if attribute else ''} is no longer "
-                                f"{callee.__qualname__}")
+                if not _is_callee(_followed(value, path), path, callee):
+                    shown = "".join(f".{p}" for p in path if p is not _CLASS_CALL)
+                    raise Stale(f"{name}{shown} is no longer {callee.__qualname__}")
         return sync
+
+
+_CLASS_CALL = object()  # (a step of a watched path: the __call__ of the value's class)
+
+
+def _is_callee(found, path, callee):
+    """Whether found, at the end of a watched path, is still the callee: itself; or, for a
+    method (found through an object or a bound method), a function of the same code, since the
+    callee bound is a copy of the method that knows its object (rules/calls.py)."""
+    return found is callee or bool(path) and getattr(found, "__code__", None) is getattr(
+        callee, "__code__", False)
+
+
+def _followed(value, path):
+    """The value at the end of a watched path from value (None where a step is missing)."""
+    for step in path:
+        if step is _CLASS_CALL:
+            if isinstance(value, (types.FunctionType, types.ModuleType, type)):
+                return None
+            value = getattr(type(value), "__call__", None)
+        else:
+            value = getattr(value, step, None)
+    return value
 
 
 def annotate_error(exc, comp):

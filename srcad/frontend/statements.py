@@ -355,10 +355,10 @@ class _Methods(Transformer):
         ident = self.fresh(f"{type(owner).__name__}_{func.__name__.strip('_')}")
         self.scope.injected[ident] = func
         if obj is None or obj is not node.func and self.scope.lookup(obj) is not owner:
-            held = self.fresh(f"{type(owner).__name__}_object")  # a bound method held by a
-            self.scope.injected[held] = owner  # name (step = model.apply), or a module's
-            obj = name(held)  # name for another object's method (random.shuffle is
-            # random._inst.shuffle): the method's own object is its self
+            obj = gast.Attribute(value=clone(node.func), attr="__self__", ctx=gast.Load())
+            # (a bound method held by a name, step = model.apply, or a module's name for another
+            # object's method, random.shuffle of random._inst: the method's own object is its
+            # self, read where it is at each call, as the method's name is)
         node.args = [obj] + node.args
         node.func = name(ident)
         return node
