@@ -305,10 +305,15 @@ _CLASS_CALL = object()  # (a step of a watched path: the __call__ of the value's
 
 def _is_callee(found, path, callee):
     """Whether found, at the end of a watched path, is still the callee: itself; or, for a
-    method (found through an object or a bound method), a function of the same code, since the
-    callee bound is a copy of the method that knows its object (rules/calls.py)."""
-    return found is callee or bool(path) and getattr(found, "__code__", None) is getattr(
-        callee, "__code__", False)
+    method (found through an object or a bound method: the path's last step), a function of the
+    same code and closure cells, since the callee bound is a copy of the method that knows its
+    object (rules/calls.py). (A function of a module or a global must be the callee itself: a
+    factory's closures share their code and differ in their cells.)"""
+    if found is callee:
+        return True
+    return bool(path) and path[-1] in ("__func__", _CLASS_CALL) and isinstance(
+        found, types.FunctionType) and found.__code__ is callee.__code__ and (
+        found.__closure__ == callee.__closure__)
 
 
 def _followed(value, path):

@@ -60,3 +60,27 @@ def test_a_callable_object_rebound_to_another_class():
     np.testing.assert_allclose(derivative(X), 7.0 * np.cos(X), rtol=1e-12)
     obj = Other(3.0)
     np.testing.assert_allclose(derivative(X), -3.0 * np.sin(X), rtol=1e-12)
+
+
+def make_scaled(s):
+    def scaled(a):  # (every closure of the factory has this code; the cell s differs)
+        if a[0] > 1e9:  # (a branch: kept a call, not written into its caller)
+            return a
+        return s * np.sin(a)
+    return scaled
+
+
+scaled = make_scaled(2.0)
+
+
+def through_a_closure(x):
+    return np.sum(scaled(x))
+
+
+def test_a_closure_rebound_to_another_of_its_factory():
+    global scaled
+    scaled = make_scaled(2.0)
+    derivative = srcad.grad(through_a_closure)
+    np.testing.assert_allclose(derivative(X), 2.0 * np.cos(X), rtol=1e-12)
+    scaled = make_scaled(5.0)  # (the same code: only its cell tells them apart)
+    np.testing.assert_allclose(derivative(X), 5.0 * np.cos(X), rtol=1e-12)
