@@ -40,7 +40,8 @@ one plane after the other. The same only over the last axis of at most 7 items (
 few one after the other too). A derivative's sums may be rounded so (equal within rounding);
 f's values may not: where the code returns f's value (value_and_grad, a callee's record or
 tangent: pipeline.VALUE_KINDS), f's values are f's to the bit, so there a sum of another kind
-is a use that stops the rewrite.
+is a use that stops the rewrite, and so is a matrix product (BLAS's matrix-vector product of a
+Fortran-ordered matrix rounds otherwise).
 """
 import math
 
@@ -95,13 +96,18 @@ def _constant_arguments(call, skip):
                    for n in walk(part)) for part in parts)
 
 
+def _axis(call, method):
+    """The axis argument of a reduction call (x.sum(axis=...) when method, else
+    np.sum(x, axis=...)), or None."""
+    axis = next((k.value for k in call.keywords if k.arg == "axis"), None)
+    positional = call.args[0 if method else 1:]
+    return positional[0] if axis is None and positional else axis
+
+
 def _to_number(call, method):
     """Whether a reduction call reduces over every axis (no axis, or axis=None): its result is a
     number (or with keepdims an array of one item), the same in either layout."""
-    axis = next((k.value for k in call.keywords if k.arg == "axis"), None)
-    positional = call.args[0 if method else 1:]
-    if axis is None and positional:
-        axis = positional[0]
+    axis = _axis(call, method)
     return axis is None or (type(axis) is gast.Constant and axis.value is None)
 
 
@@ -115,10 +121,7 @@ def _same_order(call, method, shape_of):
     of at most SEQUENTIAL items (its array a name of known shape)."""
     array = call.func.value if method else call.args[0]
     shape = shape_of(array.id) if type(array) is gast.Name else None
-    axis = next((k.value for k in call.keywords if k.arg == "axis"), None)
-    positional = call.args[0 if method else 1:]
-    if axis is None and positional:
-        axis = positional[0]
+    axis = _axis(call, method)
     if type(axis) is gast.Tuple and len(axis.elts) == 1:
         axis = axis.elts[0]
     if type(axis) is gast.UnaryOp and type(axis.op) is gast.USub and type(
@@ -140,8 +143,8 @@ def _climb(node, parent, shape_of, exact):
         kind = type(up)
         if kind is gast.BinOp:
             if type(up.op) is gast.MatMult:
-                return None  # a new C-ordered product
-            node, fresh = up, True
+                return _FAIL if exact else None  # a new C-ordered product (BLAS may round
+            node, fresh = up, True  # it otherwise from the other layout: not f's value)
         elif kind in (gast.UnaryOp, gast.Compare):
             node, fresh = up, True
         elif kind is gast.Subscript:
@@ -159,8 +162,11 @@ def _climb(node, parent, shape_of, exact):
                 node, fresh = up, False
                 continue
             call = parent.get(id(up))
-            if not (type(call) is gast.Call and call.func is up and _constant_arguments(
-                    call, None)):
+            if not (type(call) is gast.Call and call.func is up):
+                return _FAIL
+            if up.attr == "dot":  # (x.dot(w): a product, whatever w is)
+                return _FAIL if exact else None
+            if not _constant_arguments(call, None):
                 return _FAIL
             if up.attr in REDUCTIONS:
                 if exact and up.attr in ORDERED and not _same_order(call, True, shape_of):
@@ -170,8 +176,6 @@ def _climb(node, parent, shape_of, exact):
                 node, fresh = call, True
             elif up.attr == "transpose":
                 node, fresh = call, False
-            elif up.attr == "dot":
-                return None
             else:
                 return _FAIL
         elif kind is gast.keyword:
@@ -181,7 +185,7 @@ def _climb(node, parent, shape_of, exact):
                 return _FAIL
             function = _numpy_function(up.func)
             if function in PRODUCTS:
-                return None
+                return _FAIL if exact else None
             if function in REDUCTIONS and up.args and up.args[0] is node and (
                     _constant_arguments(up, node)):
                 if exact and function in ORDERED and not _same_order(up, False, shape_of):

@@ -36,6 +36,7 @@ PASS_CASES = [
     ("diff = t1 - t2\nreturn np.sum(diff ** 2, axis=None)", True),
     ("diff = t1 - t2\nm = np.matmul(diff, w)\nreturn m", True),  # (a new C-ordered product)
     ("diff = t1 - t2\nm = diff @ w\nreturn m", True),
+    ("diff = t1 - t2\nm = diff.dot(w)\nreturn m", True),  # (x.dot(w): a product too)
     ("diff = t1 - t2\nv = diff.sum(axis=(0, 1))\nreturn v", True),  # (a new vector)
     ("diff = t1 - t2\ns = np.exp(-diff)\nreturn s.sum()", True),
     ("diff = t1 - t2\ns = safe_mul(diff, diff)[..., 0].T\nreturn s.max()", True),
@@ -69,7 +70,9 @@ EXACT_CASES = [
     ("diff = t1 - t2\ns = diff.sum(axis=2)\nreturn s.max()", True),
     ("diff = t1 - t2\ns = diff.sum(axis=-1)\nreturn np.max(s)", True),
     ("diff = t1 - t2\nreturn diff.max()", True),  # (a maximum is exact in any order)
-    ("diff = t1 - t2\nm = diff @ w\nreturn m", True),
+    ("diff = t1 - t2\nm = diff @ w\nreturn m", False),  # (BLAS rounds a product of a
+    ("diff = t1 - t2\nm = np.matmul(diff, w)\nreturn m", False),  # Fortran-ordered matrix
+    ("diff = t1 - t2\nm = diff.dot(w)\nreturn m", False),  # otherwise)
 ]
 
 
