@@ -30,6 +30,7 @@ srcad.jacobian and srcad.hessian, the evaluations of srcad.check_grads.
 """
 import contextlib
 import dis
+import functools
 import random
 import sys
 import threading
@@ -247,15 +248,17 @@ _ABSENT = object()  # (a global the code binds that did not exist before)
 _REBINDING = ("STORE_GLOBAL", "DELETE_GLOBAL")
 
 
+@functools.lru_cache(maxsize=4096)
 def _rebound_globals(code):
-    """The global names code (and the code nested in it) binds or deletes."""
+    """The global names code (and the code nested in it) binds or deletes (read once per code
+    object: a Jacobian takes a snapshot at every call)."""
     names, stack = set(), [code]
     while stack:
         inner = stack.pop()
         names.update(ins.argval for ins in dis.get_instructions(inner)
                      if ins.opname in _REBINDING)
         stack.extend(c for c in inner.co_consts if isinstance(c, types.CodeType))
-    return sorted(names)
+    return tuple(sorted(names))
 
 
 def _bindings_setter(namespace):

@@ -258,10 +258,9 @@ class Instance:
                 continue
             module = isinstance(value, types.ModuleType)
             for callee in callees.values():
-                for path in ((), (callee.__name__,), ("__func__",),
-                             (callee.__name__, "__func__"), (_CLASS_CALL,)):
-                    if path and (path[0] == callee.__name__) != module:
-                        continue  # (a module's attribute, or another value's)
+                paths = ((callee.__name__,), (callee.__name__, "__func__")) if module else (
+                    (), ("__func__",), (_CLASS_CALL,))
+                for path in paths:
                     if _is_callee(_followed(value, path), path, callee):
                         out.append((name, path, callee))
                         break

@@ -430,9 +430,9 @@ class MutationFence:
         global or a closure cell (buf.fill(v), buf.__setitem__(i, v), rng.shuffle(y)), whether
         its result is used or not: refused (mutation.writing_method)."""
         func = call.func
-        name = func.attr if isinstance(func, gast.Attribute) else getattr(
-            self.scope.lookup(func), "__name__", None)
-        if name is None or not writing_method(self.scope.lookup(func), name):
+        op = self.scope.lookup(func)
+        name = func.attr if isinstance(func, gast.Attribute) else getattr(op, "__name__", None)
+        if name is None or not writing_method(op, name):
             return
         shown = f".{name}()" if isinstance(func, gast.Attribute) else f"{name}()"
         raise self.info.error(call, f"the call of {shown} writes into an array in place (its "
@@ -538,10 +538,7 @@ def _stored_roots(target):
     if isinstance(target, gast.Starred):
         return _stored_roots(target.value)
     if isinstance(target, (gast.Subscript, gast.Attribute)):
-        root = target
-        while isinstance(root, (gast.Subscript, gast.Attribute)):
-            root = root.value
-        return [root.id if isinstance(root, gast.Name) else None]
+        return [changed_root(target)]
     return []
 
 

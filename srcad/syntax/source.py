@@ -39,13 +39,15 @@ def compiles_to(code, text, module_names=()):
     module binds to modules: declared imported (`import np`, never run), since the compiler
     calls a method of an imported name with LOAD_ATTR and of any other with LOAD_METHOD, and the
     bytes are then the same (compared at once; else operation by operation)."""
+    # the text as written, under a block where it is indented (a method, a closure): dedented,
+    # the later lines of a docstring would be other constants
     indent = text[:len(text) - len(text.lstrip(" \t"))]
     if code.co_freevars:  # as a nested function: its free names are an enclosing function's
-        indent = indent or "    "
-        source = (f"def __srcad_enclosing__():\n{indent}{' = '.join(code.co_freevars)} = None\n"
-                  f"{textwrap.indent(text, indent) if indent != text[:len(indent)] else text}")
-    else:  # (a method's text stays as it is, under a block: dedented, the lines of its
-        source = f"if 1:\n{text}" if indent else text  # docstring would be other constants)
+        body = text if indent else textwrap.indent(text, "    ")
+        source = (f"def __srcad_enclosing__():\n{indent or '    '}"
+                  f"{' = '.join(code.co_freevars)} = None\n{body}")
+    else:
+        source = f"if 1:\n{text}" if indent else text
     source = "".join(f"import {name}\n" for name in module_names) + source
     try:
         module = compile(source, code.co_filename, "exec", dont_inherit=True,
