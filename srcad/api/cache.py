@@ -244,8 +244,9 @@ class Instance:
         """(name, path, callee) for each callee whose derivative is bound here, as the generated
         code reaches it from a global or closure variable: the value itself (path ()), an
         attribute of a module it holds (mod.helper), the function of a bound method it holds
-        (step = model.apply; mod.shuffle), or the __call__ of its object's class (a callable
-        object): a redefinition, or another object bound there, is seen at the next call."""
+        (step = model.apply; mod.shuffle) and that method's object, or the __call__ of its
+        object's class (a callable object): a redefinition, or another object bound there, is
+        seen at the next call."""
         callees = {id(key[0]): key[0] for key in built.dependencies.values()}
         if not callees:
             return ()
@@ -263,6 +264,9 @@ class Instance:
                 for path in paths:
                     if _is_callee(_followed(value, path), path, callee):
                         out.append((name, path, callee))
+                        if path[-1:] == ("__func__",):  # (the bound method's object, which
+                            held = path[:-1] + ("__self__",)  # the code holds as a constant:
+                            out.append((name, held, _followed(value, held)))  # the same one)
                         break
         return tuple(out)
 
@@ -295,7 +299,8 @@ class Instance:
                 value = namespace.get(name) if name in bound else user_globals.get(name)
                 if not _is_callee(_followed(value, path), path, callee):
                     shown = "".join(f".{p}" for p in path if p is not _CLASS_CALL)
-                    raise Stale(f"{name}{shown} is no longer {callee.__qualname__}")
+                    raise Stale(f"{name}{shown} is no longer "
+                                f"{getattr(callee, '__qualname__', 'the object it was')}")
         return sync
 
 

@@ -355,10 +355,13 @@ class _Methods(Transformer):
         ident = self.fresh(f"{type(owner).__name__}_{func.__name__.strip('_')}")
         self.scope.injected[ident] = func
         if obj is None or obj is not node.func and self.scope.lookup(obj) is not owner:
-            obj = gast.Attribute(value=clone(node.func), attr="__self__", ctx=gast.Load())
-            # (a bound method held by a name, step = model.apply, or a module's name for another
-            # object's method, random.shuffle of random._inst: the method's own object is its
-            # self, read where it is at each call, as the method's name is)
+            held = self.fresh(f"{type(owner).__name__}_object")  # a bound method held by a
+            self.scope.injected[held] = owner  # name (step = model.apply), or a module's name
+            obj = name(held)  # for another object's method (random.shuffle of random._inst):
+            # the method's own object is its self; a constant of the build, as a global's
+            # name is not (read live, a local that a loop keeps on its tape would be
+            # differentiated again as a value), which cache._watched watches: another object
+            # bound there builds the derivative again
         node.args = [obj] + node.args
         node.func = name(ident)
         return node

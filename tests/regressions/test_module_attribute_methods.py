@@ -101,3 +101,20 @@ def test_super_is_refused_with_what_to_write_and_that_works():
     # function is", and a hint about methods of values)
     np.testing.assert_allclose(srcad.grad(calls_by_name)(x), 1.0 - np.tanh(0.5 * x) ** 2,
                                rtol=1e-12)
+
+
+def held_method_in_a_loop(x):
+    total = 0.0
+    for k in range(3):
+        total = total + np.sum(step(x * (k + 1.0)) ** 2)
+    return total
+
+
+def test_a_held_methods_object_in_a_loop_is_a_constant_at_second_order():
+    # (read as step.__self__ in the loop, the object was kept on the tape with the turn's
+    # values, and the Hessian-vector product gave it a tangent: an AttributeError)
+    x, v = np.array([0.2, -0.4, 0.7]), np.array([1.0, 0.5, -0.3])
+    grad = srcad.grad(held_method_in_a_loop)
+    h = 1e-5
+    want = (grad(x + h * v) - grad(x - h * v)) / (2 * h)
+    np.testing.assert_allclose(srcad.hvp(held_method_in_a_loop)(x, v), want, rtol=1e-6)
