@@ -81,12 +81,18 @@ def dispatch_for(func, wrt, disabled, generic, instance, caps):
         table = _DISPATCHES.setdefault(func, {})
         if key in table:
             return table[key]
-    texts = [generic(kind).compiled.built.function_text for kind in RecordDispatch.KINDS]
-    pays = any(SHAPE_BLIND.search(text) for text in texts)
+    pays = specializing_pays(generic(kind).compiled.built.function_text
+                             for kind in RecordDispatch.KINDS)
     with _LOCK:
         if key not in table:
             table[key] = RecordDispatch(generic, wrt, disabled, instance, caps) if pays else None
         return table[key]
+
+
+def specializing_pays(texts):
+    """Whether a callee's halves, of these texts for any arguments, gain from specialization:
+    one calls a SHAPE_BLIND helper."""
+    return any(SHAPE_BLIND.search(text) for text in texts)
 
 
 def forget_all():

@@ -36,7 +36,7 @@ import textwrap
 import types
 
 from . import cache
-from .callees import dispatchable, SHAPE_BLIND
+from .callees import dispatchable, specializing_pays
 from ..backend.emit import comment_text, module_text as module_text_of
 from ..backend.literals import literal, NotLiteral
 from ..errors import SrcadError
@@ -93,8 +93,8 @@ _SPECIALIZED_AT_CALLS = ("At run time the code above calls this callee's derivat
 
 def _specialized_at_calls(builts):
     """The record and backward halves of callees that the derivative's specialized code calls
-    through callees.RecordDispatch (dispatchable, and their code for any arguments calls a
-    SHAPE_BLIND helper), and theirs, from a specialized callee's code, in turn."""
+    through callees.RecordDispatch (dispatchable, and specializing them pays, as the dispatch
+    decides), and theirs, from a specialized callee's code, in turn."""
     by_name = {b.function_name: b for b in builts}
     marked, todo = set(), [builts[0]]
     while todo:
@@ -104,7 +104,7 @@ def _specialized_at_calls(builts):
             if kind in ("record", "backward") and name in by_name:
                 pairs.setdefault(func, []).append(by_name[name])
         for func, halves in pairs.items():
-            if dispatchable(func) and any(SHAPE_BLIND.search(b.function_text) for b in halves):
+            if dispatchable(func) and specializing_pays(b.function_text for b in halves):
                 for half in halves:
                     if half.function_name not in marked:
                         marked.add(half.function_name)
