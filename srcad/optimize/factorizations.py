@@ -10,12 +10,16 @@ primal, with K^T in the adjoint of that solve, and inverts K for slogdet's adjoi
                            solve_column(balpha, y))  gb_1 = lu_solve(lu_1, K, ..., True)
     ... np.linalg.inv(K) ...                         ... lu_inverse(lu_1, K) ...
 
-The helpers (templates/numpy_linalg.py) give numpy's numbers: the same LAPACK routines
-(getrf, getrs), the same LinAlgError for a singular matrix where numpy raises one, and numpy's
+The helpers (templates/numpy_linalg.py) give numpy's numbers up to rounding: the same LAPACK
+routines (getrf, getrs, from SciPy's build of them), the same LinAlgError for a singular matrix where numpy raises one, and numpy's
 own functions where SciPy is missing. Each takes the matrix too, and has the templates of the
 numpy function it stands for, so the code stays differentiable (lu_factors is a cache). Applies to a float64 square matrix the probe saw, named
 by a parameter or a name bound once at the top level and never stored into, where two or more
 such calls in top-level statements read it; the factors are made before the first of them.
+Where the code returns f's values (value_and_grad, a callee's record), which must be f's to the
+bit, the calls that compute them (the primal's: statements that bind no derived name) stay
+numpy's: lu_slogdet's sum of logarithms adds in another order than numpy's slogdet (the last
+bit of a log-determinant differed), and SciPy's LAPACK may be another build than numpy's.
 """
 import gast
 
@@ -41,6 +45,17 @@ class Factorizations:
         self.fdef = fdef
         self.shape_of, self.float_of = facts.shape_of, facts.float_of
         self.binds, self.params, self.fresh_name = facts.binds, facts.params, facts.fresh_name
+        self.derived = facts.derived if facts.returns_values else None  # (None: every call)
+
+    def computes_values(self, stmt):
+        """Whether a statement computes f's values, which the code returns (see the module
+        docstring): it binds no derived name (an adjoint, a template's temporary)."""
+        if self.derived is None:
+            return False
+        targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target] if (
+            isinstance(stmt, gast.AugAssign)) else []
+        bound = [n.id for t in targets for n in walk(t) if isinstance(n, gast.Name)]
+        return not any(b in self.derived for b in bound)
 
     def use(self, node):
         """(matrix name, what, transposed) for a factoring call of a matrix, else None."""
@@ -73,6 +88,8 @@ class Factorizations:
         nested = set()  # matrices factored inside loops or branches too: left alone
         for index, stmt in enumerate(body):
             top = not isinstance(stmt, (gast.For, gast.While, gast.If, gast.With, gast.Try))
+            if top and self.computes_values(stmt):
+                continue
             for node in walk(stmt):
                 found = self.use(node)
                 if found is None:

@@ -81,7 +81,7 @@ def test_the_helpers_give_numpys_numbers():
 
 ARGS = (RNG.normal(size=(4, 4)) + 4 * np.eye(4), RNG.normal(size=4))
 FACTS = dict(shape_of={"K": (4, 4), "y": (4,)}.get, probed={"K": "d", "y": "d"}.get,
-             fresh_name=lambda prefix: prefix + "_1")
+             fresh_name=lambda prefix: prefix + "_1", derived=set(), returns_values=False)
 
 
 def test_solves_with_a_matrix_and_its_transpose_share_its_factors():
@@ -97,6 +97,30 @@ def test_solves_with_a_matrix_and_its_transpose_share_its_factors():
             g = lu_solve(lu_1, K, a, True)
             return g + lu_slogdet(lu_1, K)[1]
         """, ARGS, **FACTS)
+
+
+def test_where_values_are_returned_the_primals_calls_stay_numpys():
+    """value_and_grad returns f's value to the bit: the statements that bind no derived name
+    (the primal's) keep numpy's slogdet and solve; the adjoint's calls share the factors."""
+    facts = dict(FACTS, derived={"gb", "bK"}, returns_values=True)
+    check_rewrite(share_factorizations, """
+        def f(K, y):
+            t1 = np.linalg.slogdet(K)
+            a = np.linalg.solve(K, y)
+            gb = np.linalg.solve(np.swapaxes(K, -1, -2), a)
+            bK = np.linalg.inv(K) + gb[0]
+            bK += np.linalg.inv(K)
+            return t1[1] + a[0], bK
+        """, """
+        def f(K, y):
+            t1 = np.linalg.slogdet(K)
+            a = np.linalg.solve(K, y)
+            lu_1 = lu_factors(K)
+            gb = lu_solve(lu_1, K, a, True)
+            bK = lu_inverse(lu_1, K) + gb[0]
+            bK += lu_inverse(lu_1, K)
+            return t1[1] + a[0], bK
+        """, ARGS, **facts)
 
 
 @pytest.mark.parametrize("source", [
