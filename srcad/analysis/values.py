@@ -201,18 +201,22 @@ def float_values_read(fdef, args, kwargs, shapes=None):
     a shape, an index or a loop's length. The signature keys floats by type alone and arrays by
     shape and dtype, so a build specialized to one such value (its shapes probed) would be used
     for others: the API takes the code for any shapes for them instead. A Python or NumPy
-    float: some name computed from it (by any statement) is read in an index or as an
-    argument of a call in _SIZED. A float array: some name computed from its values is read in
+    float: some name computed from it (by any statement) is read in an index, as an
+    argument of a call in _SIZED, or where a float array's values would count. A float array:
+    some name computed from its values is read in
     an index (x[x > 0], x[:k]), as a size (_SIZES), by a call that selects by value
     (_SELECTING, np.where(c) of one operand), or in the test of an if or while under which a
     list grows or shrinks, or a loop that does stops early (its length then depends on the
     values), or that binds a name read after it whose shape the probe could not fix
     (_shapes_may_differ; shapes: the probe's)."""
-    slots = _slots(fdef, args, kwargs)
+    slots = _slots(fdef, args, kwargs)  # (a float's value decides whatever an array's does: an
+    # if under which a list grows, or that binds a name of another shape; and more, below)
     floats = {name for name, (slot, value) in slots.items()
               if isinstance(value, (float, np.floating)) and not isinstance(value, bool)}
     arrays = {name for name, (slot, value) in slots.items()
               if isinstance(value, np.ndarray) and value.dtype.kind in "fc"}
+    floats |= {name for name, (slot, value) in slots.items() if _holds_inexact(value)}
+    # (a list, tuple or dict of floats: the signature keys its items as a float's, by type)
     if not floats and not arrays:
         return frozenset()
     derived = {name: {name} for name in floats | arrays}
@@ -252,7 +256,17 @@ def float_values_read(fdef, args, kwargs, shapes=None):
                 _changes_lengths(node) or _shapes_may_differ(node, loads, shapes)):
             by_values |= _value_names(node.test)
     return frozenset(slots[name][0] for name, names in derived.items()
-                     if names & (sized if name in floats else by_values))
+                     if names & ((sized | by_values) if name in floats else by_values))
+
+
+def _holds_inexact(value, depth=0):
+    """Whether a list, tuple or dict holds a float or a float array (in it, or in a container
+    in it, a few levels down)."""
+    if depth > 4 or not isinstance(value, (list, tuple, dict)):
+        return False
+    items = value.values() if isinstance(value, dict) else value
+    return any(isinstance(v, (float, np.floating)) and not isinstance(v, bool) or isinstance(
+        v, np.ndarray) and v.dtype.kind in "fc" or _holds_inexact(v, depth + 1) for v in items)
 
 
 def _in_order(stmts):

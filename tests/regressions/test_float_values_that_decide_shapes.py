@@ -1,0 +1,55 @@
+"""A derivative specialized at the first call is used again for arguments of the same types
+and shapes; a float is keyed by its type alone. When a float argument's value decides a shape
+inside (the test of an if under which a list grows, or that binds a number on one path and an
+array on the other), the probe's shapes were written into code that other values then ran:
+grow(x, -1.0) after grow(x, 1.0) returned the value and gradient of the longer list, silently;
+pick(x, -1.0) after pick(x, 1.0) crashed in generated code (fuzz seed 390635). Only a float
+array's values were followed into such tests. A float's are now too, and so are the floats
+in a list, tuple or dict argument (p["r"] > 0). The code for any shapes runs for them."""
+import numpy as np
+import pytest
+
+import srcad
+from tests.regressions.numeric import central_gradient
+
+
+def grow(x, r):
+    kept = [x * 0.5]
+    if r > 0:
+        kept.append(np.sin(x) * r)
+    return np.sum(np.mean(np.stack(kept), axis=0))
+
+
+def pick(x, r):
+    acc = x if r > 0 else r
+    return np.mean(acc ** 2)
+
+
+def grow_by_a_dict_item(x, p):
+    kept = [x * 0.5]
+    if p["r"] > 0:
+        kept.append(np.sin(x) * p["r"])
+    return np.sum(np.mean(np.stack(kept), axis=0))
+
+
+def grow_by_a_list_item(x, p):
+    kept = [x * 0.5]
+    if p[1] > 0:
+        kept.append(np.sin(x) * p[0])
+    return np.sum(np.mean(np.stack(kept), axis=0))
+
+
+X = np.array([0.3, 0.7, 1.1])
+CASES = [(grow, [1.0, -1.0, 2.0]), (pick, [1.0, -1.0, 0.5]), (grow, [np.float32(1.0),
+                                                                   np.float32(-1.0)]),
+         (grow_by_a_dict_item, [{"r": 1.0}, {"r": -1.0}]),
+         (grow_by_a_list_item, [[1.0, 1.0], [1.0, -1.0]])]
+
+
+@pytest.mark.parametrize("func, values", CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_each_call_gets_its_own_values_numbers(func, values):
+    derivative = srcad.value_and_grad(func)
+    for r in values:  # (one derivative object: the first call specializes it)
+        value, grad = derivative(X, r)
+        assert value == func(X, r)
+        np.testing.assert_allclose(grad, central_gradient(func, (X, r)), rtol=1e-6, atol=1e-8)
