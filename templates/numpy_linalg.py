@@ -16,13 +16,18 @@ from srcad.runtime import helper, on_host, unreduce
 
 @helper(tangent="linear")
 def solve_column(v, b):
-    """v as a stack of columns when b is a vector (solve treats 1-D b as a vector)."""
+    """v as a stack of columns when b is a vector (solve treats 1-D b as a vector). v may be a
+    list, as solve takes b (the tangent of b = [1.0, 2.0] is [0.0, 0.0])."""
+    if isinstance(v, (list, tuple)):
+        v = np.asarray(v)
     return v[..., None] if np.ndim(b) == 1 else v
 
 
 @helper(tangent="linear")
 def solve_uncolumn(v, b):
     """The inverse of solve_column."""
+    if isinstance(v, (list, tuple)):
+        v = np.asarray(v)
     return v[..., 0] if np.ndim(b) == 1 else v
 
 

@@ -37,7 +37,8 @@ def conv_window(n_a, n_v, mode, correlate=False):
 def full_conv_adjoint(g, v, a, start=0):
     """The adjoint of a in np.convolve(a, v, 'full')[start:start + len(g)]: g put in its place
     in the full product, correlated with v (shaped like a)."""
-    full = np.zeros(np.size(a) + np.size(v) - 1, dtype=np.result_type(g, v, float))
+    full = np.zeros(np.size(a) + np.size(v) - 1, dtype=np.result_type(g, np.asarray(v), float))
+    # (v as np.convolve takes it: a list or tuple too; result_type reads a list as a dtype)
     full[start:start + np.size(g)] = np.ravel(g)
     return np.reshape(np.correlate(full, np.ravel(v), "valid"), np.shape(a))
 
