@@ -419,7 +419,7 @@ def _frontend(func, kind, wrt, stage, disabled):
     taken = {n.id for n in walk(fdef) if isinstance(n, gast.Name)}
     namer = Namer(taken | set(HELPERS) | {a.split(".")[0] for a in LIBRARY_MODULES.values()}
                   | {"__srcad_comment__", "slice"})
-    fdef = desugar(fdef, scope.local_names, namer.fresh)
+    fdef = desugar(fdef, scope.local_names, namer.fresh, scope)
     fdef = lower_control(fdef, namer.fresh, info)
     if stage == "desugar":
         return function_source(fdef)

@@ -315,6 +315,15 @@ def keys_of(mapping):
     return list(mapping.keys())
 
 
+@helper(tangent="linear")
+def scalar_of(v):
+    """v.item(): the Python number a one-item array or a numpy scalar holds (frontend/desugar.py
+    writes x.item() so: a method of a value is not known at build time); other values as they
+    are (a tangent that is already a Python number)."""
+    item = getattr(v, "item", None)
+    return v if item is None else item()
+
+
 @helper(linear=False)
 def list_index(index, size):
     """An index of a list of `size` items counted from its start, as Python reads `index`

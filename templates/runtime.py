@@ -20,11 +20,17 @@ from srcad.runtime import (add_adjoint, array_like, as_gradient, aux_cotangent, 
                            dict_without, float_type, grad_hook, grad_seed, in_dtype_of,
                            item_adjoints, item_of, keys_of, list_index, list_slice,
                            matmul_adjoint_a, matmul_adjoint_b,
-                           no_adjoint, on_host, rebroadcast, repeat_items, repeats_sequence,
+                           no_adjoint, on_host, rebroadcast, repeat_items, repeats_sequence, scalar_of,
                            selection_share, size_of,
                            stop_gradient, stored_share, tuple_adjoint, tuple_parts, unbroadcast, unconcatenate,
                            undict, unindex, unreduce, unrepeat_items, unstack, zero_at,
                            zero_gradient, zero_tangent)
+
+
+# x.item() (frontend/desugar.py): the number of a one-item array; its adjoint in the array's shape
+@adjoint(scalar_of)
+def scalar_of_adjoint(y, v):
+    d[v] = np.reshape(d[y], np.shape(v))
 
 
 @tangent(matmul_adjoint_a)

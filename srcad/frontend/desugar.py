@@ -5,12 +5,17 @@
     a, b = pair            ->  a = pair[0]; b = pair[1]
     x.sum(axis=0)          ->  np.sum(x, axis=0)         (array methods on local values)
     x.T                    ->  np.transpose(x)
+    x.item()               ->  scalar_of(x)              (srcad's runtime: x.item())
+    max(a, b, c)           ->  max(max(a, b), c)         (builtins max and min of 3+ values)
     x.reshape(3, 4)        ->  np.reshape(x, (3, 4))
     "docstring"            ->  (dropped)
 """
 
+import builtins
+
 import gast
 
+from .. import runtime
 from ..syntax.naming import clone, walk
 from ..syntax.nodes import attribute_chain
 from ..syntax.visitor import Transformer
@@ -33,9 +38,18 @@ def _name(ident, ctx=None):
 
 
 class Desugar(Transformer):
-    def __init__(self, local_names, fresh):
+    def __init__(self, local_names, fresh, scope=None):
         self.local_names = local_names
         self.fresh = fresh
+        self.scope = scope  # (what a free name denotes: the builtins max and min)
+
+    def _builtin_extremum(self, func):
+        """Whether a call's function is Python's max or min."""
+        if not (isinstance(func, gast.Name) and func.id in ("max", "min")) or (
+                func.id in self.local_names or self.scope is None):
+            return False
+        found, value = self.scope.free_value(func.id)
+        return found and value is getattr(builtins, func.id)
 
     # statements ------------------------------------------------------------------------
     def visit_Expr(self, node):
@@ -132,6 +146,15 @@ class Desugar(Transformer):
     def visit_Call(self, node):
         node = self.generic_visit(node)
         func = node.func
+        if self._builtin_extremum(func) and len(node.args) > 2 and not node.keywords and not any(
+                isinstance(a, gast.Starred) for a in node.args):
+            # max(a, b, c) is max(max(a, b), c), to the bit: both keep the first of equal
+            # values (a later value replaces the one kept only when it is greater)
+            folded = node.args[0]
+            for arg in node.args[1:]:
+                folded = gast.copy_location(gast.Call(func=clone(func), args=[folded, arg],
+                                                      keywords=[]), node)
+            return folded
         if not (isinstance(func, gast.Attribute) and self._is_local_value(func.value)):
             return node
         method = func.attr
@@ -139,6 +162,12 @@ class Desugar(Transformer):
             # x.astype(t) -> np.asarray(x, dtype=t): a cast to int or bool has a zero slope
             call = gast.Call(func=attribute_chain(["np", "asarray"]), args=[func.value],
                              keywords=[gast.keyword(arg="dtype", value=node.args[0])])
+            return gast.copy_location(call, node)
+        if method == "item" and not node.args and not node.keywords:
+            # x.item() -> scalar_of(x): the runtime's x.item(), which has an adjoint template
+            call = gast.Call(func=_name("scalar_of"), args=[func.value], keywords=[])
+            if self.scope is not None:  # (known to the passes after this one)
+                self.scope.injected.setdefault("scalar_of", runtime.HELPERS["scalar_of"])
             return gast.copy_location(call, node)
         if method == "flatten" and not node.args and not node.keywords:
             # x.flatten() -> np.copy(np.ravel(x)): a new array (np.ravel may be a view of x)
@@ -157,8 +186,8 @@ class Desugar(Transformer):
         return gast.copy_location(call, node)
 
 
-def desugar(fdef, local_names, fresh):
-    transformer = Desugar(local_names, fresh)
+def desugar(fdef, local_names, fresh, scope=None):
+    transformer = Desugar(local_names, fresh, scope)
     body = []
     for stmt in fdef.body:
         result = transformer.visit(stmt)

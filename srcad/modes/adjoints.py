@@ -113,8 +113,7 @@ class AdjointSweep:
                 pieces = instantiate(template, result, args, keywords, self.namer.adjoint,
                                      self.is_active, self.namer.fresh, self.shapes)
             except TypeError as exc:
-                raise self.info.error(value, f"srcad cannot match this call to its template "
-                                             f"({exc})", hint="check the arguments of the call")
+                raise operations.template_mismatch(self.info, value, op, exc) from None
             for piece in pieces:
                 if isinstance(piece, Accumulate):
                     self.accumulate_operand(piece.operand, piece.value,

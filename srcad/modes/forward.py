@@ -141,8 +141,7 @@ class Forward:
                                  self.active, self.namer.fresh, self.shapes,
                                  array_displays=isinstance(op, np.ufunc))
         except TypeError as exc:
-            raise self.info.error(value, f"srcad cannot match this call to its template ({exc})",
-                                  hint="check the arguments of the call") from None
+            raise operations.template_mismatch(self.info, value, op, exc) from None
         out = []
         if isinstance(value, gast.List):  # a list display's tangents are a list too (it may
             self.has_tangent.add(target)  # grow by append, be stored into, or be joined to

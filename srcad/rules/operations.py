@@ -9,6 +9,7 @@ Shared by the forward and reverse passes so both see the same operation for the 
     (a, b)         -> (pack, [a, b], {})
     b              -> (copy, [b], {})
 """
+import builtins
 import inspect
 import operator
 
@@ -69,8 +70,9 @@ class UnknownCall(Exception):
 def unknown_call(info, node, scope):
     """The SrcadError for a call whose function srcad cannot tell at build time."""
     parts = dotted_parts(node.func)
-    spelled = ".".join(parts) if parts else "this function"
     func = node.func
+    spelled = ".".join(parts) if parts else (
+        f"the method {func.attr}" if isinstance(func, gast.Attribute) else "this function")
     if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Call) and isinstance(
             func.value.func, gast.Name) and func.value.func.id == "super":
         return info.error(node, f"srcad does not follow super(): it cannot tell which class's "
@@ -89,6 +91,18 @@ def unknown_call(info, node, scope):
                       hint="call numpy/math functions, or functions defined (or imported) before "
                            "the derivative is built, by name; a method of a value is not known "
                            "until run time")
+
+
+def template_mismatch(info, node, op, exc):
+    """The SrcadError for a call its op's template cannot bind (exc: bind's TypeError)."""
+    if op in (builtins.max, builtins.min) and len(node.args) == 1:
+        which = op.__name__
+        return info.error(node, f"srcad differentiates {which}() of values (a, b, ...), not "
+                                f"{which}() over the items of one iterable",
+                          hint=f"write np.{which}(x) for an array, or list the values: "
+                               f"{which}(a, b, c)")
+    return info.error(node, f"srcad cannot match this call to its template ({exc})",
+                      hint="check the arguments of the call")
 
 
 def operation(value, scope):
