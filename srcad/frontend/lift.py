@@ -84,6 +84,11 @@ def lift(fdef, func, info, local_names, write_module):
         _refuse_writes_outside(node, name, local_names | cells, info)
         own = set(bound_counts(node))
         free = loaded_names(node) - own
+        if name in free:
+            raise info.error(node, f"nested function {name} calls itself: srcad lifts a nested "
+                                   f"function out of the function around it, where its own name "
+                                   f"is not bound", hint=f"define {name} at module level (srcad "
+                                                         f"follows recursive calls there)")
         for other in nested:
             if other != name and other in free:
                 raise info.error(node, f"nested function {name} calls nested function {other}: "
@@ -106,6 +111,7 @@ def lift(fdef, func, info, local_names, write_module):
         function.__qualname__ = f"{func.__qualname__}.<locals>.{name}"
         function.__module__ = func.__module__
         function.__srcad_lifted_text__ = text
+        function.__srcad_lifted_from__ = (info, lifted_def)  # (parse: the user's lines)
         params = [a.id for a in args.posonlyargs + args.args]
         lifted[name] = (function, extras, params, computed[name])
     _CallRewriter(lifted, info).visit_body(body)

@@ -126,7 +126,34 @@ def parse_function(func):
             sub.annotation = None
     for arg in node.args.args + node.args.kwonlyargs + node.args.posonlyargs:
         arg.annotation = None
+    origin = getattr(func, "__srcad_lifted_from__", None)
+    if origin is not None:
+        node, info = _at_origin(node, info, *origin)
     return node, info
+
+
+def _at_origin(node, info, outer, written):
+    """A nested function lift.py compiled from a file of its own: its nodes at their places in
+    the user's file (written: the def lift wrote out, with those places), and the SourceInfo of
+    the user's lines from the def on, so that errors and comments point at the user's code, not
+    at the cache file. The text lift wrote reads back as written (emit checks it), so the two
+    trees walk alike; if they did not, the written file's places stay."""
+    ours, theirs = walk(node), walk(written)
+    if len(ours) != len(theirs) or any(type(a) is not type(b) for a, b in zip(ours, theirs)):
+        return node, info
+    first = getattr(written, "lineno", None)
+    if first is None or outer.line(first) is None:
+        return node, info
+    fields = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+    for mine, theirs_node in zip(ours, theirs):
+        if getattr(mine, "lineno", None) is None:
+            continue
+        if getattr(theirs_node, "lineno", None) is None:  # (a parameter lift added)
+            theirs_node = written
+        for field in fields:
+            setattr(mine, field, getattr(theirs_node, field, None))
+    start = first - outer.first_line
+    return node, SourceInfo(outer.filename, first, outer.lines[start:], outer.col_shift)
 
 
 _CURRENT = {}  # (code object, source text) -> whether the text compiles to that code
