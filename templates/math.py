@@ -12,6 +12,7 @@ import numpy as np
 from srcad.rules.registry import adjoint, d, diagonal, linear, non_differentiable, tangent
 from srcad.runtime import helper
 
+from .builtins import unsum
 from .numpy_elementwise import safe_div, safe_mul  # noqa: F401  (helpers used by templates)
 
 
@@ -321,3 +322,17 @@ def lgamma(y, x):
 
 non_differentiable(math.floor, math.ceil, math.trunc, math.isfinite, math.isnan, math.isinf,
                    math.isclose, math.ulp)
+# functions of integers: an integer result, no derivative (k! in a series' terms; their
+# arguments reach a second-order derivative through its tape, whatever they are)
+non_differentiable(math.factorial, math.comb, math.perm, math.gcd, math.lcm, math.isqrt)
+
+
+# fsum(items): a sum (correctly rounded); every item gets d[y], as for sum(items)
+@adjoint(math.fsum)
+def fsum(y, iterable):
+    d[iterable] = unsum(d[y], iterable)
+
+
+@tangent(math.fsum)
+def fsum_tangent(y, iterable):
+    d[y] = math.fsum(d[iterable])

@@ -67,4 +67,11 @@ SPECS += [
     Spec(math.lgamma, "math.lgamma(x)", x=Arr(values=0.5)),
     Spec(math.lgamma, "math.lgamma(x)", order=2, x=Arr(values=-0.5)),
     Spec(math.gamma, "math.gamma(x) * math.lgamma(x)", order=2, x=Arr(values=7.25)),
+    # fsum: a sum of numbers; x ** k / k! with the integer functions in a loop (their int
+    # arguments reach the Hessian's forward pass through the gradient's tape)
+    Spec(math.fsum, "math.fsum([x, x * y, 2.5])", x=Arr(None), y=Arr(None)),
+    Spec(math.fsum, "math.fsum([x * x, math.sin(y)])", order=2, x=Arr(None), y=Arr(None)),
+    Spec((math.factorial, math.comb, math.perm, math.gcd, math.lcm, math.isqrt),
+         "sum(x ** k / math.factorial(k) * math.comb(4, k) / math.perm(4, k) * math.gcd(k, 6)"
+         " / math.lcm(k, 2) * math.isqrt(k) for k in range(1, 4))", order=2, x=Arr(None)),
 ]
