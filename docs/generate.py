@@ -487,6 +487,23 @@ def refused_in_place_method(x):
     return y[0] * 3.0
 
 
+BATCHES = iter([np.ones(3)] * 1000)
+
+
+def refused_outside_iterator(x):
+    return np.sum(x * next(BATCHES))
+
+
+def refused_recursive_nested_function(x):
+    def power(v, n):
+        return v if n == 1 else v * power(v, n - 1)
+    return power(x[0], 3)
+
+
+def refused_max_of_one_iterable(x):
+    return max(x)
+
+
 REFUSED = [
     (refused_star_args, "`*args` unpacking in calls (`f(*xs)`) where srcad cannot count the "
                         "items (`rs.randn(*x.shape)`, a library function or a method of an "
@@ -513,11 +530,25 @@ REFUSED = [
     (refused_store_into_an_argument, "stores into an argument (`x[0] = 0.0`): the caller's "
      "array", "store into a copy: `x = x.copy()` first"),
     (refused_in_place_call, "calls that write into an argument (`np.add.at`, `np.copyto`, "
-     "`np.fill_diagonal`, a helper that changes its argument, unless it only updates "
-     "(`p -= v`) arrays the caller made and does not read again)",
-     "build the result as a new array (`np.bincount(idx, weights=x, minlength=n)`)"),
+     "`np.fill_diagonal`, `rng.shuffle(y)`, `random.shuffle(items)`, a helper that changes "
+     "its argument, through any name, view or tuple target (`a[i], a[j] = a[j], a[i]`), or a "
+     "method that stores into its object (`self.h = v`); unless it only updates (`p -= v`) "
+     "arrays the caller made and does not read again)",
+     "build the result as a new array (`np.bincount(idx, weights=x, minlength=n)`, "
+     "`y = y[rng.permutation(len(y))]`); return the helper's new value"),
     (refused_in_place_method, "methods that change an array in place (`y.sort()`, "
-     "`y.fill(v)`)", "`y = np.sort(y)`, `y = np.full_like(y, v)`"),
+     "`y.fill(v)`, `y.__setitem__(i, v)`), also of a global array (`buf.fill(v)`, "
+     "`np.ndarray.fill(buf, v)`)", "`y = np.sort(y)`, `y = np.full_like(y, v)`"),
+    (refused_outside_iterator, "reading an iterator the function does not make "
+     "(`next(batches)`, `for b in gen`, `enumerate(itertools.count())`): srcad may run the "
+     "function more than once for one derivative call, and an iterator cannot be put back",
+     "take the item before the call and pass it in (`loss(w, next(batches))`)"),
+    (refused_recursive_nested_function, "a nested function that calls itself (lifted out of "
+     "the function around it, its own name is not bound there)",
+     "define it at module level: recursive calls of module functions are followed"),
+    (refused_max_of_one_iterable, "`max(items)`, `min(items)` over the items of one iterable "
+     "(`max(a, b, c)` of values is differentiated)", "`np.max(x)` for an array, or list the "
+     "values: `max(a, b, c)`"),
 ]
 
 
