@@ -196,7 +196,7 @@ _SIZES = frozenset(["int", "round", "range", "floor", "ceil", "trunc", "zeros", 
 _LIST_CHANGES = frozenset(["append", "extend", "insert", "pop", "remove"])
 
 
-def float_values_read(fdef, args, kwargs, shapes=None):
+def float_values_read(fdef, args, kwargs, shapes=None, free=None):
     """The float arguments of the example (positions and keyword names) whose values may decide
     a shape, an index or a loop's length. The signature keys floats by type alone and arrays by
     shape and dtype, so a build specialized to one such value (its shapes probed) would be used
@@ -208,8 +208,13 @@ def float_values_read(fdef, args, kwargs, shapes=None):
     (_SELECTING, np.where(c) of one operand), or in the test of an if or while under which a
     list grows or shrinks, or a loop that does stops early (its length then depends on the
     values), or that binds a name read after it whose shape the probe could not fix
-    (_shapes_may_differ; shapes: the probe's)."""
-    slots = _slots(fdef, args, kwargs)  # (a float's value decides whatever an array's does: an
+    (_shapes_may_differ; shapes: the probe's). free: the values of the globals and closure
+    variables the function reads (name -> value), followed as arguments are: a build watches
+    which object a global holds, not a float's value, so SCALE = -1.0 after a build probed at
+    SCALE = 1.0 ran the probe's shapes (their names are returned as slots)."""
+    slots = _slots(fdef, args, kwargs)
+    slots.update({name: (name, value) for name, value in (free or {}).items()
+                  if name not in slots})  # (a float's value decides whatever an array's does: an
     # if under which a list grows, or that binds a name of another shape; and more, below)
     floats = {name for name, (slot, value) in slots.items()
               if isinstance(value, (float, np.floating)) and not isinstance(value, bool)}

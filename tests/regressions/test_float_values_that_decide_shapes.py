@@ -5,7 +5,8 @@ array on the other), the probe's shapes were written into code that other values
 grow(x, -1.0) after grow(x, 1.0) returned the value and gradient of the longer list, silently;
 pick(x, -1.0) after pick(x, 1.0) crashed in generated code (fuzz seed 390635). Only a float
 array's values were followed into such tests. A float's are now too, and so are the floats
-in a list, tuple or dict argument (p["r"] > 0). The code for any shapes runs for them."""
+in a list, tuple or dict argument (p["r"] > 0), and the floats of globals and closure
+variables (SCALE > 0). The code for any shapes runs for them."""
 import numpy as np
 import pytest
 
@@ -53,3 +54,48 @@ def test_each_call_gets_its_own_values_numbers(func, values):
         value, grad = derivative(X, r)
         assert value == func(X, r)
         np.testing.assert_allclose(grad, central_gradient(func, (X, r)), rtol=1e-6, atol=1e-8)
+
+
+SCALE = 1.0
+
+
+def grow_by_a_global(x):
+    kept = [x * 0.5]
+    if SCALE > 0:
+        kept.append(np.sin(x) * SCALE)
+    return np.sum(np.mean(np.stack(kept), axis=0))
+
+
+def grower_by_a_closure():
+    rate = [1.0]
+
+    def grow_by_a_closure(x):
+        kept = [x * 0.5]
+        if rate[0] > 0:
+            kept.append(np.sin(x) * rate[0])
+        return np.sum(np.mean(np.stack(kept), axis=0))
+    return grow_by_a_closure, rate
+
+
+def test_a_global_float_that_decides_a_shape_is_read_at_each_call():
+    """A build watches which object a global holds: a float rebound from 1.0 to -1.0 ran the
+    shapes probed at 1.0 (the value 0.525 for 1.05)."""
+    global SCALE
+    derivative = srcad.value_and_grad(grow_by_a_global)
+    try:
+        for SCALE in (1.0, -1.0, 2.0):
+            value, grad = derivative(X)
+            assert value == grow_by_a_global(X)
+            np.testing.assert_allclose(grad, central_gradient(grow_by_a_global, (X,)),
+                                       rtol=1e-6, atol=1e-8)
+    finally:
+        SCALE = 1.0
+
+
+def test_a_closure_list_of_floats_that_decides_a_shape():
+    func, rate = grower_by_a_closure()
+    derivative = srcad.value_and_grad(func)
+    for rate[0] in (1.0, -1.0, 3.0):  # (the list changed in place between the calls)
+        value, grad = derivative(X)
+        assert value == func(X)
+        np.testing.assert_allclose(grad, central_gradient(func, (X,)), rtol=1e-6, atol=1e-8)
