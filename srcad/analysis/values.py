@@ -25,6 +25,8 @@ must not reach such places either (the build is not correct for every value of a
 decides a shape). When unsure, the value stays in the key: a rebuild is slow; a build used for
 a value it was not correct for would give wrong numbers.
 """
+import types
+
 import gast
 import numpy as np
 
@@ -221,6 +223,7 @@ def float_values_read(fdef, args, kwargs, shapes=None, free=None):
     arrays = {name for name, (slot, value) in slots.items()
               if isinstance(value, np.ndarray) and value.dtype.kind in "fc"}
     floats |= {name for name, (slot, value) in slots.items() if _holds_inexact(value)}
+    floats |= {name for name, value in (free or {}).items() if _holds_numbers(value)}
     # (a list, tuple or dict of floats: the signature keys its items as a float's, by type)
     if not floats and not arrays:
         return frozenset()
@@ -272,6 +275,24 @@ def _holds_inexact(value, depth=0):
     items = value.values() if isinstance(value, dict) else value
     return any(isinstance(v, (float, np.floating)) and not isinstance(v, bool) or isinstance(
         v, np.ndarray) and v.dtype.kind in "fc" or _holds_inexact(v, depth + 1) for v in items)
+
+
+def _holds_numbers(value, depth=0):
+    """Whether a global's value holds numbers that can change while it holds the same object
+    (the watch sees another object bound, not a value changed in place): ints and floats in a
+    list, dict or plain object (CFG.n_steps, SIZES[0]), a few levels down."""
+    if depth > 4 or isinstance(value, (types.ModuleType, type, types.FunctionType,
+                                       types.BuiltinFunctionType, np.ndarray, str, bytes)):
+        return False
+    if isinstance(value, (list, tuple, dict)):
+        items = value.values() if isinstance(value, dict) else value
+    else:
+        items = getattr(value, "__dict__", None)
+        if not isinstance(items, dict):
+            return False
+        items = items.values()
+    return any(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+               or _holds_numbers(v, depth + 1) for v in items)
 
 
 def _in_order(stmts):

@@ -6,7 +6,8 @@ grow(x, -1.0) after grow(x, 1.0) returned the value and gradient of the longer l
 pick(x, -1.0) after pick(x, 1.0) crashed in generated code (fuzz seed 390635). Only a float
 array's values were followed into such tests. A float's are now too, and so are the floats
 in a list, tuple or dict argument (p["r"] > 0), and the floats of globals and closure
-variables (SCALE > 0). The code for any shapes runs for them."""
+variables (SCALE > 0), and the numbers in a global list or object, which can change in place
+(SETTINGS.steps). The code for any shapes runs for them."""
 import numpy as np
 import pytest
 
@@ -99,3 +100,46 @@ def test_a_closure_list_of_floats_that_decides_a_shape():
         value, grad = derivative(X)
         assert value == func(X)
         np.testing.assert_allclose(grad, central_gradient(func, (X,)), rtol=1e-6, atol=1e-8)
+
+
+class Settings:
+    def __init__(self):
+        self.rate, self.steps = 1.0, 2
+
+
+SETTINGS = Settings()
+STEPS = [2]
+
+
+def grow_by_a_global_objects_attributes(x):
+    kept = [x * 0.5]
+    for i in range(SETTINGS.steps):
+        kept.append(np.sin(x) * i)
+    if SETTINGS.rate > 0:
+        kept.append(x * SETTINGS.rate)
+    return np.sum(np.mean(np.stack(kept), axis=0))
+
+
+def grow_by_a_global_lists_int(x):
+    kept = [x * 0.5]
+    for i in range(STEPS[0]):
+        kept.append(np.sin(x) * i)
+    return np.sum(np.mean(np.stack(kept), axis=0))
+
+
+def test_numbers_changed_in_place_in_a_global_object_or_list():
+    """The watch sees another object bound to SETTINGS or STEPS, not an attribute or item
+    changed in place: SETTINGS.steps = 3 after a build probed at 2 stacked 3 arrays for 4."""
+    derivatives = [srcad.value_and_grad(grow_by_a_global_objects_attributes),
+                   srcad.value_and_grad(grow_by_a_global_lists_int)]
+    try:
+        for steps, rate in ((2, 1.0), (3, -1.0), (1, 2.0)):
+            SETTINGS.steps, SETTINGS.rate, STEPS[0] = steps, rate, steps
+            for func, derivative in zip((grow_by_a_global_objects_attributes,
+                                         grow_by_a_global_lists_int), derivatives):
+                value, grad = derivative(X)
+                assert value == func(X)
+                np.testing.assert_allclose(grad, central_gradient(func, (X,)), rtol=1e-6,
+                                           atol=1e-8)
+    finally:
+        SETTINGS.steps, SETTINGS.rate, STEPS[0] = 2, 1.0, 2
