@@ -199,29 +199,33 @@ _LIST_CHANGES = frozenset(["append", "extend", "insert", "pop", "remove"])
 
 
 def float_values_read(fdef, args, kwargs, shapes=None, free=None):
-    """The float arguments of the example (positions and keyword names) whose values may decide
-    a shape, an index or a loop's length. The signature keys floats by type alone and arrays by
-    shape and dtype, so a build specialized to one such value (its shapes probed) would be used
-    for others: the API takes the code for any shapes for them instead. A Python or NumPy
-    float: some name computed from it (by any statement) is read in an index, as an
-    argument of a call in _SIZED, or where a float array's values would count. A float array:
-    some name computed from its values is read in
-    an index (x[x > 0], x[:k]), as a size (_SIZES), by a call that selects by value
-    (_SELECTING, np.where(c) of one operand), or in the test of an if or while under which a
-    list grows or shrinks, or a loop that does stops early (its length then depends on the
-    values), or that binds a name read after it whose shape the probe could not fix
-    (_shapes_may_differ; shapes: the probe's). free: the values of the globals and closure
-    variables the function reads (name -> value), followed as arguments are: a build watches
-    which object a global holds, not a float's value, so SCALE = -1.0 after a build probed at
-    SCALE = 1.0 ran the probe's shapes (their names are returned as slots)."""
+    """The arguments of the example (positions and keyword names) that are floats or arrays
+    whose values may decide a shape, an index or a loop's length. The signature keys floats by
+    type alone and arrays by shape and dtype, so a build specialized to one such value (its
+    shapes probed) would be used for others: the API takes the code for any shapes for them
+    instead. A Python or NumPy float (or a list, tuple or dict holding one): some name computed
+    from it (by any statement) is read in an index, as an argument of a call in _SIZED, or
+    where an array's values count. An array of any dtype (a bool mask's values decide the
+    length of x[m], an int array's the bound of x[:k[0]]): some name computed from its values
+    is read in an index (x[x > 0], x[:k]; not an int array indexing whole, x[idx], whose
+    result has its shape), as a size (_SIZES), by a call that selects by value (_SELECTING,
+    np.where(c) of one operand), or in the test of an if or while under which a list grows or
+    shrinks, or a loop that does stops early (its length then depends on the values), or that
+    binds a name read after it whose shape the probe could not fix (_shapes_may_differ;
+    shapes: the probe's). free: the values of the globals and closure variables the function
+    reads (name -> value), followed as arguments are, and so are the numbers in a global list,
+    dict or object (_holds_numbers): a build watches which object a global holds, not a value
+    changed in place or a float rebound (their names are returned as slots)."""
     slots = _slots(fdef, args, kwargs)
     slots.update({name: (name, value) for name, value in (free or {}).items()
                   if name not in slots})  # (a float's value decides whatever an array's does: an
     # if under which a list grows, or that binds a name of another shape; and more, below)
     floats = {name for name, (slot, value) in slots.items()
               if isinstance(value, (float, np.floating)) and not isinstance(value, bool)}
-    arrays = {name for name, (slot, value) in slots.items()
-              if isinstance(value, np.ndarray) and value.dtype.kind in "fc"}
+    arrays = {name for name, (slot, value) in slots.items() if isinstance(value, np.ndarray)}
+    # (of any dtype: a bool mask's values decide the length of x[m], an int array's the bound
+    # of x[:k[0]]; an int array indexing as a whole, x[idx], picks items in its own shape)
+    gathers = {name for name in arrays if slots[name][1].dtype.kind in "iu"}
     floats |= {name for name, (slot, value) in slots.items() if _holds_inexact(value)}
     floats |= {name for name, value in (free or {}).items() if _holds_numbers(value)}
     # (a list, tuple or dict of floats: the signature keys its items as a float's, by type)
@@ -247,7 +251,7 @@ def float_values_read(fdef, args, kwargs, shapes=None, free=None):
     for node in walk(fdef):
         if type(node) is gast.Subscript:
             sized |= {n.id for n in walk(node.slice) if type(n) is gast.Name}
-            by_values |= _value_names(node.slice)
+            by_values |= _value_names(node.slice) - _whole_indices(node.slice, gathers)
         elif type(node) is gast.Call:
             func = node.func
             called = func.attr if type(func) is gast.Attribute else getattr(func, "id", None)
@@ -265,6 +269,13 @@ def float_values_read(fdef, args, kwargs, shapes=None, free=None):
             by_values |= _value_names(node.test)
     return frozenset(slots[name][0] for name, names in derived.items()
                      if names & ((sized | by_values) if name in floats else by_values))
+
+
+def _whole_indices(index, gathers):
+    """The names of int arrays (gathers) an index uses whole, as x[idx] or x[idx, :] does: the
+    result's shape is theirs whatever their values (not so x[idx > 0] or x[:idx[0]])."""
+    parts = index.elts if type(index) is gast.Tuple else [index]
+    return {p.id for p in parts if type(p) is gast.Name and p.id in gathers}
 
 
 def _holds_inexact(value, depth=0):
