@@ -203,9 +203,9 @@ def float_values_read(fdef, args, kwargs, shapes=None, free=None):
     whose values may decide a shape, an index or a loop's length. The signature keys floats by
     type alone and arrays by shape and dtype, so a build specialized to one such value (its
     shapes probed) would be used for others: the API takes the code for any shapes for them
-    instead. A Python or NumPy float (or a list, tuple or dict holding one): some name computed
-    from it (by any statement) is read in an index, as an argument of a call in _SIZED, or
-    where an array's values count. An array of any dtype (a bool mask's values decide the
+    instead. A Python or NumPy float: some name computed from it (by any statement) is read in
+    an index, as an argument of a call in _SIZED, or where an array's values count. An array of
+    any dtype, or a list, tuple or dict holding floats (a bool mask's values decide the
     length of x[m], an int array's the bound of x[:k[0]]): some name computed from its values
     is read in an index (x[x > 0], x[:k]; not an int array indexing whole, x[idx], whose
     result has its shape), as a size (_SIZES), by a call that selects by value (_SELECTING,
@@ -226,9 +226,11 @@ def float_values_read(fdef, args, kwargs, shapes=None, free=None):
     # (of any dtype: a bool mask's values decide the length of x[m], an int array's the bound
     # of x[:k[0]]; an int array indexing as a whole, x[idx], picks items in its own shape)
     gathers = {name for name in arrays if slots[name][1].dtype.kind in "iu"}
-    floats |= {name for name, (slot, value) in slots.items() if _holds_inexact(value)}
-    floats |= {name for name, value in (free or {}).items() if _holds_numbers(value)}
-    # (a list, tuple or dict of floats: the signature keys its items as a float's, by type)
+    arrays |= {name for name, (slot, value) in slots.items() if _holds_inexact(value)}
+    arrays |= {name for name, value in (free or {}).items() if _holds_numbers(value)}
+    # (a list, tuple or dict of floats: the signature keys its items as a float's, by type; and
+    # a global's numbers may change in place. Followed as an array's values are: its length,
+    # len(params), is in the signature and the watch)
     if not floats and not arrays:
         return frozenset()
     derived = {name: {name} for name in floats | arrays}
