@@ -689,7 +689,7 @@ class Checker:
         def at64(scale=None):  # the float32 point in float64 (fresh lists), maybe moved
             out = []
             for k, a in enumerate(at32()):
-                if isinstance(a, np.ndarray):
+                if isinstance(a, np.ndarray) and a.dtype.kind == "f":  # (not a bool mask)
                     a = np.asarray(a, dtype=np.float64)
                     if scale is not None and k in scale:
                         a = a * scale[k]

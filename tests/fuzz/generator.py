@@ -68,6 +68,8 @@ def choose_params(rng):
             params.append(Param(name, "float" if kind == "float" else "array", (), positive))
     if not any(p.shape for p in params):  # at least one array
         params.insert(0, Param("x", "array", ("n",)))
+    if rng.random() < 0.2 and any(p.shape == ("n",) for p in params):
+        params.append(Param("keep", "mask", ("n",)))  # (read by stmts.argument_mask only)
     return params
 
 
@@ -118,7 +120,9 @@ class _Builder:
                            side_effects=tuple(p.name for p in self.side),
                            has_k=self.rng.random() < 0.5, long_loop=long_loop)
         for p in self.data:
-            self.scope.add(Var(p.name, p.shape, py=p.kind == "float", positive=p.positive))
+            if p.kind != "mask":  # (a mask is no operand of arithmetic: argument_mask reads it)
+                self.scope.add(Var(p.name, p.shape, py=p.kind == "float",
+                                   positive=p.positive))
         self.scope.values = _run("", self.args, self.names)
         self.lines = []
 

@@ -29,7 +29,9 @@ CALLS = (0, 1, NEW_VALUES)  # the calls a program is checked on, in order
 class Param:
     """A parameter of f. kind: "float" (a Python float), "array" (shape: symbolic dims; shape ()
     is a 0-d array), "int" (a size: dim names the size it carries), "list" (a list the program
-    appends to) or "dict" (a dict with a call counter)."""
+    appends to), "dict" (a dict with a call counter) or "mask" (a bool array of its shape, at
+    least one True; other calls' values keep another count of True: a shape the values
+    decide)."""
     name: str
     kind: str
     shape: tuple = ()
@@ -76,6 +78,9 @@ class Program:
             if p.kind == "dict":
                 out.append({"calls": 0})
                 continue
+            if p.kind == "mask":
+                out.append(_mask(rng, concrete(p.shape, sizes), call))
+                continue
             shape = concrete(p.shape, sizes) if p.kind == "array" else ()
             low, high = (0.5, 2.0) if p.positive else (-1.5, 1.5)
             values = rng.uniform(low, high, size=shape)
@@ -88,6 +93,17 @@ class Program:
             else:
                 out.append(np.asarray(values, dtype=dtype))
         return tuple(out)
+
+
+def _mask(rng, shape, call):
+    """A bool array with at least one True entry, and (the call with other values) another
+    count of them than the first call's, which the same random stream gives."""
+    keep = rng.random(shape) < 0.6
+    keep.flat[0] = True
+    if call == NEW_VALUES:
+        keep = ~keep
+        keep.flat[-1] = True
+    return keep
 
 
 _DIRECTORY = None

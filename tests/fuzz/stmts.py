@@ -33,6 +33,8 @@ statements that belong together) and records the variables it defines in the sco
                    solve (with A or A.T), inv, det, slogdet, cholesky, a solve with the
                    Cholesky factor, and a Gaussian process's evidence (solve and slogdet, or
                    cholesky and solve, of one matrix: srcad factors it once)
+    argument_mask  a bool argument whose values decide shapes: x[keep], np.where(keep, ..), a
+                   list grown under `if keep[i]`, np.nonzero(keep)
     early_return   a loop with `return` inside (the last statement group of f)
 """
 import re
@@ -1063,6 +1065,38 @@ def kind_change(scope, depth=2):
     return lines
 
 
+def argument_mask(scope, depth=2):
+    """A bool argument `keep` whose values decide shapes: x[keep] reduced, np.where(keep, ..),
+    a list grown under `if keep[i]`, the indices np.nonzero(keep) picks. The call with other
+    values gives keep another count of True entries, so a build that wrote the first call's
+    shapes into its code would give wrong numbers there."""
+    vectors = [v for v in scope.of_shape(("n",), arrays_only=True)]
+    if "keep" not in scope.params or not vectors:
+        return assign(scope, depth)
+    x = scope.pick(vectors)
+    t = scope.fresh("t")
+    c = scope.constant(0.5, 1.5)
+    variant = scope.weighted([("select", 3), ("where", 2), ("grown", 2), ("nonzero", 1)])
+    scope.tags.add(f"argument_mask_{variant}")
+    if variant == "select":
+        reduce = scope.pick(["np.mean({} ** 2)", "np.sum(np.sin({}))", "np.max({})"])
+        scope.add(Var(t, ()))
+        return [f"{t} = {reduce.format(f'{x.name}[keep]')} * {c!r}"]
+    if variant == "where":
+        scope.add(Var(t, x.shape, owned=True))
+        return [f"{t} = np.where(keep, {x.name}, {x.name} * {c!r})"]
+    if variant == "nonzero":
+        picked = scope.fresh("idx")
+        scope.add(Var(t, ()))
+        return [f"{picked} = np.nonzero(keep)[0]",
+                f"{t} = np.sum({x.name}[{picked}] ** 2) / len({picked})"]
+    rows, i = scope.fresh("rows"), scope.fresh("i")
+    scope.add(Var(t, x.shape, owned=True))
+    return [f"{rows} = [{x.name} * {c!r}]", f"for {i} in range(len(keep)):",
+            f"    if keep[{i}]:", f"        {rows}.append(np.sin({x.name}) * {x.name}[{i}])",
+            f"{t} = np.mean(np.stack({rows}), axis=0)"]
+
+
 def early_return(scope, final):
     """A loop that may return early: `final` is the text of f's last return value."""
     arrays1 = [v for v in scope.arrays(1) if not v.py and v.ndim == 1]
@@ -1081,4 +1115,5 @@ def early_return(scope, final):
 FAMILIES = [(assign, 5), (derive, 2), (update, 2.5), (stores, 1.5), (views, 0.9), (branch, 1.5),
             (for_loop, 2), (while_loop, 0.6), (list_stack, 0.7), (helper_stmt, 0.7),
             (side_effect, 0.2), (python_idioms, 0.8), (normalize, 0.8), (linalg, 0.6),
-            (closures, 0.6), (gates, 0.6), (pairwise, 0.5), (kind_change, 0.5)]
+            (closures, 0.6), (gates, 0.6), (pairwise, 0.5), (kind_change, 0.5),
+            (argument_mask, 1.5)]
