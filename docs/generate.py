@@ -121,6 +121,7 @@ def array_stores(x):
     y[2] += x[2]
     z = x.copy()
     z[z < 0] = 0.0
+    np.add.at(y, [0, 0, 4], x)
     return np.sum(y * y) + np.sum(z ** 3)
 
 
@@ -476,8 +477,8 @@ def refused_store_into_an_argument(x):
 
 
 def refused_in_place_call(x):
-    y = np.zeros(3)
-    np.add.at(y, np.array([0, 0, 1]), x)
+    y = np.zeros((3, 3))
+    np.fill_diagonal(y, x)
     return np.sum(y * y)
 
 
@@ -529,13 +530,14 @@ REFUSED = [
      "write into the array itself (`y[1:] += e`), or make a copy (`v = y[1:].copy()`)"),
     (refused_store_into_an_argument, "stores into an argument (`x[0] = 0.0`): the caller's "
      "array", "store into a copy: `x = x.copy()` first"),
-    (refused_in_place_call, "calls that write into an argument (`np.add.at`, `np.copyto`, "
-     "`np.fill_diagonal`, `rng.shuffle(y)`, `random.shuffle(items)`, a helper that changes "
+    (refused_in_place_call, "calls that write into an argument (`np.copyto`, "
+     "`np.fill_diagonal`, `np.multiply.at`, `rng.shuffle(y)`, `random.shuffle(items)`, a helper that changes "
      "its argument, through any name, view or tuple target (`a[i], a[j] = a[j], a[i]`), or a "
      "method that stores into its object (`self.h = v`); unless it only updates (`p -= v`) "
      "arrays the caller made and does not read again)",
-     "build the result as a new array (`np.bincount(idx, weights=x, minlength=n)`, "
-     "`y = y[rng.permutation(len(y))]`); return the helper's new value"),
+     "build the result as a new array (`y = y[rng.permutation(len(y))]`); return the "
+     "helper's new value (`np.add.at(y, i, v)` and `np.subtract.at` into an array the "
+     "function made are differentiated)"),
     (refused_in_place_method, "methods that change an array in place (`y.sort()`, "
      "`y.fill(v)`, `y.__setitem__(i, v)`), also of a global array (`buf.fill(v)`, "
      "`np.ndarray.fill(buf, v)`)", "`y = np.sort(y)`, `y = np.full_like(y, v)`"),
@@ -625,7 +627,7 @@ CONSTRUCTS = [
               tuple_assignment_and_swaps, (X3,), instead="one assignment per line"),
     Construct("Assignment and arrays",
               "stores into arrays: `y[i] = v`, `y[1:4] = v`, `y[i] += v`, `y[mask] = 0`, "
-              "`x.copy()`", array_stores, (X3,), instead="`np.where`, `np.concatenate`"),
+              "`np.add.at(y, idx, v)`, `x.copy()`", array_stores, (X3,), instead="`np.where`, `np.concatenate`"),
     Construct("Assignment and arrays",
               "array methods and attributes: `x.reshape`, `x.T`, `x.sum(axis=...)`, "
               "`x.dot`, `x.max()`, `x.shape`, `x.size`", array_methods, (X3,),

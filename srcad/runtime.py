@@ -315,6 +315,16 @@ def keys_of(mapping):
     return list(mapping.keys())
 
 
+@helper
+def added_at(y, index, v):
+    """A copy of y with v added at index as np.add.at adds it (unbuffered: a repeated index adds
+    each time). frontend/desugar.py writes np.add.at(y, i, v) as y[...] = added_at(y, i, v), a
+    store into y that srcad differentiates (np.subtract.at: v negated)."""
+    out = np.array(y, copy=True)
+    np.add.at(out, index, v)
+    return out
+
+
 @helper(tangent="linear")
 def scalar_of(v):
     """v.item(): the Python number a one-item array or a numpy scalar holds (frontend/desugar.py

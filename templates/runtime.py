@@ -14,8 +14,8 @@ are called from user code (frontend/statements.py).
 """
 import numpy as np
 
-from srcad.rules.registry import adjoint, d, non_differentiable, tangent
-from srcad.runtime import (add_adjoint, array_like, as_gradient, aux_cotangent, aux_seed,
+from srcad.rules.registry import adjoint, d, linear, non_differentiable, tangent
+from srcad.runtime import (add_adjoint, added_at, array_like, as_gradient, aux_cotangent, aux_seed,
                            check_cotangent, checkpoint, checkpoint_segments, dict_of, dict_with,
                            dict_without, float_type, grad_hook, grad_seed, in_dtype_of,
                            item_adjoints, item_of, keys_of, list_index, list_slice,
@@ -25,6 +25,14 @@ from srcad.runtime import (add_adjoint, array_like, as_gradient, aux_cotangent, 
                            stop_gradient, stored_share, tuple_adjoint, tuple_parts, unbroadcast, unconcatenate,
                            undict, unindex, unreduce, unrepeat_items, unstack, zero_at,
                            zero_gradient, zero_tangent)
+
+
+# np.add.at(y, index, v) as y[...] = added_at(y, index, v) (frontend/desugar.py): y's entries
+# pass through, and each of v's reaches the entries it was added to (a gather, repeats too)
+@linear(added_at)
+def added_at_(z, y, index, v):
+    d[y] = d[z]
+    d[v] = unbroadcast(d[z][index], v)
 
 
 # x.item() (frontend/desugar.py): the number of a one-item array; its adjoint in the array's shape

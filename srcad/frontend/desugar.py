@@ -6,6 +6,7 @@
     x.sum(axis=0)          ->  np.sum(x, axis=0)         (array methods on local values)
     x.T                    ->  np.transpose(x)
     x.item()               ->  scalar_of(x)              (srcad's runtime: x.item())
+    np.add.at(y, i, v)     ->  y[...] = added_at(y, i, v) (a store srcad differentiates)
     max(a, b, c)           ->  max(max(a, b), c)         (builtins max and min of 3+ values)
     x.reshape(3, 4)        ->  np.reshape(x, (3, 4))
     "docstring"            ->  (dropped)
@@ -14,6 +15,7 @@
 import builtins
 
 import gast
+import numpy as np
 
 from .. import runtime
 from ..syntax.naming import clone, walk
@@ -55,7 +57,36 @@ class Desugar(Transformer):
     def visit_Expr(self, node):
         if isinstance(node.value, gast.Constant):
             return None  # a docstring or a bare constant does nothing
+        store = self._scatter_add(node.value)
+        if store is not None:
+            return self.visit(gast.copy_location(store, node))
         return self.generic_visit(node)
+
+    def _scatter_add(self, call):
+        """np.add.at(y, i, v) -> y[...] = added_at(y, i, v) (np.subtract.at: -v): a store into
+        y, which the fence checks (y made by the function, no other name for it read after)
+        and the derivative follows; the runtime's added_at adds as np.add.at does."""
+        if self.scope is None or not isinstance(call, gast.Call) or len(call.args) != 3 or (
+                call.keywords) or not isinstance(call.args[0], gast.Name) or any(
+                isinstance(a, gast.Starred) for a in call.args):
+            return None
+        op = self.scope.lookup(call.func)
+        ufunc = getattr(op, "__self__", None)
+        if getattr(op, "__name__", None) != "at" or ufunc not in (np.add, np.subtract):
+            return None
+        target, index, value = call.args
+        if ufunc is np.subtract:
+            value = gast.UnaryOp(op=gast.USub(), operand=value)
+        self.scope.injected.setdefault("added_at", runtime.HELPERS["added_at"])
+        store = gast.Subscript(value=_name(target.id, gast.Store()),
+                               slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
+        assign = gast.Assign(targets=[store], value=gast.Call(
+            func=_name("added_at"), args=[_name(target.id), index, value], keywords=[]),
+            type_comment=None)
+        for new in walk(assign):  # (at the call's place: errors point at the user's line)
+            if isinstance(new, (gast.expr, gast.stmt)) and getattr(new, "lineno", None) is None:
+                gast.copy_location(new, call)
+        return assign
 
     def visit_AugAssign(self, node):
         target = node.target

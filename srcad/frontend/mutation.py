@@ -272,6 +272,8 @@ class MutationFence:
             if op.__name__ in _NEW_BUILTINS:
                 return _new(self.site(node))
             return _new(self.site(node)) | of_args  # list(x), max(a, b), zip(...)
+        if op is not None and op.__name__ in _FRESH_HELPERS and HELPERS.get(op.__name__) is op:
+            return _new(self.site(node))  # (desugar's: a copy of y, a number)
         if op is None and isinstance(node.func, gast.Attribute):  # a method: lst.pop(), ...
             return _new(self.site(node)) | self.points(node.func.value, facts) | of_args
         return of_args | {OUTSIDE}  # a user function may return what it was given, or a global
@@ -411,8 +413,9 @@ class MutationFence:
         if name in WRITERS or ufunc_method:
             label = name.replace("numpy.", "np.") if name else f"np.{op.__self__.__name__}." \
                                                                f"{op.__name__}"
-            hint = WRITERS.get(name) or ("build the result as a new array (np.bincount(idx, "
-                                         "weights=v, minlength=n) for np.add.at)")
+            hint = WRITERS.get(name) or ("build the result as a new array (np.add.at(y, idx, "
+                                         "v) into an array y the function made, by its name, "
+                                         "is differentiated)")
             raise self.info.error(call, f"{label} writes into its argument in place: srcad "
                                         f"does not differentiate in-place calls", hint=hint)
         if isinstance(func, gast.Attribute) and op is None:
@@ -524,6 +527,9 @@ _SHARING_METHODS = frozenset({
 _SHARING_BUILTINS = frozenset({"iter", "reversed", "zip", "enumerate", "getattr", "next", "max",
                                "min", "list", "tuple", "sorted"})
 # numpy functions that write into their first argument (WRITERS, by attribute name) or, as
+# runtime helpers the frontend writes into the function that return a new value: added_at (a
+# copy of y, frontend/desugar.py's np.add.at) and scalar_of (x.item(): a number)
+_FRESH_HELPERS = frozenset({"added_at", "scalar_of"})
 # ufunc methods, into the first argument of .at (np.add.at(y, i, v))
 _WRITER_NAMES = frozenset(name.rsplit(".", 1)[1] for name in WRITERS) | {"at"}
 _VIEW_NAMES = frozenset(name.rsplit(".", 1)[1] for name in VIEWS)

@@ -54,10 +54,15 @@ def store_into_argument(x):
     return np.sum(x * x)
 
 
-def add_at(x):
-    y = np.zeros(3)
-    np.add.at(y, np.array([0, 0, 1]), x)
+def multiply_at(x):
+    y = np.ones(3)
+    np.multiply.at(y, np.array([0, 0, 1]), x)
     return np.sum(y * y)
+
+
+def add_at_into_an_argument(x):
+    np.add.at(x, np.array([0, 0, 1]), 2.0)
+    return np.sum(x * x)
 
 
 def sort_in_place(x):
@@ -100,7 +105,8 @@ def helper_that_writes_its_argument(x):
     (in_place_on_a_shared_array, "writes into the array y holds"),
     (store_into_asarray_of_argument, "may be an argument"),
     (store_into_argument, "may be an argument"),
-    (add_at, "np.add.at writes into its argument"),
+    (multiply_at, "np.multiply.at writes into its argument"),
+    (add_at_into_an_argument, "may be an argument"),
     (sort_in_place, r"\.sort\(\)"),
     (fill_in_place, r"\.fill\(\)"),
     (helper_that_writes_its_argument, "changes an argument in place"),

@@ -4,7 +4,8 @@ Affects: every mode (the write is lost: the derivative is that of y = zeros).
 Found by tests/fuzz (generator family `views`, first batches).
 Mechanism (a guess): a call whose result is unused is treated as dead code (or as having no
 derivative), so the values it writes into y never reach the adjoint.
-Status: silent zeros at 0623fd6; refused with SrcadError since 9b484a3 (mutation fence).
+Status: silent zeros at 0623fd6; refused with SrcadError since 9b484a3 (mutation fence);
+np.add.at into an array the function made differentiated since (desugar: a store).
 """
 import os
 import sys
