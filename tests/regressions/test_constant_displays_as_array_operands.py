@@ -71,12 +71,17 @@ def solve_with_a_nested_list(x):
                                   [[1.0, 2.0], [0.5, -1.0]]) * x[0])
 
 
+def solve_with_a_tuple_of_a_value(x):
+    return np.sum(np.linalg.solve(np.eye(3) * 2 + np.outer(x, x), (1.0, x[0] * 3.0, 3.0)))
+
+
 def concatenate_with_a_list_item(x):
     return np.sum(np.concatenate((x, np.ones(3), [1.0, 2.0])) ** 2)  # (an item keeps its
     # zeros' shape: [0.0, 0.0])
 
 
-@pytest.mark.parametrize("func", [solve_with_a_nested_list, concatenate_with_a_list_item],
+@pytest.mark.parametrize("func", [solve_with_a_nested_list, solve_with_a_tuple_of_a_value,
+                                  concatenate_with_a_list_item],
                          ids=lambda f: f.__name__)
 def test_nested_and_item_displays_of_constants(func):
     right = central(func, X)
