@@ -34,7 +34,8 @@ statements that belong together) and records the variables it defines in the sco
                    Cholesky factor, and a Gaussian process's evidence (solve and slogdet, or
                    cholesky and solve, of one matrix: srcad factors it once)
     argument_mask  a bool argument whose values decide shapes: x[keep], np.where(keep, ..), a
-                   list grown under `if keep[i]`, np.nonzero(keep)
+                   list grown under `if keep[i]`, np.nonzero(keep), a slice bound or a loop's
+                   length counted from it
     early_return   a loop with `return` inside (the last statement group of f)
 """
 import re
@@ -1076,8 +1077,17 @@ def argument_mask(scope, depth=2):
     x = scope.pick(vectors)
     t = scope.fresh("t")
     c = scope.constant(0.5, 1.5)
-    variant = scope.weighted([("select", 3), ("where", 2), ("grown", 2), ("nonzero", 1)])
+    variant = scope.weighted([("select", 3), ("where", 2), ("grown", 2), ("nonzero", 1),
+                              ("prefix", 1), ("counted", 1)])
     scope.tags.add(f"argument_mask_{variant}")
+    if variant == "prefix":  # (a bound computed from the mask's values)
+        scope.add(Var(t, ()))
+        return [f"{t} = np.sum({x.name}[:np.count_nonzero(keep)] ** 2) * {c!r}"]
+    if variant == "counted":  # (a loop's length computed from them)
+        i = scope.fresh("i")
+        scope.add(Var(t, x.shape, owned=True))
+        return [f"{t} = {x.name} * {c!r}", f"for {i} in range(int(np.sum(keep))):",
+                f"    {t} = np.sin({t}) + {x.name} * 0.5"]
     if variant == "select":
         reduce = scope.pick(["np.mean({} ** 2)", "np.sum(np.sin({}))", "np.max({})"])
         scope.add(Var(t, ()))
