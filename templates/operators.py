@@ -57,8 +57,8 @@ def truediv(z, x, y):
 def pow(z, x, y):
     if isinstance(y, int) and y >= 1:
         d[x] = d[z] * y * x ** (y - 1)
-    else:
-        d[x] = d[z] * y * np.power(x, y - 1)
+    else:  # (x ** -1 at 0, x ** 0.5 below 0: a zero adjoint stays zero, as under np.where)
+        d[x] = safe_mul(d[z], y * np.power(x, y - 1))
     d[y] = d[z] * z * np.log(np.where(x > 0, x, 1))
 
 
