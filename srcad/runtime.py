@@ -551,11 +551,12 @@ def copy_tangent(dy, y):
     """A copy of the tangent dy of y, for the stores into y's new array to go into (a tangent
     shared with another name would take them too), in y's float dtype where dy's is narrower:
     a float16 tangent (of a mask's np.tanh) of a value that a float64 operand which does not
-    vary made float64 would round what is stored into it."""
+    vary made float64 would round what is stored into it, and the int zeros of an int array's
+    tangent (y = y_int + 0.0; y[1:] += s) would truncate it."""
     wide, narrow = getattr(y, "dtype", None), getattr(dy, "dtype", None)
-    if wide is not None and narrow is not None and wide.kind == narrow.kind == "f" and (
-            wide.itemsize > narrow.itemsize):
-        return dy.astype(wide)  # (a copy)
+    if wide is not None and narrow is not None and wide.kind in "fc" and (
+            np.promote_types(narrow, wide) != narrow):
+        return dy.astype(np.promote_types(narrow, wide))  # (a copy)
     return np.copy(dy)
 
 
