@@ -78,7 +78,7 @@ class Desugar(Transformer):
         if ufunc is np.subtract:
             value = gast.UnaryOp(op=gast.USub(), operand=value)
         self.scope.injected.setdefault("added_at", runtime.HELPERS["added_at"])
-        store = gast.Subscript(value=_name(target.id, gast.Store()),
+        store = gast.Subscript(value=_name(target.id),  # (y read, as Python's y[...] = v has)
                                slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
         assign = gast.Assign(targets=[store], value=gast.Call(
             func=_name("added_at"), args=[_name(target.id), index, value], keywords=[]),

@@ -5,7 +5,9 @@ added to, repeated indices each time. desugar writes it as a store into y,
 y[...] = added_at(y, idx, v) (the runtime's copy and np.add.at: the same bits), which the fence
 checks as any store (y made by the function, no other name for it read after) and the reverse
 and forward passes follow; np.subtract.at adds -v. Into an argument it is refused at its line,
-as a store there is; np.multiply.at stays refused."""
+as a store there is; np.multiply.at stays refused. (The store's base is read, as Python's
+y[...] = v reads y: written as a binding, the versioning pass left it at the old version after
+t += 1.0, and the value was f's without the scatter-add: fuzz seed 420399.)"""
 import numpy as np
 import pytest
 
@@ -43,7 +45,15 @@ def in_a_loop(x):
     return np.sum(acc ** 2)
 
 
-CASES = [repeated_indices, into_a_copy_twice, rows_and_columns, in_a_loop]
+def after_an_augmented_assignment(x):
+    t = np.sin(x[::-1])
+    t += 1.0  # (a new version of t: the store must go into the new one; fuzz seed 420399)
+    np.add.at(t, np.array([1, 0, 1]), x[0] * 0.5)
+    return np.sum(t ** 2)
+
+
+CASES = [repeated_indices, into_a_copy_twice, rows_and_columns, in_a_loop,
+         after_an_augmented_assignment]
 
 
 @pytest.mark.parametrize("func", CASES, ids=lambda f: f.__name__)
