@@ -226,7 +226,9 @@ def cosh(y, x):
     d[y] = safe_mul(d[x], np.sinh(x))
 
 
-@diagonal(np.tanh)
+# (saturates: 1 - y * y is exactly 0 past |x| ~ 19, where an overflowed operand's tangent is
+# inf: the tangent multiplies through slope_mul)
+@diagonal(np.tanh, saturates=True)
 def tanh(y, x):
     d[y] = d[x] * (1.0 - y * y)
 

@@ -161,6 +161,34 @@ class TransposedTemplate(Template):
         return self._node
 
 
+class SaturatingTangent(Template):
+    """The tangent of a diagonal template whose slope reaches exactly 0 where the op saturates
+    (Registry.diagonal(..., saturates=True): np.tanh past |x| ~ 19): `d[y] = d[x] * e` as
+    `d[y] = slope_mul(d[x], e)`. An operand that overflowed to inf upstream has an infinite
+    tangent (np.expm1(a) at a = 800), and inf times the exact 0 was nan where the derivative is
+    0; slope_mul keeps a zero slope zero against it (one dot product of the tangent when it is
+    finite). The adjoint (TransposedTemplate) stays a plain product: an adjoint reaches a
+    saturated op before the overflow, and a zero adjoint meets the infinite slope in
+    safe_mul there."""
+
+    @property
+    def node(self):
+        if self._node is None:
+            fdef = parse_template(self.func, self.lines)
+            _check_diagonal(self.func, fdef)
+            value = fdef.body[0].value
+            operand = fdef.args.args[1].id
+            if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult)
+                    and _derivative_of_name(value.left) and value.left.slice.id == operand):
+                raise ValueError(f"@diagonal({self.func.__name__}, saturates=True) needs "
+                                 f"`d[y] = d[x] * slope`")
+            fdef.body[0].value = gast.Call(
+                func=gast.Name(id="slope_mul", ctx=gast.Load(), annotation=None,
+                               type_comment=None), args=[value.left, value.right], keywords=[])
+            self._node = fdef
+        return self._node
+
+
 def _check_diagonal(func, fdef=None):
     """A diagonal template has a result and one operand and no defaults (checked from the
     signature when it is registered) and one statement, d[y] = e (checked from its parse, fdef,
@@ -379,7 +407,7 @@ class Registry:
             return func
         return register
 
-    def diagonal(self, *ops, name=None):
+    def diagonal(self, *ops, name=None, saturates=False):
         """Register one template as both derivatives of each op in `ops`, an elementwise function
         of one operand. It is written as the tangent, `d[y] = <an expression in d[x]>`; the
         Jacobian of such a function is diagonal, so it is its own transpose, and the adjoint is
@@ -388,12 +416,15 @@ class Registry:
             @diagonal(np.sin)
             def sin(y, x):
                 d[y] = d[x] * np.cos(x)       # adjoint: d[x] = d[y] * np.cos(x)
-        """
+
+        saturates=True: the slope reaches exactly 0 at a finite value (np.tanh); the tangent
+        multiplies through slope_mul (SaturatingTangent)."""
         def register(func):
             _check_diagonal(func)
             for op in ops:
                 self._remember(op, name)
-                self.tangents[self._key(op)] = Template(func, op)
+                self.tangents[self._key(op)] = (SaturatingTangent if saturates else Template)(
+                    func, op)
                 self.adjoints[self._key(op)] = TransposedTemplate(func, op)
             return func
         return register
