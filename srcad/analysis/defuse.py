@@ -71,3 +71,31 @@ def mutated_names(fdef, shares=None, stored=None):
         stored = {n.id for n in stored_roots(fdef)}
     return stored | {name for name, others in (shares or {}).items() if others & stored}
 
+
+
+def feeding_values(fdef, derived):
+    """The derived names (adjoints, a template's temporaries) whose values reach a statement of
+    the function's own values: one that binds no derived name, read there or through other
+    derived names read there. The optimizer merges equal expressions across the two (out =
+    bw1 * w1 after bw1 = t1.sum(), the adjoint of w1, took the primal's t1.sum()), so a
+    derived name is not always a derivative's alone: where the code returns f's values, a
+    rewrite that changes a sum's rounding must leave these as written."""
+    binders = {}  # derived name -> the names its statements read
+    wanted = set()
+    for stmt in walk(fdef):
+        if isinstance(stmt, (gast.Assign, gast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
+            bound = {n.id for t in targets for n in walk(t) if isinstance(n, gast.Name)}
+            read = {n.id for n in walk(stmt.value) if isinstance(n, gast.Name)}
+            if bound & derived:
+                for name in bound & derived:
+                    binders.setdefault(name, set()).update(read)
+            else:
+                wanted |= read & derived
+    todo = list(wanted)
+    while todo:
+        for name in binders.get(todo.pop(), ()):
+            if name in derived and name not in wanted:
+                wanted.add(name)
+                todo.append(name)
+    return wanted

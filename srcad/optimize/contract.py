@@ -39,6 +39,7 @@ import string
 import gast
 import numpy as np
 
+from ..analysis.defuse import feeding_values
 from ..analysis.shapes import broadcast_of, common_char, expression_shape, reduction
 from ..syntax.naming import clone, walk
 from ..syntax.nodes import call, constant_node, dotted_parts, is_comment
@@ -54,6 +55,9 @@ class Contract:
         self.float_of = facts.float_of
         self.top_once = facts.top_once
         self.derived = facts.derived
+        # (where the code returns f's values, the derived names that feed them keep their sums:
+        # a contraction adds in another order, and f's values must be f's to the bit)
+        self.values = feeding_values(fdef, facts.derived) if facts.returns_values else set()
 
     def shape(self, node):
         """The shape of node's value: expression_shape's, and that of a unit-axis view and of
@@ -250,7 +254,8 @@ class Contract:
         for index, stmt in enumerate(body):
             if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
                     and isinstance(stmt.targets[0], gast.Name)
-                    and stmt.targets[0].id in self.derived):
+                    and stmt.targets[0].id in self.derived
+                    and stmt.targets[0].id not in self.values):
                 continue
             stmt.value = self.rewrite(stmt.value, body, index)
         return self.fdef

@@ -23,6 +23,7 @@ bit of a log-determinant differed), and SciPy's LAPACK may be another build than
 """
 import gast
 
+from ..analysis.defuse import feeding_values
 from ..syntax.naming import number_value, walk
 from ..syntax.nodes import assign, call, dotted_parts, name
 
@@ -46,16 +47,18 @@ class Factorizations:
         self.shape_of, self.float_of = facts.shape_of, facts.float_of
         self.binds, self.params, self.fresh_name = facts.binds, facts.params, facts.fresh_name
         self.derived = facts.derived if facts.returns_values else None  # (None: every call)
+        self.values = feeding_values(fdef, facts.derived) if facts.returns_values else set()
 
     def computes_values(self, stmt):
         """Whether a statement computes f's values, which the code returns (see the module
-        docstring): it binds no derived name (an adjoint, a template's temporary)."""
+        docstring): it binds no derived name (an adjoint, a template's temporary), or one whose
+        value reaches such a statement (analysis/defuse.feeding_values)."""
         if self.derived is None:
             return False
         targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target] if (
             isinstance(stmt, gast.AugAssign)) else []
         bound = [n.id for t in targets for n in walk(t) if isinstance(n, gast.Name)]
-        return not any(b in self.derived for b in bound)
+        return not any(b in self.derived and b not in self.values for b in bound)
 
     def use(self, node):
         """(matrix name, what, transposed) for a factoring call of a matrix, else None."""

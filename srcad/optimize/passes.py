@@ -50,7 +50,7 @@ PIPELINE = (
     Pass("factor", factor_contributions, switch="factor", modes=REVERSE, specialized=True,
          needs=("derived", "shape_of", "float_of", "binds", "loads")),
     Pass("contract", contract_sums, switch="contract", modes=REVERSE, specialized=True,
-         needs=("shape_of", "float_of", "top_once", "derived")),
+         needs=("shape_of", "float_of", "top_once", "derived", "returns_values")),
     Group("resimplify", simplify(), modes=REVERSE, specialized=True),
     Pass("signs", sink_signs, switch="signs", modes=REVERSE, needs=("derived", "binds"),
          keeps=("binds", "loads", "top_once")),  # (only minus signs and + - change)

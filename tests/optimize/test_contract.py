@@ -35,7 +35,7 @@ ARGS = (RNG.normal(size=(20, 20)), RNG.normal(size=(20, 20, 3)), RNG.normal(size
 SHAPES = {"w": (20, 20), "d": (20, 20, 3), "k": (20, 20), "p": (20, 20, 3), "q": (20, 20),
           "bt1": (20, 1, 3), "bt2": (1, 20, 3), "bs": (), "m": (20, 20, 3)}
 FACTS = dict(shape_of=SHAPES.get, probed=lambda name: "d" if name in SHAPES else None,
-             derived={"p", "bt1", "bt2", "bs", "q"})
+             derived={"p", "bt1", "bt2", "bs", "q"}, returns_values=False)
 
 
 def test_a_sum_of_a_product_bound_before_is_an_einsum_of_its_arrays():
@@ -201,4 +201,23 @@ def test_a_sum_that_is_not_a_derivative_keeps_the_code():
         def f(w, d, k):
             m = (w * k).sum()
             return m
+        """, ARGS, **FACTS)
+
+
+def test_where_values_are_returned_a_derivative_that_feeds_them_keeps_its_sum():
+    """bs = (d * d).sum() read by out = bs * 2.0 (the optimizer keeps one of two equal
+    expressions under the adjoint's name): f's value must be f's to the bit, and np.vdot adds
+    in another order. The same code where no value is returned is contracted."""
+    source = """
+        def f(w, d, k):
+            bs = (d * d).sum()
+            out = bs * 2.0
+            return out
+        """
+    check_unchanged(contract_sums, source, ARGS, **dict(FACTS, returns_values=True))
+    check_rewrite(contract_sums, source, """
+        def f(w, d, k):
+            bs = np.vdot(d, d)
+            out = bs * 2.0
+            return out
         """, ARGS, **FACTS)
