@@ -49,10 +49,11 @@ def safe_mul(a, b):
 @helper
 def slope_mul(g, s):
     """safe_mul(g, s) for a slope s that is finite wherever the function is (a gradient's
-    singular points, srcad/singular.py): only g's infs and nans need the guard (a zero slope
-    gives 0 against them), so only g is checked."""
-    if not on_host(g):  # a dask or CuPy array: the same choice, made by np.where (lazily)
-        return np.where(np.isfinite(np.vdot(g, g).real), g * s, safe_mul(g, s))
+    singular points, srcad/singular.py; a saturating op's tangent, registry.SaturatingTangent):
+    only g's infs and nans need the guard (a zero slope gives 0 against them), so only g is
+    checked."""
+    if not on_host(g):  # a dask or CuPy array: safe_mul's np.where form, the same numbers
+        return safe_mul(g, s)  # (no look at g's values: its vdot would be computed)
     check = float(np.vdot(g, g).real)  # finite unless an entry of g is inf or nan (or overflows)
     if check - check == 0.0:
         return g * s
