@@ -557,9 +557,10 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
         shapes, kinds, floats = probe(fdef, func, scope, *example)  # and the casts' dtypes)
     free_values = unread_values(fdef, *example, names, kinds, floats, read=unrolled_by) if (
         example is not None) else ()  # (the probe's facts are final here)
+    free = {name: scope.free_value(name) for name in scope.user_globals | scope.user_cells
+            if name not in scope.local_names}
     sized_floats = float_values_read(fdef, *example, shapes=shapes, free={
-        name: scope.free_value(name)[1] for name in scope.user_globals | scope.user_cells
-        if name not in scope.local_names and scope.free_value(name)[0]}) if (
+        name: value for name, (found, value) in free.items() if found}) if (
         example is not None) else ()
     real_values = real_parts(fdef, scope, activity, floats, bool(shapes), info, names) if (
         stage != "outline") else set()  # (complex values: where they may go, and the real

@@ -280,32 +280,35 @@ def _whole_indices(index, gathers):
     return {p.id for p in parts if type(p) is gast.Name and p.id in gathers}
 
 
-def _holds_inexact(value, depth=0):
+def _holds_inexact(value):
     """Whether a list, tuple or dict holds a float or a float array (in it, or in a container
     in it, a few levels down)."""
-    if depth > 4 or not isinstance(value, (list, tuple, dict)):
-        return False
-    items = value.values() if isinstance(value, dict) else value
-    return any(isinstance(v, (float, np.floating)) and not isinstance(v, bool) or isinstance(
-        v, np.ndarray) and v.dtype.kind in "fc" or _holds_inexact(v, depth + 1) for v in items)
+    return _holds(value, lambda v: isinstance(v, (float, np.floating)) and not isinstance(
+        v, bool) or isinstance(v, np.ndarray) and v.dtype.kind in "fc", objects=False)
 
 
-def _holds_numbers(value, depth=0):
+def _holds_numbers(value):
     """Whether a global's value holds numbers that can change while it holds the same object
     (the watch sees another object bound, not a value changed in place): ints and floats in a
     list, dict or plain object (CFG.n_steps, SIZES[0]), a few levels down."""
+    return _holds(value, lambda v: isinstance(v, (int, float, np.integer, np.floating))
+                  and not isinstance(v, bool), objects=True)
+
+
+def _holds(value, wanted, objects, depth=0):
+    """Whether a list, tuple or dict (objects: or a plain object's attributes) holds an item
+    for which wanted is true, in it or in a container in it, at most four levels down."""
     if depth > 4 or isinstance(value, (types.ModuleType, type, types.FunctionType,
                                        types.BuiltinFunctionType, np.ndarray, str, bytes)):
         return False
     if isinstance(value, (list, tuple, dict)):
         items = value.values() if isinstance(value, dict) else value
     else:
-        items = getattr(value, "__dict__", None)
+        items = getattr(value, "__dict__", None) if objects else None
         if not isinstance(items, dict):
             return False
         items = items.values()
-    return any(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-               or _holds_numbers(v, depth + 1) for v in items)
+    return any(wanted(v) or _holds(v, wanted, objects, depth + 1) for v in items)
 
 
 def _in_order(stmts):

@@ -45,6 +45,12 @@ class Desugar(Transformer):
         self.fresh = fresh
         self.scope = scope  # (what a free name denotes: the builtins max and min)
 
+    def _known(self, helper):
+        """The runtime helper this pass wrote a call of, known to the passes after it (resolve
+        ran before: the name is not the user's)."""
+        if self.scope is not None:
+            self.scope.injected.setdefault(helper, runtime.HELPERS[helper])
+
     def _builtin_extremum(self, func):
         """Whether a call's function is Python's max or min."""
         if not (isinstance(func, gast.Name) and func.id in ("max", "min")) or (
@@ -77,7 +83,7 @@ class Desugar(Transformer):
         target, index, value = call.args
         if ufunc is np.subtract:
             value = gast.UnaryOp(op=gast.USub(), operand=value)
-        self.scope.injected.setdefault("added_at", runtime.HELPERS["added_at"])
+        self._known("added_at")
         store = gast.Subscript(value=_name(target.id),  # (y read, as Python's y[...] = v has)
                                slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
         assign = gast.Assign(targets=[store], value=gast.Call(
@@ -197,8 +203,7 @@ class Desugar(Transformer):
         if method == "item" and not node.args and not node.keywords:
             # x.item() -> scalar_of(x): the runtime's x.item(), which has an adjoint template
             call = gast.Call(func=_name("scalar_of"), args=[func.value], keywords=[])
-            if self.scope is not None:  # (known to the passes after this one)
-                self.scope.injected.setdefault("scalar_of", runtime.HELPERS["scalar_of"])
+            self._known("scalar_of")
             return gast.copy_location(call, node)
         if method == "flatten" and not node.args and not node.keywords:
             # x.flatten() -> np.copy(np.ravel(x)): a new array (np.ravel may be a view of x)

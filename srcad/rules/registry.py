@@ -34,6 +34,7 @@ from ..errors import SrcadError
 from ..frontend.distributions import is_distribution
 from ..frontend.resolve import canonical_name
 from ..syntax.naming import walk_breadth
+from ..syntax.nodes import call
 from ..syntax.source import text_as_run
 
 
@@ -182,9 +183,7 @@ class SaturatingTangent(Template):
                     and _derivative_of_name(value.left) and value.left.slice.id == operand):
                 raise ValueError(f"@diagonal({self.func.__name__}, saturates=True) needs "
                                  f"`d[y] = d[x] * slope`")
-            fdef.body[0].value = gast.Call(
-                func=gast.Name(id="slope_mul", ctx=gast.Load(), annotation=None,
-                               type_comment=None), args=[value.left, value.right], keywords=[])
+            fdef.body[0].value = call(["slope_mul"], value.left, value.right)
             self._node = fdef
         return self._node
 
