@@ -35,3 +35,15 @@ def numeric_hvp(f, x, v, h=1e-4):
         out[j] = (f(x + h * v + e) - f(x + h * v - e) - f(x - h * v + e)
                   + f(x - h * v - e)) / (4 * h * h)
     return out
+
+
+def check_value_gradient_and_tangent(func, x, atol):
+    """value_and_grad of a scalar func at the array x: the value func's to the bit, the gradient
+    against central differences, and the jvp along ones against their sum (srcad imported
+    here: the rest of this module is srcad-free)."""
+    import srcad
+    right = central(func, x)
+    value, grad = srcad.value_and_grad(func)(x)
+    assert value == func(x)
+    np.testing.assert_allclose(grad, right, rtol=1e-6, atol=atol)
+    np.testing.assert_allclose(srcad.jvp(func)(x, np.ones(x.shape)), right.sum(), rtol=1e-6)

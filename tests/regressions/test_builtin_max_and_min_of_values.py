@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import srcad
-from tests.regressions.numeric import central
+from tests.regressions.numeric import check_value_gradient_and_tangent
 
 X = np.array([0.3, 0.7, 1.1])
 
@@ -29,11 +29,7 @@ def of_one_iterable(x):
 
 @pytest.mark.parametrize("func", [of_three, of_four_in_a_loop], ids=lambda f: f.__name__)
 def test_max_and_min_of_several_values(func):
-    right = central(func, X)
-    value, grad = srcad.value_and_grad(func)(X)
-    assert value == func(X)
-    np.testing.assert_allclose(grad, right, rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(srcad.jvp(func)(X, np.ones(3)), right.sum(), rtol=1e-6)
+    check_value_gradient_and_tangent(func, X, atol=1e-8)
 
 
 def test_max_over_one_iterable_is_refused_with_what_to_write():
