@@ -81,6 +81,7 @@ PASSES = (
     "sizes",           # int arithmetic of sizes in a loop done once before it (frontend/sizes)
     "invariance",      # exactly-zero adjoints of shift-invariant values (analysis/invariance.py)
     "singular",        # strong-zero guards dropped where the output is inf or nan
+    "guards",          # strong-zero guards dropped where no zero meets an inf (optimize/guards)
     "proportional",    # forward mode: tangents that scale another folded in
     "constants",       # numbers folded and propagated (optimize/simplify.py)
     "copies",          # copies propagated (optimize/simplify.py)
@@ -550,11 +551,12 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     activity = analyze(fdef.body, names, scope, stores_useful=forward)
     check_tries(fdef, scope, activity, info)
     check_spreads(fdef, activity, info)
-    shapes, kinds, floats = probe(fdef, func, scope, *example) if example is not None else (
-        {}, {}, {})
+    shapes, kinds, floats, numpy_scalars = probe(fdef, func, scope, *example) if (
+        example is not None) else ({}, {}, {}, set())
     if shapes and keep_in_place_dtypes(fdef, kinds, floats, namer.fresh):
         activity = analyze(fdef.body, names, scope, stores_useful=forward)  # (new temporaries,
-        shapes, kinds, floats = probe(fdef, func, scope, *example)  # and the casts' dtypes)
+        shapes, kinds, floats, numpy_scalars = probe(fdef, func, scope, *example)  # (and the
+        # casts' dtypes)
     free_values = unread_values(fdef, *example, names, kinds, floats, read=unrolled_by) if (
         example is not None) else ()  # (the probe's facts are final here)
     free = {name: scope.free_value(name) for name in scope.user_globals | scope.user_cells
@@ -570,7 +572,7 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     activity.useful -= inert
     if stage == "invariance":
         return function_source(fdef) + f"# not differentiated: {', '.join(sorted(inert))}\n"
-    singular = singular_names(fdef, shapes, kinds, floats) if (
+    singular = singular_names(fdef, shapes, kinds, floats, numpy_scalars) if (
         mode == "reverse" and kind in ("grad", "value_and_grad")
         and "singular" not in disabled) else {}
     if stage == "activity":

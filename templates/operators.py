@@ -13,7 +13,7 @@ import numpy as np
 from srcad.rules.operations import copy, pack
 from srcad.rules.registry import adjoint, bilinear, d, diagonal, linear, non_differentiable, tangent
 from srcad.runtime import item_adjoints, matmul_adjoint_a, matmul_adjoint_b, unattr, unindex
-from srcad.templates.numpy_elementwise import safe_mul
+from srcad.templates.numpy_elementwise import safe_div, safe_mul
 
 # z = x + y ------------------------------------------------------------------------------------
 @linear(operator.add, np.add, broadcasts=True)
@@ -39,9 +39,13 @@ def mul(z, x, y):
 # z = x / y ------------------------------------------------------------------------------------
 @adjoint(operator.truediv, np.true_divide, broadcasts=True)
 def truediv(z, x, y):
-    share = d[z] / y  # (one division serves both: -d[z] * z / y == -share * z)
-    d[x] = share
-    d[y] = -share * z
+    share = safe_div(d[z], y)  # (one division serves both: -d[z] * z / y == -share * z)
+    d[x] = share  # (guarded: a zero adjoint stays 0 over a zero or nan divisor, as where an
+    # untaken np.where branch divides by 0; optimize/guards.py drops what cannot happen)
+    if (isinstance(x, float) or isinstance(x, int)) and x == 1:  # 1 / y: share / y, which
+        d[y] = -safe_div(share, y)  # meets what share met (0 over 0), not z = 1 / y
+    else:
+        d[y] = -safe_mul(share, z)
 
 
 @tangent(operator.truediv, np.true_divide, broadcasts=True)

@@ -153,11 +153,13 @@ def _with(node, **fields):
 
 
 def probe(fdef, func, scope, args, kwargs):
-    """(name -> shape, name -> kind, name -> float dtype) for the names whose shape the example
-    arguments determine; kind is "array", "scalar" or "other" (a dict, list, object); floats:
-    the names bound to a float or complex (not float16) every time, with the dtype's character
-    ('d' for float64 and Python floats, 'f' for float32, ...; '' if it varied).
-    ({}, {}, {}) if the probe fails."""
+    """(name -> shape, name -> kind, name -> float dtype, NumPy scalars) for the names whose
+    shape the example arguments determine; kind is "array", "scalar" or "other" (a dict, list,
+    object); floats: the names bound to a float or complex (not float16) every time, with the
+    dtype's character ('d' for float64 and Python floats, 'f' for float32, ...; '' if it
+    varied); NumPy scalars: the "scalar" names bound to a NumPy scalar every time (not a Python
+    number: np.float64(1.0) / 0.0 is inf where 1.0 / 0.0 raises ZeroDivisionError).
+    ({}, {}, {}, set()) if the probe fails."""
     recorder = _Recorder()
     params = parameter_ids(fdef)
     entry = [recorder._record(p, fdef) for p in params]
@@ -166,6 +168,7 @@ def probe(fdef, func, scope, args, kwargs):
     counts = {}
 
     kinds_seen = {}
+    python_sites = set()  # sites that bound a Python number
     exact_sites = set()
     float_chars = {}
 
@@ -173,6 +176,8 @@ def probe(fdef, func, scope, args, kwargs):
         kind = "array" if type(value) is np.ndarray else "scalar" if isinstance(
             value, (int, float, np.generic)) else "other"
         kinds_seen.setdefault(site, set()).add(kind)
+        if kind == "scalar" and not isinstance(value, np.generic):
+            python_sites.add(site)
         char = np.result_type(value).char if kind != "other" else None
         if char not in ("f", "d", "g", "F", "D", "G"):
             exact_sites.add(site)  # not a float (or complex; float16 left out: numpy
@@ -199,7 +204,7 @@ def probe(fdef, func, scope, args, kwargs):
             with np.errstate(all="ignore"), quiet():  # the call itself warns and prints
                 namespace["__srcad_probe__"](*_private(args), **_private(kwargs))
     except Exception:  # the probe is an optimization: any failure means generic code
-        return {}, {}, {}
+        return {}, {}, {}, set()
     by_name = {}
     floats = {}
     for site, (target, in_loop) in recorder.sites.items():
@@ -221,7 +226,9 @@ def probe(fdef, func, scope, args, kwargs):
         if any(in_loop for _, in_loop in sites) and sum(counts[s] for s, _ in sites) < 2:
             continue  # seen once in a loop: a later iteration might make another shape
         shapes[target] = next(iter(shape_set))
-    return shapes, kinds, floats
+    numpy_scalars = {target for target, sites in by_name.items() if kinds.get(target) == "scalar"
+                     and not any(site in python_sites for site, _ in sites)}
+    return shapes, kinds, floats, numpy_scalars
 
 
 def _bound(cell):

@@ -15,6 +15,7 @@ from .copies import copies
 from .deadcode import dead_code
 from .factor import factor_contributions
 from .factorizations import FACTORING, share_factorizations
+from .guards import drop_unmet_guards
 from .inplace import in_place
 from .layout import lay_out
 from .manager import Group, Pass
@@ -42,6 +43,10 @@ PIPELINE = (
     Pass("proportional", fold_proportional, switch="proportional", modes=FORWARD,
          needs=("tangents", "reads_writes")),
     Group("simplify", simplify()),
+    Pass("guards", drop_unmet_guards, switch="guards", modes=REVERSE, specialized=True,
+         needs=("params", "float_of", "shapes", "singular", "binds", "top_once",
+                "arrays"),
+         calls=("safe_div", "safe_mul", "slope_mul")),
     Pass("cancel", cancel_factors, switch="cancel", modes=REVERSE, specialized=True,
          needs=("derived", "shape_of", "float_of", "params", "binds", "top_once", "loads",
                 "mutated")),
@@ -57,7 +62,7 @@ PIPELINE = (
     Pass("inplace", in_place, switch="inplace", modes=REVERSE,
          needs=("params", "seeded", "shape_of", "binds")),
     Pass("singular", drop_singular_guards, switch="singular", when=lambda b: bool(b.singular),
-         needs=("singular", "binds"), calls=("safe_div", "safe_mul")),
+         needs=("singular", "binds", "arrays"), calls=("safe_div", "safe_mul")),
     Pass("outer", batch_outer_products, switch="outer", modes=REVERSE, specialized=True,
          needs=("shape_of", "fresh_name", "mutated"), calls=("np.outer",)),
     Pass("rank_one", keep_rank_one, switch="rank_one", modes=REVERSE, specialized=True,

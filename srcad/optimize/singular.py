@@ -44,7 +44,7 @@ from ..syntax.naming import bound_counts, number_value, walk
 from ..syntax.visitor import Transformer
 
 _ADDITIVE = (gast.Add, gast.Sub)
-_SUMS = {"sum", "mean"}
+_SUMS = {"sum", "mean", "var", "std"}
 _LOGS = {"log", "log2", "log10"}
 _SAME = {"sqrt", "abs", "absolute", "square", "negative", "positive"}
 
@@ -153,19 +153,25 @@ class Singular:
         return self.facts
 
 
-def singular_names(fdef, shapes, kinds, floats):
-    """name -> its facts ("N", "ZN" above) for the names of fdef (after ANF) bound to arrays.
-    shapes, kinds, floats: what the shape probe saw (shapes.probe). (Arrays only: g / d by a
-    Python float d = 0.0 raises ZeroDivisionError where safe_div gives inf.)"""
+def singular_names(fdef, shapes, kinds, floats, numpy_scalars=frozenset()):
+    """name -> its facts ("N", "ZN" above) for the names of fdef (after ANF) bound to arrays
+    or numbers; a Python number's facts hold "number" too: g / d by a Python float d = 0.0
+    raises ZeroDivisionError (where safe_div gives inf) unless g is an array. shapes, kinds,
+    floats, numpy_scalars: what the shape probe saw (shapes.probe)."""
     if not shapes:
         return {}
-    return {v: facts for v, facts in Singular(fdef, shapes, floats).find(fdef).items()
-            if kinds.get(v) == "array"}
+    out = {}
+    for v, facts in Singular(fdef, shapes, floats).find(fdef).items():
+        if kinds.get(v) == "array" or v in numpy_scalars:
+            out[v] = facts
+        elif kinds.get(v) == "scalar":
+            out[v] = facts | {"number"}
+    return out
 
 
 class _Unguard(Transformer):
-    def __init__(self, facts):
-        self.facts = facts
+    def __init__(self, facts, arrays):
+        self.facts, self.arrays = facts, arrays
 
     def singular(self, node, fact):
         """Is node a name with this fact, or a nonzero finite number times one?"""
@@ -183,7 +189,8 @@ class _Unguard(Transformer):
         if not (isinstance(node.func, gast.Name) and len(node.args) == 2 and not node.keywords):
             return node
         a, b = node.args
-        if node.func.id == "safe_div" and self.singular(b, "ZN"):
+        if node.func.id == "safe_div" and self.singular(b, "ZN") and plain_division_by(
+                b, a, self.facts, self.arrays):
             return gast.BinOp(left=a, op=gast.Div(), right=b)
         if node.func.id == "safe_mul":
             for g, slope in ((a, b), (b, a)):
@@ -194,16 +201,25 @@ class _Unguard(Transformer):
         return node
 
 
+def plain_division_by(divisor, numerator, facts, arrays):
+    """Whether numerator / divisor cannot raise ZeroDivisionError: the divisor is not a
+    Python number (facts: the singular facts) or the numerator is an array (arrays)."""
+    number = any("number" in facts.get(n.id, ()) for n in walk(divisor)
+                 if isinstance(n, gast.Name))
+    return not number or (isinstance(numerator, gast.Name) and numerator.id in arrays)
+
+
 def drop_singular_guards(derivative, facts):
     """In the derivative's top-level statements: safe_div(g, d) by a divisor d with ZN (or a
     nonzero number times one) is g / d; safe_mul(g, s) by an s with N is slope_mul(g, s),
     which guards g's infs and nans alone (the runtime helper). facts.singular: name -> its
-    facts (singular_names). Names bound again in the derivative (a loop's stack) are left
+    facts (singular_names); facts.arrays: names of arrays (a quotient of an array by a Python
+    number does not raise ZeroDivisionError). Names bound again in the derivative (a loop's stack) are left
     alone."""
-    counts = facts.binds
+    counts, arrays = facts.binds, facts.arrays
     facts = {v: f for v, f in facts.singular.items() if counts.get(v) == 1}
     if facts:
-        visitor = _Unguard(facts)
+        visitor = _Unguard(facts, arrays)
         derivative.body = [stmt if isinstance(stmt, (gast.For, gast.While, gast.If))
                            else visitor.visit(stmt) for stmt in derivative.body]
     return derivative

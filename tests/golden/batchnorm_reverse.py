@@ -93,6 +93,29 @@ def float_type(x):
                           np.float32)
 
 
+def safe_mul(a, b):
+    """a * b, except that a zero factor gives an exact 0 even against inf or nan (0 * inf = 0):
+    a zero derivative stays zero through an infinite or undefined slope."""
+    if isinstance(b, float) and b != 0.0 and -np.inf < b < np.inf:  # finite, nonzero float
+        return a * b  # (Python or np.float64)
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        # finite only if every product is (same shapes), or if every factor is: nothing to guard
+        check = float(np.vdot(a, b).real if a.shape == b.shape else (
+            np.vdot(a, a).real + np.vdot(b, b).real))
+        if check - check == 0.0:  # finite (a Python float: inf - inf is nan, with no warning)
+            return a * b
+    with np.errstate(invalid="ignore"):
+        out = np.multiply(a, b)
+    if not on_host(out):  # a dask or CuPy array: no look at its values, the same numbers
+        return np.where(np.isnan(out) & (np.equal(a, 0) | np.equal(b, 0)), 0, out)
+    check = np.vdot(out, out).real  # NaN when an entry is NaN (or inf when one is inf): cheap
+    if not -np.inf < check < np.inf and np.isnan(out).any():  # rare: look for zero factors
+        lost = np.isnan(out) & (np.equal(a, 0) | np.equal(b, 0))
+        out = np.where(lost, 0, out)
+        return out[()] if np.ndim(out) == 0 else out
+    return out
+
+
 def safe_div(a, b):
     """a / b, except that a zero numerator gives an exact 0 even over 0, inf or nan (0 / 0 = 0);
     a nonzero numerator over 0 gives inf, as np.divide does (without the warning)."""
@@ -129,9 +152,9 @@ def batchnorm_grad(x, w, eps=1e-05):
     bt1 = np.broadcast_to(bout, np.shape(t1))
     by = unbroadcast(bt1 * w, y)
     # grad of: y = A / D  (golden_functions.py:32)
-    share_1 = by / D
+    share_1 = safe_div(by, D)
     bA = unbroadcast(share_1, A)
-    bD = unbroadcast(-share_1 * y, D)
+    bD = unbroadcast(-safe_mul(share_1, y), D)
     # grad of: D = np.sqrt(C)  (golden_functions.py:31)
     bC = safe_div(bD, 2.0 * D)
     # grad of: C = var + eps  (golden_functions.py:30)

@@ -133,6 +133,26 @@ def safe_mul(a, b):
     return out
 
 
+def safe_div(a, b):
+    """a / b, except that a zero numerator gives an exact 0 even over 0, inf or nan (0 / 0 = 0);
+    a nonzero numerator over 0 gives inf, as np.divide does (without the warning)."""
+    if isinstance(b, float) and b != 0.0 and -np.inf < b < np.inf:  # a finite nonzero float
+        return a / b
+    if type(b) is np.ndarray and np.count_nonzero(b) == b.size:
+        out = a / b  # no zero divisor: no warning to silence (but for inf / inf)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.divide(a, b)
+    if not on_host(out):  # a dask or CuPy array: no look at its values, the same numbers
+        return np.where(np.isnan(out) & np.equal(a, 0), 0, out)
+    check = np.vdot(out, out).real  # NaN when an entry is NaN (or inf when one is inf): cheap
+    if not -np.inf < check < np.inf and np.isnan(out).any():  # rare: only then look for 0 / 0
+        lost = np.isnan(out) & np.equal(a, 0)
+        out = np.where(lost, 0, out)
+        return out[()] if np.ndim(out) == 0 else out
+    return out
+
+
 def softmax_like_grad(x):
     """Gradient of softmax_like (golden_functions.py:13) with respect to x."""
     t1 = np.max(x, axis=1, keepdims=True)
@@ -148,9 +168,9 @@ def softmax_like_grad(x):
     bp = unbroadcast(bt3 * p, p)
     bp = bp + unbroadcast(bt3 * p, p)
     # grad of: p = e / np.sum(e, axis=1, keepdims=True)  (golden_functions.py:16)
-    share_1 = bp / t2
+    share_1 = safe_div(bp, t2)
     be = unbroadcast(share_1, e)
-    bt2 = unbroadcast(-share_1 * p, t2)
+    bt2 = unbroadcast(-safe_mul(share_1, p), t2)
     be = be + unreduce(bt2, e, 1, True)
     # grad of: e = np.exp(z)  (golden_functions.py:15)
     bz = safe_mul(be, e)

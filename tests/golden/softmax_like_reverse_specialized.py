@@ -7,50 +7,6 @@ Source: golden_functions.py:13. Regenerate it rather than edit it.
 import numpy as np
 
 
-def on_host(x):
-    """Whether a helper may branch on x's values to skip work: NumPy's and Python's numbers, or
-    a type marked srcad_on_host. A dask array (looking computes it) or a CuPy array (looking
-    copies it from the GPU) gets np.where forms instead: the same numbers."""
-    return isinstance(x, (np.ndarray, np.generic, float, int, complex)) or getattr(
-        type(x), "srcad_on_host", False)
-
-
-def safe_mul(a, b):
-    """a * b, except that a zero factor gives an exact 0 even against inf or nan (0 * inf = 0):
-    a zero derivative stays zero through an infinite or undefined slope."""
-    if isinstance(b, float) and b != 0.0 and -np.inf < b < np.inf:  # finite, nonzero float
-        return a * b  # (Python or np.float64)
-    if type(a) is np.ndarray and type(b) is np.ndarray:
-        # finite only if every product is (same shapes), or if every factor is: nothing to guard
-        check = float(np.vdot(a, b).real if a.shape == b.shape else (
-            np.vdot(a, a).real + np.vdot(b, b).real))
-        if check - check == 0.0:  # finite (a Python float: inf - inf is nan, with no warning)
-            return a * b
-    with np.errstate(invalid="ignore"):
-        out = np.multiply(a, b)
-    if not on_host(out):  # a dask or CuPy array: no look at its values, the same numbers
-        return np.where(np.isnan(out) & (np.equal(a, 0) | np.equal(b, 0)), 0, out)
-    check = np.vdot(out, out).real  # NaN when an entry is NaN (or inf when one is inf): cheap
-    if not -np.inf < check < np.inf and np.isnan(out).any():  # rare: look for zero factors
-        lost = np.isnan(out) & (np.equal(a, 0) | np.equal(b, 0))
-        out = np.where(lost, 0, out)
-        return out[()] if np.ndim(out) == 0 else out
-    return out
-
-
-def slope_mul(g, s):
-    """safe_mul(g, s) for a slope s that is finite wherever the function is (a gradient's
-    singular points, srcad/singular.py; a saturating op's tangent, registry.SaturatingTangent):
-    only g's infs and nans need the guard (a zero slope gives 0 against them), so only g is
-    checked."""
-    if not on_host(g):  # a dask or CuPy array: safe_mul's np.where form, the same numbers
-        return safe_mul(g, s)  # (no look at g's values: its vdot would be computed)
-    check = float(np.vdot(g, g).real)  # finite unless an entry of g is inf or nan (or overflows)
-    if check - check == 0.0:
-        return g * s
-    return safe_mul(g, s)
-
-
 def softmax_like_grad(x):
     """Gradient of softmax_like (golden_functions.py:13) with respect to x."""
     t1 = x.max(axis=1, keepdims=True)
@@ -66,5 +22,5 @@ def softmax_like_grad(x):
     bt2 = (be * p).sum(axis=(1,), keepdims=True)
     be -= bt2
     # grad of: e = np.exp(z)  (golden_functions.py:15)
-    bz = slope_mul(be, e)
+    bz = be * e
     return bz

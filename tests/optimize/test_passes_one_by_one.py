@@ -22,6 +22,7 @@ from srcad.optimize.strength import reduce_strength
 
 import test_contract
 import test_factorizations
+import test_guards
 import test_rank_one
 from before_after import check_rewrite, check_unchanged
 
@@ -496,7 +497,22 @@ def test_guards_that_matter_only_where_the_output_is_not_finite_are_dropped():
             bC = bD / (2.0 * D)
             bt = slope_mul(g, s)
             return bC + bt
-        """, (A, A + 3.0, A * 2.0, A - 1.0), singular={"D": {"ZN"}, "s": {"N"}})
+        """, (A, A + 3.0, A * 2.0, A - 1.0), singular={"D": {"ZN"}, "s": {"N"}}, arrays=set())
+
+
+def test_a_python_number_divides_plainly_only_an_array():
+    # (a Python float over 0.0 raises ZeroDivisionError, where safe_div gives inf)
+    check_rewrite(drop_singular_guards, """
+        def f(g, h, n):
+            a = safe_div(g, n)
+            b = safe_div(h, n)
+            return a * b
+        """, """
+        def f(g, h, n):
+            a = g / n
+            b = safe_div(h, n)
+            return a * b
+        """, (A, 2.5, 1.5), singular={"n": {"ZN", "number"}}, arrays={"g"})
 
 
 OUTER_FACTS = dict(shape_of={"bW": (3, 3), "bt8": (3,), "h": (3,)}.get,
@@ -584,8 +600,9 @@ def test_outer_products_of_a_vector_written_after_it_is_kept_are_not_batched(bod
 
 def test_every_pass_of_the_pipeline_has_a_before_after_test_here():
     """A new pass gets its test in this file (or test_rank_one.py, test_contract.py,
-    test_factorizations.py): the check above for it."""
-    tested = {id(v) for module in (test_rank_one, test_contract, test_factorizations)
+    test_factorizations.py, test_guards.py): the check above for it."""
+    tested = {id(v) for module in (test_rank_one, test_contract, test_factorizations,
+                                   test_guards)
               for v in vars(module).values()} | {id(v) for v in globals().values()}
     declared = [p for entry in passes.PIPELINE for p in getattr(entry, "passes", (entry,))]
     assert [p.name for p in declared if id(p.run) not in tested] == []
