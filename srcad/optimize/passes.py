@@ -2,8 +2,9 @@
 the PASSES name that switches it off, the builds it runs for, the facts it reads and keeps.
 
     forward mode:   proportional, simplify (constants, copies, dead_code), strength, layout
-    reverse mode:   simplify, [cancel, broadcasts, factor, contract, resimplify], signs, inplace,
-                    [singular], [outer], [rank_one], [factorizations], [strength], [layout]
+    reverse mode:   simplify, [guards, cancel, broadcasts, factor, contract, resimplify], signs,
+                    inplace, [singular], [outer], [rank_one], [factorizations], [strength],
+                    [layout]
                                                               ([...]: shape-specialized builds)
 
 pipeline.improve builds the facts of the build and hands this table to manager.run_passes.

@@ -17,12 +17,16 @@ the same numbers wherever there are numbers to give. (Where the output is not fi
 generic code and this one may give different infs and nans.)
 
 The facts are found backwards from the returned name over the straight-line top-level
-statements of the function (after ANF), for real float values of known, nonempty shapes:
+statements of the function (after ANF), for real float values of known, nonempty shapes
+(arrays and numbers; a Python number divides plainly only an array: 1.0 / 0.0 raises
+ZeroDivisionError where safe_div gives inf). optimize/guards.py reads them too, as what holds
+wherever the output is finite:
 
     N(v):  an inf or nan entry of v makes the output inf or nan (the output has it);
     ZN(v): a zero or nan entry of v makes the output inf or nan.
 
-    u = a + b, a - b, -a, a copy, np.sum/mean(a, ...), a.sum/mean(...):  N(u) => N(a), N(b)
+    u = a + b, a - b, -a, a copy, np.sum/mean/var/std(a, ...), a.sum/mean/var/std(...):
+                         N(u) => N(a), N(b)
     u = a * b:           N(u) => N(a), N(b);   ZN(u) => ZN(a), ZN(b)   (0 * inf is nan)
     u = a / b:           N(u) => N(a), ZN(b);  ZN(u) => ZN(a)          (x / 0 is inf or nan)
     u = a ** c, c > 0:   N(u) => N(a);         ZN(u) => ZN(a)
