@@ -396,17 +396,17 @@ def _read_names(node):
     return [n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
 
 
-def _tapes(fdef):
+def _tapes(nodes):
     """Lists used only as tapes: bound to [], values appended (a name or a tuple of names) and
-    popped back into the same names. name -> the pushed target lists (as tuples of names)."""
+    popped back into the same names. name -> the pushed target lists (as tuples of names).
+    nodes: every node of the function."""
     candidates = {}
     uses = {}
-    for node in walk(fdef):
-        if isinstance(node, gast.Name):
-            uses[node.id] = uses.get(node.id, 0) + 1
     bound, pushes, pops, counted = {}, {}, {}, {}
-    for stmt in walk(fdef):
-        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1:
+    for stmt in nodes:
+        if type(stmt) is gast.Name:
+            uses[stmt.id] = uses.get(stmt.id, 0) + 1
+        elif isinstance(stmt, gast.Assign) and len(stmt.targets) == 1:
             target, value = stmt.targets[0], stmt.value
             if isinstance(target, gast.Name) and isinstance(value, gast.List) and not value.elts:
                 bound[target.id] = bound.get(target.id, 0) + 1
@@ -498,7 +498,8 @@ def value_classes(fdef, real, finite_where=None, shapes=None):
     points' facts, for a gradient whose guards may differ where it is not), applied to names
     that share storage with no other. shapes: name -> shape (sizes of arrays with items are
     positive)."""
-    tapes = _tapes(fdef)
+    nodes = walk(fdef)  # (every node, once: the statements in reverse order)
+    tapes = _tapes(nodes)
     groups = _Groups()
     sources = []  # (name, expression or UNKNOWN or a Classes value): what a name may be given
     handled = set()  # the Name nodes of targets handled below
@@ -545,7 +546,7 @@ def value_classes(fdef, real, finite_where=None, shapes=None):
             if not _fresh_value(value):
                 share(root, *_shared_names(value))
 
-    for stmt in walk(fdef):
+    for stmt in nodes:
         if isinstance(stmt, gast.Assign):
             for target in stmt.targets:
                 bind(target, stmt.value)
@@ -557,14 +558,13 @@ def value_classes(fdef, real, finite_where=None, shapes=None):
                 value=0, kind=None), ctx=gast.Load()))
         elif isinstance(stmt, gast.Call):
             _call_effects(stmt, tapes, give, share)
-    for node in walk(fdef):  # parameters, and anything else that binds a name
-        if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load) and (
-                node not in handled):
+    names = [node for node in nodes if type(node) is gast.Name]
+    for node in names:  # parameters, and anything else that binds a name
+        if not isinstance(node.ctx, gast.Load) and node not in handled:
             give(node.id, FINITE if node.id in real else UNKNOWN)
-    for node in walk(fdef):  # free names
-        if isinstance(node, gast.Name) and node.id not in groups.parent:
-            groups.find(node.id)
-            sources.append((node.id, FINITE if node.id in real else UNKNOWN))
+    for node in names:  # free names
+        if node.id not in groups.parent:
+            give(node.id, FINITE if node.id in real else UNKNOWN)
 
     members = {}
     for name in groups.parent:
@@ -575,34 +575,45 @@ def value_classes(fdef, real, finite_where=None, shapes=None):
             limits[groups.find(name)] = allowed
     value = {root: 0 for root in members}  # root -> classes so far (0: no value yet)
     view = _View(groups, value)
-    changed = True
-    while changed:
-        changed = False
-        for name, source in sources:
-            root = groups.find(name)
-            if value[root] is UNKNOWN:
-                continue
-            got = source if source is UNKNOWN or isinstance(source, int) else (
-                expression_classes(source, view, shapes))
-            new = UNKNOWN if got is UNKNOWN else value[root] | got
-            if new is not UNKNOWN and root in limits:
-                new &= limits[root]
-            if new != value[root]:
-                value[root] = new
-                changed = True
+    readers = view.readers  # root -> the sources whose expressions read it (as evaluated)
+    todo = list(range(len(sources)))  # (a stack: the last source first, the first statement's)
+    waiting = set(todo)
+    while todo:  # values only grow (or become UNKNOWN): a source is evaluated again only
+        i = todo.pop()  # when a value it read has grown
+        waiting.discard(i)
+        name, source = sources[i]
+        root = groups.find(name)
+        if value[root] is UNKNOWN:
+            continue
+        view.reader = i
+        got = source if source is UNKNOWN or isinstance(source, int) else (
+            expression_classes(source, view, shapes))
+        new = UNKNOWN if got is UNKNOWN else value[root] | got
+        if new is not UNKNOWN and root in limits:
+            new &= limits[root]
+        if new != value[root]:
+            value[root] = new
+            for reader in readers.get(root, ()):
+                if reader not in waiting:
+                    waiting.add(reader)
+                    todo.append(reader)
     return {name: value[groups.find(name)] for name in groups.parent}
 
 
 class _View:
-    """classes.get(name) for expression_classes, through the groups."""
+    """classes.get(name) for expression_classes, through the groups; notes which source read
+    which group (readers), so that a source is evaluated again when what it read grows."""
 
     def __init__(self, groups, value):
         self.groups, self.value = groups, value
+        self.readers, self.reader = {}, None
 
     def get(self, name, default=UNKNOWN):
         if name not in self.groups.parent:
             return default
-        return self.value[self.groups.find(name)]
+        root = self.groups.find(name)
+        self.readers.setdefault(root, set()).add(self.reader)
+        return self.value[root]
 
 
 def clone_load(target):
