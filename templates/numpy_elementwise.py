@@ -149,9 +149,16 @@ def arccos(y, x):
     d[y] = -safe_div(d[x], np.sqrt((1.0 - x) * (1.0 + x)))
 
 
-@diagonal(np.arctan)
+# (the tangent saturates: 1 / (1 + x^2) is 0 at x = inf, where an overflowed operand's
+# tangent is inf, and inf / inf was nan: it multiplies through slope_mul)
+@adjoint(np.arctan)
 def arctan(y, x):
-    d[y] = d[x] / (1.0 + x * x)
+    d[x] = d[y] / (1.0 + x * x)
+
+
+@tangent(np.arctan)
+def arctan(y, x):
+    d[y] = slope_mul(d[x], 1.0 / (1.0 + x * x))
 
 
 # arctan2(y, x) is the angle of the point (x, y); at the origin we take the slope 0
@@ -322,9 +329,9 @@ def logaddexp(z, x, y):
     d[y] = d[z] * logistic(y - x)
 
 
-@tangent(np.logaddexp, broadcasts=True)
+@tangent(np.logaddexp, broadcasts=True)  # (slopes 0 and 1 at an overflowed operand: slope_mul)
 def logaddexp(z, x, y):
-    d[z] = d[x] * logistic(x - y) + d[y] * logistic(y - x)
+    d[z] = slope_mul(d[x], logistic(x - y)) + slope_mul(d[y], logistic(y - x))
 
 
 @adjoint(np.logaddexp2, broadcasts=True)
@@ -335,8 +342,8 @@ def logaddexp2(z, x, y):
 
 @tangent(np.logaddexp2, broadcasts=True)
 def logaddexp2(z, x, y):
-    d[z] = (d[x] * logistic((x - y) * 0.6931471805599453)
-            + d[y] * logistic((y - x) * 0.6931471805599453))
+    d[z] = (slope_mul(d[x], logistic((x - y) * 0.6931471805599453))
+            + slope_mul(d[y], logistic((y - x) * 0.6931471805599453)))
 
 
 # --- powers and roots ----------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import numpy as np
 
 from srcad.rules.registry import adjoint, by_name, d, tangent
 from srcad.runtime import helper, unreduce
+from srcad.templates.numpy_elementwise import slope_mul
 
 try:
     import scipy.special
@@ -38,9 +39,9 @@ def expit(y, x):
     d[x] = d[y] * y * scipy.special.expit(-x)
 
 
-@tangent_of("expit")
+@tangent_of("expit")  # (its slope is 0 at an overflowed operand, whose tangent is inf)
 def expit(y, x):
-    d[y] = d[x] * y * scipy.special.expit(-x)
+    d[y] = slope_mul(d[x], y * scipy.special.expit(-x))
 
 
 # y = logit(x) = log(x / (1 - x)):  dy = dx / (x (1 - x))
@@ -62,7 +63,7 @@ def erf(y, x):
 
 @tangent_of("erf")
 def erf(y, x):
-    d[y] = d[x] * 1.1283791670955126 * np.exp(-x * x)
+    d[y] = slope_mul(d[x], 1.1283791670955126 * np.exp(-x * x))
 
 
 @adjoint_of("erfc")
@@ -72,7 +73,7 @@ def erfc(y, x):
 
 @tangent_of("erfc")
 def erfc(y, x):
-    d[y] = -d[x] * 1.1283791670955126 * np.exp(-x * x)
+    d[y] = -slope_mul(d[x], 1.1283791670955126 * np.exp(-x * x))
 
 
 # erfcx(x) = e^(x^2) erfc(x):  d erfcx(x) = (2 x erfcx(x) - 2 / sqrt(pi)) dx
