@@ -45,7 +45,6 @@ NINF, NEG, ZERO, POS, PINF, NAN = 1, 2, 4, 8, 16, 32
 CLASSES = (NINF, NEG, ZERO, POS, PINF, NAN)
 FINITE = NEG | ZERO | POS
 NONZERO_FINITE = NEG | POS
-ANY = NINF | NEG | ZERO | POS | PINF | NAN
 UNKNOWN = None  # not known to be a real number: no claim
 
 _SIGN = {NINF: -1, NEG: -1, ZERO: 0, POS: 1, PINF: 1}
@@ -130,15 +129,11 @@ def _unary(table):
     def apply(c):
         if c is UNKNOWN:
             return UNKNOWN
-        return sum_bits(table[one] for one in _bits(c))
+        out = 0
+        for one in _bits(c):
+            out |= table[one]
+        return out
     return apply
-
-
-def sum_bits(values):
-    out = 0
-    for value in values:
-        out |= value
-    return out
 
 
 _FUNCTIONS = {  # elementwise functions of one real operand, by the class of an entry
@@ -186,7 +181,7 @@ _FRESH_METHODS = {"sum", "mean", "dot", "max", "min", "prod", "copy", "std", "va
                   "cumprod", "any", "all", "argmax", "argmin", "item", "tolist", "astype"}
 _FRESH_NAMES = {"float", "int", "len", "range", "tie_mask", "logistic", "zero_gradient"}
 _VIEW_METHODS = {"reshape", "transpose", "ravel", "squeeze", "swapaxes", "flatten"}
-_LIST_METHODS = {"append": "holds", "pop": "gives"}
+_LIST_METHODS = {"append", "pop"}
 _FRESH_NUMPY = {"sum", "mean", "dot", "vdot", "matmul", "inner", "outer", "max", "min", "amax",
                 "amin", "prod", "zeros", "ones", "full", "zeros_like", "ones_like",
                 "full_like", "eye", "array", "where", "clip", "einsum", "tensordot",
@@ -291,17 +286,17 @@ def _number_class(value):
 
 
 def _union(parts):
-    if any(p is UNKNOWN for p in parts):
-        return UNKNOWN
-    return sum_bits(parts)
+    out = 0
+    for part in parts:
+        if part is UNKNOWN:
+            return UNKNOWN
+        out |= part
+    return out
 
 
 def _size_classes(value, shapes):
     """Sizes: ints, positive where the build knows every axis of the array has items."""
-    shape = shapes.get(value.id) if shapes and isinstance(value, gast.Name) else None
-    if shape is not None and all(isinstance(n, int) and n > 0 for n in shape):
-        return POS
-    return ZERO | POS
+    return POS if _has_items(value, shapes) else ZERO | POS
 
 
 def _call_classes(node, classes, shapes):
@@ -362,6 +357,7 @@ def _reduced(parts, name, has_items=False):
 
 
 def _has_items(node, shapes):
+    """Whether the build knows every axis of the array a node names has items."""
     shape = shapes.get(node.id) if shapes and isinstance(node, gast.Name) else None
     return shape is not None and all(isinstance(n, int) and n > 0 for n in shape)
 
@@ -551,7 +547,7 @@ def value_classes(fdef, real, finite_where=None, shapes=None):
             for target in stmt.targets:
                 bind(target, stmt.value)
         elif isinstance(stmt, gast.AugAssign):
-            current = clone_load(stmt.target)
+            current = _read_of(stmt.target)
             bind(stmt.target, gast.BinOp(left=current, op=stmt.op, right=stmt.value))
         elif isinstance(stmt, gast.For):
             bind(stmt.target, gast.Subscript(value=stmt.iter, slice=gast.Constant(
@@ -616,7 +612,7 @@ class _View:
         return self.value[root]
 
 
-def clone_load(target):
+def _read_of(target):
     """A target (y, y[i]) as an expression reading it."""
     node = clone(target)
     for n in walk(node):

@@ -6,9 +6,9 @@ slope_mul(a, b) differ from a * b only where a zero meets an inf or a nan. analy
 finds which classes of numbers (negative, zero, positive, infinite, nan) each name can hold, and
 where a guard's operands cannot hold the combination it guards against, the guard goes:
 
-    t12 = 1.0 + t11                      (t11 = np.exp(t10): 0, positive or inf)
-    share_1 = safe_div(bsig, t12)   ->   share_1 = bsig / t12          t12: positive or inf
-    bt = safe_mul(share_1, sig)     ->   bt = share_1 * sig            where sig = 1.0 / t12 ...
+    t12 = 1.0 + t11                       (t11 = np.exp(t10): 0, positive or inf)
+    share_1 = safe_div(bsig, t12)    ->   share_1 = bsig / t12        (t12: positive or inf)
+    bt12 = -safe_div(share_1, t12)   ->   bt12 = -(share_1 / t12)     (1 / t12's other share)
 
     safe_div(a, b)  ->  a / b   b cannot be 0 or nan
     safe_mul(a, b)  ->  a * b   a or b is a nonzero finite number, or both are finite
@@ -52,7 +52,7 @@ class _Quotient:
         safe_div(f * z, y)           cannot meet a zero numerator over y's zeros and nans;
         safe_mul((f * z) / y, z)     cannot meet a zero share against z's infs and nans, nor,
                                      where f is finite, an inf or nan share against z's zeros
-                                     (f * 0 / y is 0 or, for y = 0, nan: with z = 0 / 0 = nan)
+                                     (z is 0 only where x is 0 or y is inf: the share is 0)
 
     which is where the adjoint of z = x / y meets the adjoint of a function of z whose slope
     is z (z ** 2: the mixture's Mahalanobis terms)."""
