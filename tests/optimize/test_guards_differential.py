@@ -4,7 +4,7 @@ in a loop, through a view and a store, at points with exact zeros, subnormals an
 exponents. Wherever f is finite, the gradient with the pass must be the gradient without it:
 the pass only writes a guard as the plain operation where the operands cannot meet what it
 guards against (optimize/guards.py), so a difference is a guard dropped that was needed. The
-programs are made from a fixed seed (the same every run); /tmp-free: each is a module file in
+programs are made from a fixed seed (the same every run), each a module file in
 pytest's tmp_path (srcad reads source)."""
 import importlib.util
 import itertools
