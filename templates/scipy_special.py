@@ -10,7 +10,7 @@ import numpy as np
 
 from srcad.rules.registry import adjoint, by_name, d, tangent
 from srcad.runtime import helper, unreduce
-from srcad.templates.numpy_elementwise import slope_mul
+from srcad.templates.numpy_elementwise import safe_div, safe_mul, slope_mul
 
 try:
     import scipy.special
@@ -44,10 +44,11 @@ def expit(y, x):
     d[y] = slope_mul(d[x], y * scipy.special.expit(-x))
 
 
-# y = logit(x) = log(x / (1 - x)):  dy = dx / (x (1 - x))
+# y = logit(x) = log(x / (1 - x)):  dy = dx / (x (1 - x)); (the adjoint's zero stays 0 over
+# x = 0 or 1, where an untaken np.where branch may reach)
 @adjoint_of("logit")
 def logit(y, x):
-    d[x] = d[y] / (x * (1.0 - x))
+    d[x] = safe_div(d[y], x * (1.0 - x))
 
 
 @tangent_of("logit")
@@ -88,9 +89,9 @@ def erfcx(y, x):
 
 
 # d log|Gamma(x)| = psi(x) dx,  d psi(x) = psi'(x) dx,  d psi^(n)(x) = psi^(n+1)(x) dx
-@adjoint_of("gammaln")
+@adjoint_of("gammaln")  # (digamma is inf or nan at 0 and the negative integers: safe_mul)
 def gammaln(y, x):
-    d[x] = d[y] * scipy.special.digamma(x)
+    d[x] = safe_mul(d[y], scipy.special.digamma(x))
 
 
 @tangent_of("gammaln")
@@ -100,7 +101,7 @@ def gammaln(y, x):
 
 @adjoint_of("digamma")
 def digamma(y, x):
-    d[x] = d[y] * scipy.special.polygamma(1, x)
+    d[x] = safe_mul(d[y], scipy.special.polygamma(1, x))
 
 
 @tangent_of("digamma")
@@ -110,7 +111,7 @@ def digamma(y, x):
 
 @adjoint_of("polygamma", broadcasts=True)
 def polygamma(y, n, x):
-    d[x] = d[y] * scipy.special.polygamma(n + 1, x)
+    d[x] = safe_mul(d[y], scipy.special.polygamma(n + 1, x))
 
 
 @tangent_of("polygamma")
