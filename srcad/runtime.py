@@ -564,9 +564,12 @@ def copy_tangent(dy, y):
 def copy_value(y):
     """y, copied if it is an array (an array the adjoint sweep restores in place must not
     change the value a value_and_grad returns), srcad's stack of tangents too (a store into a
-    tangent copied so must not write into the tangent it was copied from)."""
-    return y.copy() if isinstance(y, np.ndarray) or array_like(y) or getattr(
-        type(y), "srcad_on_host", False) else y
+    tangent copied so must not write into the tangent it was copied from). A NumPy array is
+    copied in its own memory order: a sum of a C-ordered copy of a transposed array adds in
+    another order than the function's sum of it did (a last bit of the value differed)."""
+    if isinstance(y, np.ndarray):
+        return y.copy(order="K")
+    return y.copy() if array_like(y) or getattr(type(y), "srcad_on_host", False) else y
 
 
 @helper(linear=False)
