@@ -38,8 +38,8 @@ import gast
 import numpy as np
 
 from ..runtime import HELPERS
-from ..syntax.naming import clone, walk
-from ..syntax.nodes import dotted_parts
+from ..syntax.naming import clone, loaded_names, walk
+from ..syntax.nodes import dotted_parts, list_op
 
 NINF, NEG, ZERO, POS, PINF, NAN = 1, 2, 4, 8, 16, 32
 CLASSES = (NINF, NEG, ZERO, POS, PINF, NAN)
@@ -388,49 +388,40 @@ def _root(node):
     return node.id if isinstance(node, gast.Name) else None
 
 
-def _read_names(node):
-    return [n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
-
-
 def _tapes(nodes):
     """Lists used only as tapes: bound to [], values appended (a name or a tuple of names) and
     popped back into the same names. name -> the pushed target lists (as tuples of names).
     nodes: every node of the function."""
-    candidates = {}
-    uses = {}
-    bound, pushes, pops, counted = {}, {}, {}, {}
+    uses, bound, pushes, pops, counted = {}, {}, {}, {}, {}
     for stmt in nodes:
         if type(stmt) is gast.Name:
             uses[stmt.id] = uses.get(stmt.id, 0) + 1
-        elif isinstance(stmt, gast.Assign) and len(stmt.targets) == 1:
-            target, value = stmt.targets[0], stmt.value
-            if isinstance(target, gast.Name) and isinstance(value, gast.List) and not value.elts:
-                bound[target.id] = bound.get(target.id, 0) + 1
-                counted[target.id] = counted.get(target.id, 0) + 1
-            elif _is_call_of(value, "pop") and not value.args:
-                names = _names_of(target)
-                stack = value.func.value.id
-                if names is not None:
-                    pops.setdefault(stack, []).append(names)
-                    counted[stack] = counted.get(stack, 0) + 1
-        elif isinstance(stmt, gast.Expr) and _is_call_of(stmt.value, "append") and len(
-                stmt.value.args) == 1:
-            names = _names_of(stmt.value.args[0])
+        elif isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(
+                stmt.targets[0], gast.Name) and isinstance(stmt.value, gast.List) and not (
+                stmt.value.elts):
+            bound[stmt.targets[0].id] = bound.get(stmt.targets[0].id, 0) + 1
+            counted[stmt.targets[0].id] = counted.get(stmt.targets[0].id, 0) + 1
+        elif list_op(stmt) and (isinstance(stmt, gast.Expr) or len(stmt.targets) == 1):
             stack = stmt.value.func.value.id
+            append = isinstance(stmt, gast.Expr)
+            names = _names_of(stmt.value.args[0] if append else stmt.targets[0])
             if names is not None:
-                pushes.setdefault(stack, set()).add(names)
+                if append:
+                    pushes.setdefault(stack, set()).add(names)
+                else:
+                    pops.setdefault(stack, []).append(names)
                 counted[stack] = counted.get(stack, 0) + 1
-    for stack, count in bound.items():
-        if count == 1 and counted.get(stack) == uses.get(stack) and all(
-                names in pushes.get(stack, ()) for names in pops.get(stack, ())):
-            candidates[stack] = pushes.get(stack, set())
-    return candidates
+    return {stack: pushes.get(stack, set()) for stack, count in bound.items()
+            if count == 1 and counted.get(stack) == uses.get(stack)
+            and all(names in pushes.get(stack, ()) for names in pops.get(stack, ()))}
 
 
 def _restores(value, names, tapes):
     """Whether `names = value` pops a tape back into names it was pushed from: it gives them
     values they held (no new value, no new sharing)."""
-    return (_is_call_of(value, "pop") and not value.args
+    return (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
+            and value.func.attr == "pop" and isinstance(value.func.value, gast.Name)
+            and not value.args and not value.keywords
             and names in tapes.get(value.func.value.id, ()))
 
 
@@ -467,14 +458,8 @@ def _shared_names(value):
         given = value.args + [k.value for k in value.keywords]
         if isinstance(value.func, gast.Attribute):
             given.append(value.func.value)
-        return [n for part in given for n in _read_names(part)]
-    return _read_names(value)
-
-
-def _is_call_of(node, method):
-    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
-            and node.func.attr == method and isinstance(node.func.value, gast.Name)
-            and not node.keywords)
+        return [n for part in given for n in loaded_names(part)]
+    return loaded_names(value)
 
 
 def _names_of(node):
@@ -531,7 +516,7 @@ def value_classes(fdef, real, finite_where=None, shapes=None):
                 if isinstance(node, gast.Name):
                     handled.add(node)
                     give(node.id, UNKNOWN)
-                    share(node.id, *_read_names(value))
+                    share(node.id, *loaded_names(value))
             return
         root = _root(target)
         if root is not None:  # y[i] = v, y.a = v: y's storage holds v's values now
@@ -647,7 +632,7 @@ def _call_effects(node, tapes, give, share):
         receiver = _root(func.value)
         if receiver in tapes:
             return
-        share(receiver, *[n for a in node.args for n in _read_names(a)])
+        share(receiver, *[n for a in node.args for n in loaded_names(a)])
         return
     if isinstance(func, gast.Attribute) and func.attr in _VIEW_METHODS | {"T"}:
         return  # (a view: shared by the binding that takes it)
