@@ -255,7 +255,7 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, singu
         shapes=shapes, shares=getattr(builder, "shares", None), fresh=namer.fresh,
         fresh_name=namer.fresh_name, new_shapes=getattr(builder, "local_shapes", None),
         tangents=set(namer.tangents.values()), seeded=seeded, singular=singular or {},
-        returns_values=kind in VALUE_KINDS))
+        returns_values=kind in VALUE_KINDS, callee=kind in CALLEE_KINDS))
     build = Build(mode, kind, shapes, disabled, singular)
     return run_passes(derivative, PIPELINE, build, facts, stop)
 

@@ -45,6 +45,7 @@ NINF, NEG, ZERO, POS, PINF, NAN = 1, 2, 4, 8, 16, 32
 CLASSES = (NINF, NEG, ZERO, POS, PINF, NAN)
 FINITE = NEG | ZERO | POS
 NONZERO_FINITE = NEG | POS
+ALL = NINF | FINITE | PINF | NAN  # any real number
 UNKNOWN = None  # not known to be a real number: no claim
 
 _SIGN = {NINF: -1, NEG: -1, ZERO: 0, POS: 1, PINF: 1}
@@ -470,11 +471,13 @@ def _names_of(node):
     return None
 
 
-def value_classes(fdef, real, finite_where=None, shapes=None):
+def value_classes(fdef, real, finite_where=None, shapes=None, unbounded=()):
     """name -> its Classes (or UNKNOWN) for every name fdef binds or reads.
 
     real: the parameters and free names known to be real numbers (a float or int dtype): they
-    are taken to be finite; any other parameter or free name is UNKNOWN. finite_where: name ->
+    are taken to be finite, but for those in unbounded (a callee's parameters, which are its
+    caller's values: any real number, inf and nan too); any other parameter or free name is
+    UNKNOWN. finite_where: name ->
     the classes its values may have where the function's output is finite (the singular
     points' facts, for a gradient whose guards may differ where it is not), applied to names
     that share storage with no other. shapes: name -> shape (sizes of arrays with items are
@@ -540,12 +543,15 @@ def value_classes(fdef, real, finite_where=None, shapes=None):
         elif isinstance(stmt, gast.Call):
             _call_effects(stmt, tapes, give, share)
     names = [node for node in nodes if type(node) is gast.Name]
+
+    def given(name):
+        return UNKNOWN if name not in real else ALL if name in unbounded else FINITE
     for node in names:  # parameters, and anything else that binds a name
         if not isinstance(node.ctx, gast.Load) and node not in handled:
-            give(node.id, FINITE if node.id in real else UNKNOWN)
+            give(node.id, given(node.id))
     for node in names:  # free names
         if node.id not in groups.parent:
-            give(node.id, FINITE if node.id in real else UNKNOWN)
+            give(node.id, given(node.id))
 
     members = {}
     for name in groups.parent:

@@ -155,7 +155,7 @@ class _Unguard(Transformer):
 def drop_unmet_guards(derivative, facts):
     """derivative with the guards its values cannot meet written as plain operations (see
     the module docstring). facts: params, float_of (which parameters are real numbers: they
-    are taken to be finite), shapes, singular (singular.py's facts, for a gradient) and
+    are taken to be finite, but for a callee's: callee), shapes, singular (singular.py's facts, for a gradient) and
     binds."""
     real = {p for p in facts.params if facts.float_of(p) in ("e", "f", "d", "g")}
     singular = {v: held for v, held in (facts.singular or {}).items()
@@ -170,6 +170,7 @@ def drop_unmet_guards(derivative, facts):
         if "ZN" in held:
             allowed &= ~(ZERO | NAN)
         finite_where[name] = allowed
-    classes = value_classes(derivative, real, finite_where, facts.shapes)
+    unbounded = set(facts.params) if facts.callee else ()  # (the caller's values)
+    classes = value_classes(derivative, real, finite_where, facts.shapes, unbounded)
     quotient = _Quotient(facts.top_once, facts.binds, classes, facts.shapes)
     return _Unguard(classes, facts.shapes, quotient, singular, facts.arrays).visit(derivative)

@@ -96,10 +96,13 @@ ALWAYS_KEPT = frozenset({"params"})  # no pass changes the function's parameters
 # (probed) and shapes (shape_of(name), the dict shapes); names that may share storage
 # (shares); new names (fresh, fresh_name) and the shapes of names a pass makes (new_shapes);
 # the tangents; whether adjoints are all floats (seeded); singular-point facts (singular);
-# whether the code returns f's values, which must be f's to the bit (returns_values)
+# whether the code returns f's values, which must be f's to the bit (returns_values); whether it
+# is a callee's derivative, whose parameters are its caller's values, not the user's arguments
+# (callee: they may be inf or nan where the arguments are finite)
 STATIC_FACTS = frozenset({
     "derived", "inexact", "arrays", "float64", "probed", "shape_of", "shapes", "shares",
-    "fresh", "fresh_name", "new_shapes", "tangents", "seeded", "singular", "returns_values"})
+    "fresh", "fresh_name", "new_shapes", "tangents", "seeded", "singular", "returns_values",
+    "callee"})
 
 
 class Facts:

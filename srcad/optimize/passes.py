@@ -46,7 +46,7 @@ PIPELINE = (
     Group("simplify", simplify()),
     Pass("guards", drop_unmet_guards, switch="guards", modes=REVERSE, specialized=True,
          needs=("params", "float_of", "shapes", "singular", "binds", "top_once",
-                "arrays"),
+                "arrays", "callee"),
          calls=("safe_div", "safe_mul", "slope_mul")),
     Pass("cancel", cancel_factors, switch="cancel", modes=REVERSE, specialized=True,
          needs=("derived", "shape_of", "float_of", "params", "binds", "top_once", "loads",

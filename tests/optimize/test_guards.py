@@ -11,10 +11,11 @@ RNG = np.random.default_rng(11)
 Z, G = RNG.normal(size=6), RNG.normal(size=6)
 
 
-def facts(**probed):
-    """The build's facts the pass reads: the parameters' dtypes (all float64 unless given)."""
+def facts(callee=False, **probed):
+    """The build's facts the pass reads: the parameters' dtypes (all float64 unless given);
+    callee: the code is a callee's derivative (its parameters are its caller's values)."""
     chars = {"z": "d", "g": "d", "x": "d", "c": "d", **probed}
-    return dict(probed=chars.get, shapes={}, singular={}, arrays=set())
+    return dict(probed=chars.get, shapes={}, singular={}, arrays=set(), callee=callee)
 
 
 def test_a_divisor_that_cannot_be_zero_or_nan_divides_plainly():
@@ -186,3 +187,18 @@ def test_values_finite_where_the_output_is_finite():
             return share, bD
         """, (Z, np.abs(G) + 1.0, G), **dict(facts(A="d", D="d"), singular={
             "D": {"ZN"}, "y": {"N"}}))
+
+
+def test_a_callee_parameter_may_be_inf_or_nan():
+    # the caller's values (np.sqrt(x) at x < 0 in an untaken branch): 1 + exp(z) may be nan
+    code = """
+        def f(z, g):
+            t2 = np.exp(z)
+            t3 = 1.0 + t2
+            share = safe_div(g, t3)
+            return share
+        """
+    nan = np.array([np.nan, 1.0, 0.0])
+    check_unchanged(drop_unmet_guards, code, (nan, np.zeros(3)), **facts(callee=True))
+    check_rewrite(drop_unmet_guards, code, code.replace("safe_div(g, t3)", "g / t3"),
+                  (Z, G), **facts())
