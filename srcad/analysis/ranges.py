@@ -404,7 +404,9 @@ def _tapes(nodes):
             counted[stmt.targets[0].id] = counted.get(stmt.targets[0].id, 0) + 1
         elif list_op(stmt) and (isinstance(stmt, gast.Expr) or len(stmt.targets) == 1):
             stack = stmt.value.func.value.id
-            append = isinstance(stmt, gast.Expr)
+            append = stmt.value.func.attr == "append"
+            if not append and isinstance(stmt, gast.Expr):
+                continue  # (a value popped and dropped: not a tape's, uncounted)
             names = _names_of(stmt.value.args[0] if append else stmt.targets[0])
             if names is not None:
                 if append:

@@ -140,3 +140,16 @@ def test_singular_facts_limit_a_name_of_its_own():
             return d
         """, finite_where={"d": ~(ZERO | NAN)})
     assert got["d"] == NEG | POS
+
+
+def test_a_value_popped_and_dropped_makes_the_list_no_tape():
+    got = classes_of("""
+        def f(x):
+            stack = []
+            t = np.log(x)
+            stack.append(t)
+            stack.pop()
+            u = 2.0 * x
+            return u
+        """)
+    assert got["u"] == FINITE and got["t"] & NINF  # (no error: the bare pop is not a tape's)
