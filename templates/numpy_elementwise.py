@@ -61,6 +61,30 @@ def slope_mul(g, s):
 
 
 @helper
+def strong_mul(g, s):
+    """g * s, except that a zero g gives an exact 0 even against an inf or nan s: the adjoint of
+    a product, whose zero (an untaken np.where branch's) stays zero through a factor that is
+    inf or nan there (p * np.log(p) at p = 0; modes/strong_zeros.py). Only g's zeros are
+    strong: an inf g against a zero s is nan, as g * s (safe_mul is strong both ways)."""
+    if isinstance(s, (float, int)) and -np.inf < s < np.inf:  # a finite number: no guard
+        return g * s
+    if type(s) is np.ndarray:
+        check = float(np.vdot(s, s).real) if s.dtype.kind in "fc" else 0.0
+        if check - check == 0.0:  # every entry finite (a Python float: inf - inf is nan)
+            return g * s
+    with np.errstate(invalid="ignore"):
+        out = np.multiply(g, s)
+    if not on_host(out):  # a dask or CuPy array: no look at its values, the same numbers
+        return np.where(np.isnan(out) & np.equal(g, 0), 0, out)
+    check = np.vdot(out, out).real  # NaN when an entry is NaN (or inf when one is inf): cheap
+    if not -np.inf < check < np.inf and np.isnan(out).any():  # rare: look for g's zeros
+        lost = np.isnan(out) & np.equal(g, 0)
+        out = np.where(lost, 0, out)
+        return out[()] if np.ndim(out) == 0 else out
+    return out
+
+
+@helper
 def safe_div(a, b):
     """a / b, except that a zero numerator gives an exact 0 even over 0, inf or nan (0 / 0 = 0);
     a nonzero numerator over 0 gives inf, as np.divide does (without the warning)."""
@@ -94,6 +118,11 @@ def slope_mul_tangent(z, g, s):
     d[z] = safe_mul(d[g], s) + safe_mul(d[s], g)
 
 
+@tangent(strong_mul)
+def strong_mul_tangent(z, g, s):
+    d[z] = strong_mul(d[g], s) + strong_mul(g, d[s])
+
+
 @tangent(safe_div)
 def safe_div_tangent(z, a, b):
     d[z] = safe_div(d[a] - safe_mul(d[b], z), b)
@@ -104,6 +133,12 @@ def safe_div_tangent(z, a, b):
 def safe_mul_adjoint(z, a, b):
     d[a] = safe_mul(d[z], b)
     d[b] = safe_mul(d[z], a)
+
+
+@adjoint(strong_mul, broadcasts=True)
+def strong_mul_adjoint(z, g, s):
+    d[g] = strong_mul(d[z], s)
+    d[s] = strong_mul(d[z], g)
 
 
 @adjoint(slope_mul, broadcasts=True)

@@ -23,7 +23,12 @@ assumptions, stated in docs/numerics.md:
 
 A value that is not known to be a real number (a complex value, an object, a name the build
 has no dtype for, the result of an unknown call) is UNKNOWN, and nothing is claimed about it
-or anything computed from it.
+or anything computed from it; but for ANY_FINITE, a finite value of unknown kind (an argument
+of a build without dtypes, a complex argument): sums, differences and products of finite
+values are finite whatever their kind (the second assumption), and so are their sines, cosines,
+tangents and absolute values (a complex sine overflows only past an imaginary part of 710, an
+overflow as a product's; the poles of tan and tanh are not floats); nothing else is claimed (a complex 1 + z * z may be 0: ANY_FINITE says
+nothing about zeros or signs).
 
 Arrays that share storage are one value here: a store into one (`y[i] = v`, `y += v`,
 `np.exp(a, out=y)`) adds what it stores to every name that may be a view of it. What may share
@@ -46,6 +51,7 @@ CLASSES = (NINF, NEG, ZERO, POS, PINF, NAN)
 FINITE = NEG | ZERO | POS
 NONZERO_FINITE = NEG | POS
 ALL = NINF | FINITE | PINF | NAN  # any real number
+ANY_FINITE = 64  # a finite number of unknown kind (complex, int, float): finite, nothing more
 UNKNOWN = None  # not known to be a real number: no claim
 
 _SIGN = {NINF: -1, NEG: -1, ZERO: 0, POS: 1, PINF: 1}
@@ -56,9 +62,21 @@ def _bits(c):
     return [one for one in CLASSES if c & one]
 
 
-def _pairwise(a, b, rule):
+def _normal(c):
+    """c with ANY_FINITE absorbing the real classes it meets: ANY_FINITE where c holds only
+    finite numbers, UNKNOWN where it may hold an inf or nan of unknown kind."""
+    if c is UNKNOWN or not c & ANY_FINITE:
+        return c
+    return ANY_FINITE if not c & ~(FINITE | ANY_FINITE) else UNKNOWN
+
+
+def _pairwise(a, b, rule, closed=False):
+    """The classes of rule(x, y) for entries x of a and y of b. closed: finite x and y give a
+    finite result of any kind (sums and products): what an ANY_FINITE operand gives."""
     if a is UNKNOWN or b is UNKNOWN:
         return UNKNOWN
+    if (a | b) & ANY_FINITE:
+        return ANY_FINITE if closed and not (a | b) & ~(FINITE | ANY_FINITE) else UNKNOWN
     out = 0
     for x in _bits(a):
         for y in _bits(b):
@@ -67,8 +85,8 @@ def _pairwise(a, b, rule):
 
 
 def _negated(c):
-    if c is UNKNOWN:
-        return UNKNOWN
+    if c is UNKNOWN or c & ANY_FINITE:
+        return _normal(c)
     swap = {NINF: PINF, PINF: NINF, NEG: POS, POS: NEG}
     return sum(swap.get(one, one) for one in _bits(c))
 
@@ -116,8 +134,8 @@ def _div(x, y, strong=False):
 
 def _closure(c):
     """What sums of any number of entries of class c may give (an empty sum: 0)."""
-    if c is UNKNOWN:
-        return UNKNOWN
+    if c is UNKNOWN or c & ANY_FINITE:
+        return _normal(c)
     out = c | ZERO
     while True:
         more = out | _pairwise(out, out, _add)
@@ -126,10 +144,14 @@ def _closure(c):
         out = more
 
 
-def _unary(table):
+def _unary(table, closed=False):
+    """An elementwise function by its table of classes; closed: it maps finite numbers of any
+    kind to finite numbers (x ** 2, abs)."""
     def apply(c):
         if c is UNKNOWN:
             return UNKNOWN
+        if c & ANY_FINITE:
+            return _normal(c) if closed else UNKNOWN
         out = 0
         for one in _bits(c):
             out |= table[one]
@@ -142,45 +164,91 @@ _FUNCTIONS = {  # elementwise functions of one real operand, by the class of an 
                    NAN: NAN}),
     "sqrt": _unary({NINF: NAN, NEG: NAN, ZERO: ZERO, POS: POS, PINF: PINF, NAN: NAN}),
     "log": _unary({NINF: NAN, NEG: NAN, ZERO: NINF, POS: FINITE, PINF: PINF, NAN: NAN}),
-    "tanh": _unary({NINF: NEG, NEG: NEG, ZERO: ZERO, POS: POS, PINF: POS, NAN: NAN}),
-    "abs": _unary({NINF: PINF, NEG: POS, ZERO: ZERO, POS: POS, PINF: PINF, NAN: NAN}),
+    "tanh": _unary({NINF: NEG, NEG: NEG, ZERO: ZERO, POS: POS, PINF: POS, NAN: NAN}, True),
+    "abs": _unary({NINF: PINF, NEG: POS, ZERO: ZERO, POS: POS, PINF: PINF, NAN: NAN}, True),
     "square": _unary({NINF: PINF, NEG: POS | ZERO, ZERO: ZERO, POS: POS | ZERO, PINF: PINF,
-                      NAN: NAN}),
-    "sin": _unary({NINF: NAN, NEG: FINITE, ZERO: ZERO, POS: FINITE, PINF: NAN, NAN: NAN}),
+                      NAN: NAN}, True),
+    "sin": _unary({NINF: NAN, NEG: FINITE, ZERO: ZERO, POS: FINITE, PINF: NAN, NAN: NAN}, True),
     "arctan": _unary({NINF: NEG, NEG: NEG, ZERO: ZERO, POS: POS, PINF: POS, NAN: NAN}),
     "log1p": _unary({NINF: NAN, NEG: NINF | NEG | NAN, ZERO: ZERO, POS: POS, PINF: PINF,
                      NAN: NAN}),
     "expm1": _unary({NINF: NEG, NEG: NEG, ZERO: ZERO, POS: POS | PINF, PINF: PINF, NAN: NAN}),
     "negative": _negated,
-    "positive": lambda c: c,
+    "positive": _normal,
 }
 _FUNCTIONS.update(cos=_unary({NINF: NAN, NEG: FINITE, ZERO: POS, POS: FINITE, PINF: NAN,
-                              NAN: NAN}),
-                  tan=_FUNCTIONS["sin"], log2=_FUNCTIONS["log"],
+                              NAN: NAN}, True),
+                  tan=_unary({NINF: NAN, NEG: FINITE, ZERO: ZERO, POS: FINITE, PINF: NAN,
+                              NAN: NAN}, True), log2=_FUNCTIONS["log"],
                   log10=_FUNCTIONS["log"],
-                  absolute=_FUNCTIONS["abs"], fabs=_FUNCTIONS["abs"])
+                  absolute=_FUNCTIONS["abs"], fabs=_unary({NINF: PINF, NEG: POS, ZERO: ZERO,
+                                                           POS: POS, PINF: PINF, NAN: NAN}))
 # srcad's runtime helpers that spread, sum or select an adjoint g (their first argument): the
 # classes of their values from g's (the others pass shapes and masks)
 _ADJOINT_HELPERS = {"unreduce": lambda g: g,  # g broadcast back over the reduced axes
                     "unbroadcast": lambda g: _closure(g),  # g summed over broadcast axes
-                    "unindex": lambda g: g if g is UNKNOWN else g | ZERO,  # g into zeros
-                    "selection_share": lambda g: g if g is UNKNOWN else g | ZERO}  # g, 0 or
+                    "unindex": lambda g: g if g is UNKNOWN else _normal(g | ZERO),  # g into
+                    # zeros
+                    "selection_share": lambda g: g if g is UNKNOWN else _normal(g | ZERO)}  # g,
+# 0 or
 # a share of g at ties (a quotient: it may underflow)
 _REDUCTIONS = {"sum", "mean", "dot", "vdot", "matmul", "inner"}  # sums of entries or products
 _SELECTIONS = {"maximum", "minimum", "fmax", "fmin", "max", "min", "amax", "amin"}
-_OPERATORS = {gast.Add: lambda a, b: _pairwise(a, b, _add),
-              gast.Sub: lambda a, b: _pairwise(a, _negated(b), _add),
-              gast.Mult: lambda a, b: _pairwise(a, b, _mul),
-              gast.Div: lambda a, b: _pairwise(a, b, _div)}
-_GUARDS = {"safe_mul": lambda a, b: _pairwise(a, b, lambda x, y: _mul(x, y, strong=True)),
+_OPERATORS = {gast.Add: lambda a, b: _pairwise(a, b, _add, closed=True),
+              gast.Sub: lambda a, b: _pairwise(a, _negated(b), _add, closed=True),
+              gast.Mult: lambda a, b: _pairwise(a, b, _mul, closed=True),
+              gast.Div: lambda a, b: _pairwise(a, b, _div),
+              gast.MatMult: lambda a, b: _reduced([a, b], "matmul")}  # (sums of products)
+_GUARDS = {"safe_mul": lambda a, b: _pairwise(a, b, lambda x, y: _mul(x, y, strong=True),
+                                             closed=True),
            # (slope_mul(g, s) is g * s where every entry of g is finite, else safe_mul)
-           "slope_mul": lambda a, b: _union([_pairwise(a, b, _mul), _pairwise(
-               a, b, lambda x, y: _mul(x, y, strong=True))]),
-           "safe_div": lambda a, b: _pairwise(a, b, lambda x, y: _div(x, y, strong=True))}
+           "slope_mul": lambda a, b: _union([_pairwise(a, b, _mul, closed=True), _pairwise(
+               a, b, lambda x, y: _mul(x, y, strong=True), closed=True)]),
+           "safe_div": lambda a, b: _pairwise(a, b, lambda x, y: _div(x, y, strong=True)),
+           # (strong_mul(g, s): only g's zeros are strong)
+           "strong_mul": lambda a, b: _pairwise(a, b, lambda x, y: _mul(x, y, strong=x == ZERO),
+                                                closed=True)}
+
+
+class Rules:
+    """The rules of the arithmetic of classes: FULL follows every overflow and underflow the
+    assumptions leave (exp past 709.78 is inf, below -745.13 it is 0; a product or quotient
+    of finite numbers may underflow to 0). ORDINARY takes numbers to be of ordinary magnitudes:
+    exp of a finite number is a positive finite number, a product or quotient of nonzero finite
+    numbers is nonzero, a mean is of an array with items. ORDINARY is for what may only be an approximation's question (modes/
+    strong_zeros.py: a product made strong where a value is inf or nan at an ordinary point,
+    log(0) or 0 / 0, and not where only an overflow makes it so); the guards passes use FULL."""
+
+    def __init__(self, functions, operators, mul, items):
+        self.functions, self.operators, self.mul = functions, operators, mul
+        self.items = items  # whether arrays are taken to have items (a mean is not 0 / 0)
+
+
+def _ordinary(rule):
+    """rule (of a product or quotient) without underflow and overflow of finite operands."""
+    def apply(x, y):
+        out = rule(x, y)
+        if x in (NEG, POS) and y in (NEG, POS):
+            return out & ~(ZERO | NINF | PINF)
+        return out
+    return apply
+
+
+_ORDINARY_MUL, _ORDINARY_DIV = _ordinary(_mul), _ordinary(_div)
+FULL = Rules(_FUNCTIONS, _OPERATORS, _mul, False)
+ORDINARY = Rules(
+    dict(_FUNCTIONS, exp=_unary({NINF: ZERO, NEG: POS, ZERO: POS, POS: POS, PINF: PINF,
+                                 NAN: NAN}, True),
+         expm1=_unary({NINF: NEG, NEG: NEG, ZERO: ZERO, POS: POS, PINF: PINF, NAN: NAN})),
+    {**_OPERATORS, gast.Mult: lambda a, b: _pairwise(a, b, _ORDINARY_MUL, closed=True),
+     gast.Div: lambda a, b: _pairwise(a, b, _ORDINARY_DIV),
+     gast.MatMult: lambda a, b: _reduced([a, b], "matmul", False, _ORDINARY_MUL)},
+    _ORDINARY_MUL, True)
 # calls known to make a new array, never a view of an argument nor the argument itself
 _FRESH_METHODS = {"sum", "mean", "dot", "max", "min", "prod", "copy", "std", "var", "cumsum",
                   "cumprod", "any", "all", "argmax", "argmin", "item", "tolist", "astype"}
-_FRESH_NAMES = {"float", "int", "len", "range", "tie_mask", "logistic", "zero_gradient"}
+_FRESH_NAMES = {"float", "int", "len", "range", "tie_mask", "logistic", "zero_gradient",
+                "grad_seed"}
 _VIEW_METHODS = {"reshape", "transpose", "ravel", "squeeze", "swapaxes", "flatten"}
 _LIST_METHODS = {"append", "pop"}
 _FRESH_NUMPY = {"sum", "mean", "dot", "vdot", "matmul", "inner", "outer", "max", "min", "amax",
@@ -201,6 +269,8 @@ def _fresh_call(node):
     none of its arguments): numpy's ufuncs and reductions without out=, srcad's guards."""
     if any(k.arg == "out" for k in node.keywords):
         return False
+    if (dotted_parts(node.func) or [])[:2] == ["np", "linalg"]:
+        return True  # (np.linalg's functions make new arrays and change none of their arguments)
     name = _numpy_function(node.func)
     if name is not None:
         return name in _FRESH_NUMPY or isinstance(getattr(np, name, None), np.ufunc)
@@ -209,9 +279,11 @@ def _fresh_call(node):
     return isinstance(node.func, gast.Attribute) and node.func.attr in _FRESH_METHODS
 
 
-def expression_classes(node, classes, shapes=None):
+def expression_classes(node, classes, shapes=None, rules=None):
     """The Classes of an expression's values (UNKNOWN where nothing is known), reading the
-    classes of names from `classes` (a name not there: UNKNOWN)."""
+    classes of names from `classes` (a name not there: UNKNOWN). rules: FULL (None) or
+    ORDINARY (see Rules)."""
+    rules = rules or FULL
     kind = type(node)
     if kind is gast.Name:
         return classes.get(node.id, UNKNOWN)
@@ -223,7 +295,7 @@ def expression_classes(node, classes, shapes=None):
             return _number_class(value)
         return UNKNOWN
     if kind is gast.UnaryOp:
-        operand = expression_classes(node.operand, classes, shapes)
+        operand = expression_classes(node.operand, classes, shapes, rules)
         if isinstance(node.op, gast.USub):
             return _negated(operand)
         if isinstance(node.op, gast.UAdd):
@@ -232,17 +304,25 @@ def expression_classes(node, classes, shapes=None):
     if kind is gast.BinOp:
         if isinstance(node.op, gast.Pow):
             exponent = node.right.value if isinstance(node.right, gast.Constant) else None
-            if exponent == 2 and not isinstance(exponent, bool):
-                return _FUNCTIONS["square"](expression_classes(node.left, classes, shapes))
-            return UNKNOWN  # ((-1.0) ** 0.5 of Python floats is complex)
+            if type(exponent) is not int or not 0 <= exponent <= 64:
+                return UNKNOWN  # ((-1.0) ** 0.5 of Python floats is complex)
+            base = expression_classes(node.left, classes, shapes, rules)
+            if exponent == 2:
+                return _FUNCTIONS["square"](base)
+            out = POS  # (x ** 0 is 1, for every x)
+            for _ in range(exponent):  # (a product of finite numbers is finite)
+                out = _pairwise(out, base, rules.mul, closed=True)
+            return out
         if (isinstance(node.op, gast.Mult) and isinstance(node.left, gast.Name)
                 and isinstance(node.right, gast.Name) and node.left.id == node.right.id):
-            return _FUNCTIONS["square"](expression_classes(node.left, classes, shapes))
-        rule = _OPERATORS.get(type(node.op))
+            return _FUNCTIONS["square"](expression_classes(node.left, classes, shapes, rules))
+        rule = rules.operators.get(type(node.op))
         if rule is None:
             return UNKNOWN
-        left = expression_classes(node.left, classes, shapes)
-        right = expression_classes(node.right, classes, shapes)
+        if isinstance(node.op, gast.Div) and _is_size(node.left) and _is_size(node.right):
+            return ZERO | POS  # (a ratio of sizes, Python ints: 0 / 0 raises, no inf or nan)
+        left = expression_classes(node.left, classes, shapes, rules)
+        right = expression_classes(node.right, classes, shapes, rules)
         out = rule(left, right)
         if isinstance(node.op, gast.Mult) and out is not UNKNOWN:
             for factor, other in ((node.left, right), (node.right, left)):
@@ -252,23 +332,31 @@ def expression_classes(node, classes, shapes=None):
     if kind is gast.Compare:
         return ZERO | POS
     if kind is gast.IfExp:
-        return _union([expression_classes(node.body, classes, shapes),
-                       expression_classes(node.orelse, classes, shapes)])
+        return _union([expression_classes(node.body, classes, shapes, rules),
+                       expression_classes(node.orelse, classes, shapes, rules)])
     if kind in (gast.Tuple, gast.List):  # (what indexing or iterating it gives)
-        return _union([expression_classes(e, classes, shapes) for e in node.elts])
+        return _union([expression_classes(e, classes, shapes, rules) for e in node.elts])
     if kind is gast.Subscript:
-        return expression_classes(node.value, classes, shapes)
+        return expression_classes(node.value, classes, shapes, rules)
     if kind is gast.Attribute:
         if dotted_parts(node) in (["np", "pi"], ["np", "e"], ["math", "pi"], ["math", "e"]):
             return POS
         if node.attr in ("shape", "size", "ndim"):
             return _size_classes(node.value, shapes)
         if node.attr in ("T", "real"):
-            return expression_classes(node.value, classes, shapes)
+            return expression_classes(node.value, classes, shapes, rules)
         return UNKNOWN
     if kind is gast.Call:
-        return _call_classes(node, classes, shapes)
+        return _call_classes(node, classes, shapes, rules)
     return UNKNOWN
+
+
+def _is_size(node):
+    """Whether a node is the size of an array or a list (a Python int): size_of(x), len(x),
+    x.size."""
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
+        return node.func.id in ("size_of", "len") and len(node.args) == 1
+    return isinstance(node, gast.Attribute) and node.attr == "size"
 
 
 def _at_least_one(node):
@@ -292,7 +380,7 @@ def _union(parts):
         if part is UNKNOWN:
             return UNKNOWN
         out |= part
-    return out
+    return _normal(out)
 
 
 def _size_classes(value, shapes):
@@ -300,8 +388,8 @@ def _size_classes(value, shapes):
     return POS if _has_items(value, shapes) else ZERO | POS
 
 
-def _call_classes(node, classes, shapes):
-    args = [expression_classes(a, classes, shapes) for a in node.args]
+def _call_classes(node, classes, shapes, rules):
+    args = [expression_classes(a, classes, shapes, rules) for a in node.args]
     func = node.func
     if isinstance(func, gast.Name):
         if func.id in _GUARDS and len(args) == 2 and not node.keywords:
@@ -310,6 +398,8 @@ def _call_classes(node, classes, shapes):
             return _size_classes(node.args[0], shapes)
         if func.id == "float" and len(args) == 1:
             return args[0]
+        if func.id == "grad_seed" and len(args) == 1:
+            return POS  # (a one of the output's type)
         if func.id == "range":
             return FINITE if all(a is not UNKNOWN for a in args) else UNKNOWN
         if func.id in _ADJOINT_HELPERS and args and not node.keywords:
@@ -319,21 +409,22 @@ def _call_classes(node, classes, shapes):
     if name is None:  # a method: x.sum(), x.max(), x.dot(y), x.reshape(...)
         if not isinstance(func, gast.Attribute):
             return UNKNOWN
-        receiver = expression_classes(func.value, classes, shapes)
+        receiver = expression_classes(func.value, classes, shapes, rules)
         if func.attr in ("sum", "mean", "dot") and not any(k.arg == "out" for k in node.keywords):
             parts = [receiver] + args[:1] if func.attr == "dot" else [receiver]
-            return _reduced(parts, func.attr, _has_items(func.value, shapes))
+            return _reduced(parts, func.attr, rules.items or _has_items(func.value, shapes),
+                            rules.mul)
         if func.attr in ("max", "min", "copy", "pop") + tuple(_VIEW_METHODS) and not any(
                 k.arg in ("out", "initial") for k in node.keywords):
             return receiver
         return UNKNOWN
     if any(k.arg in ("out", "where", "initial", "dtype") for k in node.keywords):
         return UNKNOWN
-    if name in _FUNCTIONS and len(args) == 1:
-        return _FUNCTIONS[name](args[0])
+    if name in rules.functions and len(args) == 1:
+        return rules.functions[name](args[0])
     if name in _REDUCTIONS and args:
         return _reduced(args[:2] if name in ("dot", "vdot", "matmul", "inner") else args[:1],
-                        name, _has_items(node.args[0], shapes))
+                        name, rules.items or _has_items(node.args[0], shapes), rules.mul)
     if name in _SELECTIONS and args:
         return _union(args[:2] if name in ("maximum", "minimum", "fmax", "fmin") else args[:1])
     if name == "where" and len(args) == 3:
@@ -342,19 +433,24 @@ def _call_classes(node, classes, shapes):
         return ZERO
     if name in ("ones", "ones_like"):
         return POS
+    if name in ("eye", "identity") and not node.keywords:
+        return ZERO | POS
     if name in ("full", "full_like") and len(args) >= 2:
         return args[1]
+    if name == "broadcast_to" and args:  # (a view of its first argument)
+        return args[0]
     return UNKNOWN
 
 
-def _reduced(parts, name, has_items=False):
+def _reduced(parts, name, has_items=False, mul=None):
     """A sum of entries (of products, for dot and matmul); a mean is such a sum divided by the
     count (nan for no entries, unless the array is known to have items)."""
     if any(p is UNKNOWN for p in parts):
         return UNKNOWN
-    entries = parts[0] if len(parts) == 1 else _pairwise(parts[0], parts[1], _mul)
+    entries = parts[0] if len(parts) == 1 else _pairwise(parts[0], parts[1], mul or _mul,
+                                                         closed=True)
     out = _closure(entries)
-    return out | NAN if name == "mean" and not has_items else out
+    return _normal(out | NAN) if name == "mean" and not has_items else out
 
 
 def _has_items(node, shapes):
@@ -439,6 +535,8 @@ def _shared_names(value):
     """The names whose storage the value of an expression may share: a subscript's or an
     attribute's base (not its index; not for a size), a view's or a helper's first argument,
     the items of a display, whatever an unknown call reads."""
+    if _fresh_value(value):  # (the first argument of a helper: safe_mul(g, s))
+        return []
     kind = type(value)
     if kind is gast.Name:
         return [value.id]
@@ -473,13 +571,15 @@ def _names_of(node):
     return None
 
 
-def value_classes(fdef, real, finite_where=None, shapes=None, unbounded=()):
+def value_classes(fdef, real, finite_where=None, shapes=None, unbounded=(), any_kind=(),
+                  rules=None):
     """name -> its Classes (or UNKNOWN) for every name fdef binds or reads.
 
     real: the parameters and free names known to be real numbers (a float or int dtype): they
     are taken to be finite, but for those in unbounded (a callee's parameters, which are its
-    caller's values: any real number, inf and nan too); any other parameter or free name is
-    UNKNOWN. finite_where: name ->
+    caller's values: any real number, inf and nan too); any_kind: parameters of unknown kind,
+    taken to be finite (ANY_FINITE); any other parameter or free name is UNKNOWN. rules: FULL
+    (None) or ORDINARY (Rules). finite_where: name ->
     the classes its values may have where the function's output is finite (the singular
     points' facts, for a gradient whose guards may differ where it is not), applied to names
     that share storage with no other. shapes: name -> shape (sizes of arrays with items are
@@ -547,7 +647,9 @@ def value_classes(fdef, real, finite_where=None, shapes=None, unbounded=()):
     names = [node for node in nodes if type(node) is gast.Name]
 
     def given(name):
-        return UNKNOWN if name not in real else ALL if name in unbounded else FINITE
+        if name not in real:
+            return ANY_FINITE if name in any_kind else UNKNOWN
+        return ALL if name in unbounded else FINITE
     for node in names:  # parameters, and anything else that binds a name
         if not isinstance(node.ctx, gast.Load) and node not in handled:
             give(node.id, given(node.id))
@@ -576,10 +678,10 @@ def value_classes(fdef, real, finite_where=None, shapes=None, unbounded=()):
             continue
         view.reader = i
         got = source if source is UNKNOWN or isinstance(source, int) else (
-            expression_classes(source, view, shapes))
-        new = UNKNOWN if got is UNKNOWN else value[root] | got
+            expression_classes(source, view, shapes, rules))
+        new = UNKNOWN if got is UNKNOWN else _normal(value[root] | got)
         if new is not UNKNOWN and root in limits:
-            new &= limits[root]
+            new &= limits[root]  # (ANY_FINITE is kept: limits are of real classes)
         if new != value[root]:
             value[root] = new
             for reader in readers.get(root, ()):

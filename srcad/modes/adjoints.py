@@ -115,13 +115,16 @@ class AdjointSweep:
             except TypeError as exc:
                 raise operations.template_mismatch(self.info, value, op, exc) from None
             for piece in pieces:
+                if isinstance(piece, gast.Assign) and isinstance(piece.targets[0], gast.Name):
+                    self.temporaries.add(piece.targets[0].id)  # (share = d[z] / y: carries it)
+                if isinstance(piece, (Accumulate, gast.Assign, gast.AugAssign)):
+                    piece.value = self.strong.rewrite(piece.value)  # (strong_zeros.py)
                 if isinstance(piece, Accumulate):
                     self.accumulate_operand(piece.operand, piece.value,
                                             piece.broadcasts and self.broadcast_result(
                                                 target, args), out)
                 else:
                     if isinstance(piece, gast.Assign) and isinstance(piece.targets[0], gast.Name):
-                        self.temporaries.add(piece.targets[0].id)
                         shape = self.expr_shape(piece.value)  # a fresh name, bound once
                         if shape is not None:
                             self.local_shapes[piece.targets[0].id] = shape

@@ -28,10 +28,11 @@ from .accumulate import Accumulation
 from .adjoints import AdjointSweep
 from .checkpoints import Checkpointing
 from .split import Record, SPLIT
+from .strong_zeros import StrongProducts, value_classes_of
 from .tape import (closing_break, local_names, overwritten_names, resolve_saves, safe_names,
                    Save)
 from ..rules import operations
-from ..rules.calls import Dependencies, is_user_function, returns_tuple
+from ..rules.calls import CALLEE_KINDS, Dependencies, is_user_function, returns_tuple
 from ..rules.instantiate import operand_id
 from ..rules.registry import REGISTRY
 from ..syntax.naming import clone, walk
@@ -386,6 +387,9 @@ class Reverse(AdjointSweep, Accumulation, Checkpointing):
             _counters_read_after_an_inner_loop(body))
         self.bound_here = self.safe  # (the names zero() may read: see adjoint_block)
         self.find_records(body)
+        self.strong = StrongProducts(value_classes_of(  # (before the sweep rewrites fdef)
+            fdef, self.floats, self.shapes, self.kind in CALLEE_KINDS), lambda n: (
+            n in self.namer.derived or n in self.temporaries), self.shapes)
         self.assigned = self.stored_into = None  # (counted by prepare_loops when it first asks)
         self.prepare_loops(body, 0)
         seed_stmts = self.seed(ret)

@@ -22,7 +22,8 @@ from ..rules.registry import REGISTRY
 from ..runtime import LINEAR_HELPERS
 from ..syntax.naming import clone, number_value
 
-SAFE = {"safe_mul": gast.Mult, "safe_div": gast.Div}  # the strong-zero helpers, as operators
+SAFE = {"safe_mul": gast.Mult, "safe_div": gast.Div,  # the strong-zero helpers, as operators
+        "strong_mul": gast.Mult}
 
 
 class Term:

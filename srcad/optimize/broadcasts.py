@@ -33,7 +33,7 @@ from ..syntax.nodes import call, constant_node
 _ELEMENTWISE = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 _WIDE = ("d", "g", WEAK)  # float64 and wider, and numbers: meeting them, a number or a float
 # array has the dtype np.full(S, number) or the array had
-_HELPERS = {"safe_mul", "safe_div"}
+_HELPERS = {"safe_mul", "safe_div", "strong_mul"}
 
 
 def _dotted(func):

@@ -13,6 +13,7 @@ where a guard's operands cannot hold the combination it guards against, the guar
     safe_div(a, b)  ->  a / b   b cannot be 0 or nan
     safe_mul(a, b)  ->  a * b   a or b is a nonzero finite number, or both are finite
     slope_mul(g, s) ->  g * s   the same
+    strong_mul(g, s) -> g * s   s is finite, or g cannot be 0 (modes/strong_zeros.py)
 
 (the same numbers; numpy warns where the guard would have silenced it, which cannot happen
 here). In a gradient, the names the singular points' analysis (singular.py) proves finite, or
@@ -22,12 +23,14 @@ where the output is inf or nan).
 """
 import gast
 
-from ..analysis.ranges import FINITE, NAN, NINF, NONZERO_FINITE, PINF, UNKNOWN, ZERO
+from ..analysis.ranges import (ANY_FINITE, FINITE, NAN, NINF, NONZERO_FINITE, PINF, UNKNOWN,
+                               ZERO)
 from ..analysis.ranges import expression_classes, value_classes
 from ..syntax.visitor import Transformer
 from .singular import plain_division_by
 
-_PLAIN = {"safe_div": gast.Div, "safe_mul": gast.Mult, "slope_mul": gast.Mult}
+_PLAIN = {"safe_div": gast.Div, "safe_mul": gast.Mult, "slope_mul": gast.Mult,
+          "strong_mul": gast.Mult}
 
 
 def _within(classes, allowed):
@@ -36,11 +39,14 @@ def _within(classes, allowed):
 
 def plain_operation(name, a, b):
     """Whether guard `name` of operands of these classes computes what the plain operation
-    does."""
+    does (ANY_FINITE: finite, and nothing known of zeros)."""
+    finite = FINITE | ANY_FINITE
     if name == "safe_div":
-        return b is not UNKNOWN and not b & (ZERO | NAN)
+        return _within(b, ~(ZERO | NAN | ANY_FINITE))
+    if name == "strong_mul":  # (a zero a against b's infs and nans)
+        return _within(b, finite) or _within(a, ~(ZERO | ANY_FINITE))
     return (_within(a, NONZERO_FINITE) or _within(b, NONZERO_FINITE)
-            or (_within(a, FINITE) and _within(b, FINITE)))
+            or (_within(a, finite) and _within(b, finite)))
 
 
 class _Quotient:
@@ -154,9 +160,10 @@ class _Unguard(Transformer):
 
 def drop_unmet_guards(derivative, facts):
     """derivative with the guards its values cannot meet written as plain operations (see
-    the module docstring). facts: params, float_of (which parameters are real numbers: they
-    are taken to be finite, but for a callee's: callee), shapes, singular (singular.py's facts, for a gradient) and
-    binds."""
+    the module docstring). facts: params and float_of (parameters of a float dtype are real
+    numbers, any other is a number of unknown kind; both finite, but for a callee's, whose
+    parameters are its caller's values: callee), shapes, singular (singular.py's facts, for a
+    gradient) and binds."""
     real = {p for p in facts.params if facts.float_of(p) in ("e", "f", "d", "g")}
     singular = {v: held for v, held in (facts.singular or {}).items()
                 if facts.binds.get(v) == 1}  # (as singular.py: a name bound once, at the top)
@@ -171,6 +178,7 @@ def drop_unmet_guards(derivative, facts):
             allowed &= ~(ZERO | NAN)
         finite_where[name] = allowed
     unbounded = set(facts.params) if facts.callee else ()  # (the caller's values)
-    classes = value_classes(derivative, real, finite_where, facts.shapes, unbounded)
+    any_kind = () if facts.callee else set(facts.params) - real
+    classes = value_classes(derivative, real, finite_where, facts.shapes, unbounded, any_kind)
     quotient = _Quotient(facts.top_once, facts.binds, classes, facts.shapes)
     return _Unguard(classes, facts.shapes, quotient, singular, facts.arrays).visit(derivative)

@@ -38,7 +38,8 @@ FRESH_NUMPY = {
     "negative", "maximum", "minimum", "clip", "power", "log1p", "expm1", "cumsum", "cumprod",
     "concatenate", "stack", "prod", "var", "std",
 }
-FRESH_HELPERS = {"zero_gradient", "unindex", "zero_at"}  # runtime helpers returning new arrays
+FRESH_HELPERS = {"zero_gradient", "unindex", "zero_at", "strong_mul"}  # runtime helpers
+# returning new arrays
 # calls that surely allocate an array (so its items can be updated in place)
 ALLOCATING = {"np.zeros", "np.zeros_like", "np.copy", "np.array", "zero_gradient", "unindex",
               "zero_at"}

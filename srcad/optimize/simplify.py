@@ -195,7 +195,7 @@ class FoldConstants(Transformer):
                 if _number(number):
                     func.value = rest
                     return gast.BinOp(left=number, op=gast.Mult(), right=node)
-        if not (isinstance(func, gast.Name) and func.id in ("safe_mul", "safe_div")
+        if not (isinstance(func, gast.Name) and func.id in ("safe_mul", "safe_div", "strong_mul")
                 and len(node.args) == 2 and not node.keywords):
             return node
         left, right = node.args

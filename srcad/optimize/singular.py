@@ -196,6 +196,8 @@ class _Unguard(Transformer):
         if node.func.id == "safe_div" and self.singular(b, "ZN") and plain_division_by(
                 b, a, self.facts, self.arrays):
             return gast.BinOp(left=a, op=gast.Div(), right=b)
+        if node.func.id == "strong_mul" and self.singular(b, "N"):
+            return gast.BinOp(left=a, op=gast.Mult(), right=b)  # (b's infs and nans: no output)
         if node.func.id == "safe_mul":
             for g, slope in ((a, b), (b, a)):
                 if self.singular(slope, "N"):

@@ -259,6 +259,7 @@ class Namer:
         self.counters = {}
         self.adjoints = {}
         self.tangents = {}
+        self.derived = set()  # the names of adjoints and tangents
 
     def reserve(self, *names):
         self.taken.update(names)
@@ -268,6 +269,7 @@ class Namer:
         other = Namer()
         other.taken, other.counters = set(self.taken), dict(self.counters)
         other.adjoints, other.tangents = dict(self.adjoints), dict(self.tangents)
+        other.derived = set(self.derived)
         return other
 
     def fresh(self, hint="t"):
@@ -294,6 +296,7 @@ class Namer:
             while candidate in self.taken:
                 candidate = prefix + "_" + candidate[len(prefix):]
             self.taken.add(candidate)
+            self.derived.add(candidate)
             table[var] = candidate
         return table[var]
 

@@ -142,6 +142,82 @@ def test_singular_facts_limit_a_name_of_its_own():
     assert got["d"] == NEG | POS
 
 
+# numbers of unknown kind (a build without dtypes, a complex argument): ANY_FINITE
+COMPLEX_SAMPLES = [0.0, -2.5, 1e-300, 3.0 + 4.0j, -1j, 0.5 - 1e-300j, 2.0, 1j * np.pi / 2]
+
+
+@pytest.mark.parametrize("source", ["a + b", "a - b", "a * b", "-a", "a ** 3", "np.sin(a)",
+                                    "np.cos(a)", "np.tan(a)", "np.tanh(a)", "np.abs(a)",
+                                    "np.square(a)", "a.sum()", "np.dot(a, b)",
+                                    "np.where(a == b, a, b)", "strong_mul(a, b)"])
+def test_finite_numbers_of_unknown_kind_stay_finite_where_predicted(source):
+    # what ANY_FINITE claims (finite, nothing more) holds for complex numbers too
+    assert predicted(source, a=ranges.ANY_FINITE, b=ranges.ANY_FINITE) == ranges.ANY_FINITE
+    function = eval(f"lambda a, b: {source}", {"np": np, **HELPERS})  # noqa: S307
+    for x, y in itertools.product(COMPLEX_SAMPLES, repeat=2):
+        with np.errstate(all="ignore"):
+            got = function(np.array([x, y]), np.array([y, x]))
+        assert np.all(np.isfinite(got)), (source, x, y, got)
+
+
+@pytest.mark.parametrize("source", ["a / b", "np.exp(a)", "np.log(a)", "np.sqrt(a)",
+                                    "1.0 + a * a", "np.arctan(a)", "np.mean(a)"])
+def test_nothing_is_claimed_where_a_number_of_unknown_kind_may_be_inf_nan_or_zero(source):
+    # 1 / (1 + z * z) at z = 1j divides by 0; sqrt(-1.0) of a real is nan; arctan(1j) is inf
+    got = predicted(source, a=ranges.ANY_FINITE, b=ranges.ANY_FINITE)
+    assert got == (ranges.ANY_FINITE if source == "1.0 + a * a" else UNKNOWN), (source, got)
+    assert predicted(f"safe_div(c, {source})", a=ranges.ANY_FINITE, b=ranges.ANY_FINITE,
+                     c=POS) is UNKNOWN
+
+
+def test_integer_powers_are_products():
+    for exponent in range(0, 6):
+        source = f"a ** {exponent}"
+        for ca, xs in SAMPLES.items():
+            allowed = predicted(source, a=ca)
+            for x in xs:
+                with np.errstate(all="ignore"):
+                    got = class_of(np.float64(x) ** exponent)
+                if got & (NINF | PINF) and np.isfinite(x):
+                    continue  # (an overflow of a product: assumed not to happen)
+                assert got & allowed, f"{source} at a={x!r}: {got} not in {allowed}"
+    assert predicted("a ** -1", a=POS) is UNKNOWN and predicted("a ** 2.5", a=POS) is UNKNOWN
+
+
+def test_ordinary_rules_follow_no_overflow_and_no_underflow():
+    def ordinary(source, **classes):
+        return expression_classes(gast.parse(source).body[0].value, classes, None,
+                                  ranges.ORDINARY)
+    assert predicted("np.exp(a)", a=FINITE) == ZERO | POS | PINF
+    assert ordinary("np.exp(a)", a=FINITE) == POS
+    assert ordinary("b / np.exp(a)", a=FINITE, b=FINITE) == FINITE  # (a mixture's z)
+    assert predicted("b / np.exp(a)", a=FINITE, b=FINITE) & PINF
+    assert ordinary("a * b", a=POS, b=NEG) == NEG and predicted("a * b", a=POS, b=NEG) & ZERO
+    assert ordinary("np.mean(a)", a=POS) == ZERO | POS and predicted("np.mean(a)", a=POS) & NAN
+    # what is singular at an ordinary point stays so
+    assert ordinary("np.log(a)", a=ZERO | POS) & NINF
+    assert ordinary("a / b", a=POS, b=ZERO | POS) & PINF
+    assert ordinary("np.sqrt(a)", a=FINITE) & NAN
+
+
+def test_a_ratio_of_sizes_is_a_number():
+    # (Python ints: 0 / 0 raises ZeroDivisionError, no inf or nan reaches the code)
+    assert predicted("size_of(a) / size_of(b)", a=UNKNOWN, b=UNKNOWN) == ZERO | POS
+    assert predicted("len(a) / x.size", a=UNKNOWN, x=UNKNOWN) == ZERO | POS
+
+
+def test_numpy_linalg_calls_leave_their_arguments_alone():
+    got = classes_of("""
+        def f(x, K, y):
+            I = np.eye(3)
+            alpha = np.linalg.solve(K, y)
+            t = I * 2.0
+            return alpha, t, y
+        """, real=("x", "K", "y"))
+    assert got["y"] == FINITE and got["K"] == FINITE and got["alpha"] is UNKNOWN
+    assert got["I"] == ZERO | POS and got["t"] == ZERO | POS
+
+
 def test_a_value_popped_and_dropped_makes_the_list_no_tape():
     got = classes_of("""
         def f(x):

@@ -150,6 +150,29 @@ def zero_gradient(x):
     return np.zeros(np.shape(x), dtype=float_type(x))
 
 
+def strong_mul(g, s):
+    """g * s, except that a zero g gives an exact 0 even against an inf or nan s: the adjoint of
+    a product, whose zero (an untaken np.where branch's) stays zero through a factor that is
+    inf or nan there (p * np.log(p) at p = 0; modes/strong_zeros.py). Only g's zeros are
+    strong: an inf g against a zero s is nan, as g * s (safe_mul is strong both ways)."""
+    if isinstance(s, (float, int)) and -np.inf < s < np.inf:  # a finite number: no guard
+        return g * s
+    if type(s) is np.ndarray:
+        check = float(np.vdot(s, s).real) if s.dtype.kind in "fc" else 0.0
+        if check - check == 0.0:  # every entry finite (a Python float: inf - inf is nan)
+            return g * s
+    with np.errstate(invalid="ignore"):
+        out = np.multiply(g, s)
+    if not on_host(out):  # a dask or CuPy array: no look at its values, the same numbers
+        return np.where(np.isnan(out) & np.equal(g, 0), 0, out)
+    check = np.vdot(out, out).real  # NaN when an entry is NaN (or inf when one is inf): cheap
+    if not -np.inf < check < np.inf and np.isnan(out).any():  # rare: look for g's zeros
+        lost = np.isnan(out) & np.equal(g, 0)
+        out = np.where(lost, 0, out)
+        return out[()] if np.ndim(out) == 0 else out
+    return out
+
+
 def helper_call_grad(x, w):
     """Gradient of helper_call (golden_functions.py:73) with respect to x, w."""
     t1_record = scaled_tanh_forward(x, w)
@@ -167,7 +190,7 @@ def helper_call_grad(x, w):
     bt4 = np.broadcast_to(bt5, np.shape(t4))
     bx = scaled_tanh_backward_x(bt4, t4_record[1], x, 2.0)
     bt2 = np.broadcast_to(bt3, np.shape(t2))
-    bt1 = unbroadcast(bt2 * 2 * t1, t1)
+    bt1 = unbroadcast(strong_mul(bt2 * 2, t1), t1)
     t6 = scaled_tanh_backward(bt1, t1_record[1], x, w)
     bx = add_adjoint(bx, t6[0])
     bw = t6[1]
@@ -185,9 +208,9 @@ def scaled_tanh_backward(bout, tape, x, w):
     """Adjoint from the tape (seed and tape first) of scaled_tanh (golden_functions.py:69) with respect to x, w."""
     out, = tape
     # grad of: return np.tanh(w * x)  (golden_functions.py:70)
-    bt1 = bout * (1.0 - out * out)
-    bw = unbroadcast(bt1 * x, w)
-    bx = unbroadcast(bt1 * w, x)
+    bt1 = strong_mul(bout, 1.0 - out * out)
+    bw = unbroadcast(strong_mul(bt1, x), w)
+    bx = unbroadcast(strong_mul(bt1, w), x)
     return in_dtype_of(bx, x), in_dtype_of(bw, w)
 
 
@@ -202,6 +225,6 @@ def scaled_tanh_backward_x(bout, tape, x, w):
     """Adjoint from the tape (seed and tape first) of scaled_tanh (golden_functions.py:69) with respect to x."""
     out, = tape
     # grad of: return np.tanh(w * x)  (golden_functions.py:70)
-    bt1 = bout * (1.0 - out * out)
-    bx = unbroadcast(bt1 * w, x)
+    bt1 = strong_mul(bout, 1.0 - out * out)
+    bx = unbroadcast(strong_mul(bt1, w), x)
     return in_dtype_of(bx, x)

@@ -133,6 +133,29 @@ def safe_mul(a, b):
     return out
 
 
+def strong_mul(g, s):
+    """g * s, except that a zero g gives an exact 0 even against an inf or nan s: the adjoint of
+    a product, whose zero (an untaken np.where branch's) stays zero through a factor that is
+    inf or nan there (p * np.log(p) at p = 0; modes/strong_zeros.py). Only g's zeros are
+    strong: an inf g against a zero s is nan, as g * s (safe_mul is strong both ways)."""
+    if isinstance(s, (float, int)) and -np.inf < s < np.inf:  # a finite number: no guard
+        return g * s
+    if type(s) is np.ndarray:
+        check = float(np.vdot(s, s).real) if s.dtype.kind in "fc" else 0.0
+        if check - check == 0.0:  # every entry finite (a Python float: inf - inf is nan)
+            return g * s
+    with np.errstate(invalid="ignore"):
+        out = np.multiply(g, s)
+    if not on_host(out):  # a dask or CuPy array: no look at its values, the same numbers
+        return np.where(np.isnan(out) & np.equal(g, 0), 0, out)
+    check = np.vdot(out, out).real  # NaN when an entry is NaN (or inf when one is inf): cheap
+    if not -np.inf < check < np.inf and np.isnan(out).any():  # rare: look for g's zeros
+        lost = np.isnan(out) & np.equal(g, 0)
+        out = np.where(lost, 0, out)
+        return out[()] if np.ndim(out) == 0 else out
+    return out
+
+
 def safe_div(a, b):
     """a / b, except that a zero numerator gives an exact 0 even over 0, inf or nan (0 / 0 = 0);
     a nonzero numerator over 0 gives inf, as np.divide does (without the warning)."""
@@ -165,8 +188,8 @@ def softmax_like_grad(x):
     bout = grad_seed(out)
     # grad of: return np.sum(p * p)  (golden_functions.py:17)
     bt3 = np.broadcast_to(bout, np.shape(t3))
-    bp = unbroadcast(bt3 * p, p)
-    bp = bp + unbroadcast(bt3 * p, p)
+    bp = unbroadcast(strong_mul(bt3, p), p)
+    bp = bp + unbroadcast(strong_mul(bt3, p), p)
     # grad of: p = e / np.sum(e, axis=1, keepdims=True)  (golden_functions.py:16)
     share_1 = safe_div(bp, t2)
     be = unbroadcast(share_1, e)

@@ -202,3 +202,22 @@ def test_a_callee_parameter_may_be_inf_or_nan():
     check_unchanged(drop_unmet_guards, code, (nan, np.zeros(3)), **facts(callee=True))
     check_rewrite(drop_unmet_guards, code, code.replace("safe_div(g, t3)", "g / t3"),
                   (Z, G), **facts())
+
+
+def test_a_strong_product_by_a_finite_value_is_plain():
+    # strong_mul(g, s) guards only s's infs and nans (g's zeros win against them)
+    check_rewrite(drop_unmet_guards, """
+        def f(x, g):
+            t = np.sin(x)
+            u = np.log(x)
+            a = strong_mul(g, t)
+            b = strong_mul(g, u)
+            return a + b
+        """, """
+        def f(x, g):
+            t = np.sin(x)
+            u = np.log(x)
+            a = g * t
+            b = strong_mul(g, u)
+            return a + b
+        """, (np.abs(Z) + 0.5, G), **facts())

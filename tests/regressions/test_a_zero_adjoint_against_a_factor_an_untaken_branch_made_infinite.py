@@ -1,0 +1,95 @@
+"""A zero adjoint (the untaken branch of an np.where) met a factor that branch made inf or
+nan (np.log(0), 0 / 0, np.sqrt of a negative) in a plain product, and the gradient was nan
+where the derivative is 0: the entropy term np.where(p > 0, p * np.log(p), 0.0) at p = 0.
+The adjoint of `*` multiplied the zero by log(0) = -inf; so did every template's product of an
+adjoint by a function of such a value (sin's `d[z] * np.cos(x)` of x = log(0), a power's
+`d[z] * 2 * x`). The reverse builder now writes such products through strong_mul (a zero
+adjoint wins against inf and nan) wherever analysis/ranges.py cannot show the factor finite,
+and plain products wherever it can (modes/strong_zeros.py); in a helper's derivative too,
+whose parameters are its caller's values. JAX and autograd give nan here (the double-where
+form works for them); srcad gives the derivative of the branch taken."""
+import warnings
+
+import numpy as np
+import pytest
+
+import srcad
+
+
+def entropy(p):
+    return np.sum(np.where(p > 0, p * np.log(p), 0.0))
+
+
+def masked_log(x, y, keep):
+    return np.sum(np.where(keep, x * np.log(y), 0.0))
+
+
+def sine_of_log(x):
+    return np.sum(np.where(x > 0, np.sin(np.log(x)), 0.0))
+
+
+def square_of_log(x):
+    return np.sum(np.where(x > 0, np.log(x) ** 2, 0.0))
+
+
+def _square(u):
+    return u * u + np.sin(u)
+
+
+def through_a_helper(x):
+    return np.sum(np.where(x > 0, _square(np.sqrt(x)), 0.0))
+
+
+P = np.array([0.5, 0.0, 0.25])
+X = np.array([0.0, 2.0, 0.5])
+CASES = {
+    "entropy": (entropy, (P,), 0, np.where(P > 0, np.log(np.where(P > 0, P, 1.0)) + 1.0, 0.0)),
+    "masked_log_x": (masked_log, (np.ones(3), np.array([1.0, 0.0, 2.0]),
+                                  np.array([True, False, True])), 0,
+                     np.array([0.0, 0.0, np.log(2.0)])),
+    "masked_log_y": (masked_log, (np.ones(3), np.array([1.0, 0.0, 2.0]),
+                                  np.array([True, False, True])), 1, np.array([1.0, 0.0, 0.5])),
+    "sine_of_log": (sine_of_log, (X,), 0,
+                    np.where(X > 0, np.cos(np.log(np.where(X > 0, X, 1.0))) / np.where(
+                        X > 0, X, 1.0), 0.0)),
+    "square_of_log": (square_of_log, (X,), 0,
+                      np.where(X > 0, 2 * np.log(np.where(X > 0, X, 1.0)) / np.where(
+                          X > 0, X, 1.0), 0.0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("kind", ["grad", "value_and_grad", "unoptimized"])
+def test_the_untaken_branch_gives_zero_not_nan(name, kind):
+    f, args, wrt, expected = CASES[name]
+    options = {"disable": "all"} if kind == "unoptimized" else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (log(0) in the forward sweep)
+        out = getattr(srcad, "grad" if kind == "unoptimized" else kind)(f, wrt=wrt, **options)(
+            *args)
+    gradient = out[1] if kind == "value_and_grad" else out
+    assert np.all(np.isfinite(gradient)), gradient
+    np.testing.assert_allclose(gradient, expected, rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("disabled", [(), ("inline",)], ids=["written-in", "callee"])
+def test_a_helper_given_a_nan_by_its_caller(disabled):
+    x = np.array([1.0, -1.0, 4.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (sqrt(-1) in the forward sweep)
+        gradient = srcad.grad(through_a_helper, disable=disabled)(x)
+    s = np.sqrt(np.abs(x))
+    expected = np.where(x > 0, (2 * s + np.cos(s)) * 0.5 / s, 0.0)
+    np.testing.assert_allclose(gradient, expected, rtol=1e-13, atol=0)
+
+
+def worked_example(x1, x2):
+    return np.log(x1) + x1 * x2 - np.sin(x2)
+
+
+def test_products_of_finite_values_stay_plain():
+    # the worked example reads as the textbook writes it: no guard where nothing is inf or nan
+    assert "strong_mul" not in srcad.source(worked_example)
+    text = srcad.source(entropy, args=(P,))
+    body = text[text.index("def entropy_grad"):]
+    assert body.count("strong_mul(") == 1, body  # (by log(p) only; p itself is finite)
