@@ -9,7 +9,7 @@ tangent, which the registry writes for the products declared @bilinear.
 import numpy as np
 
 from srcad.rules.registry import adjoint, bilinear, d, non_differentiable, tangent
-from srcad.runtime import concat_adjoint, helper, item_adjoints, on_host
+from srcad.runtime import concat_adjoint, helper, item_adjoints, on_host, safe_matmul
 
 
 # ---------------------------------------------------------------------------------------------
@@ -45,13 +45,35 @@ def inner_axes(a, b):
 
 
 @helper
+def safe_tensordot(a, b, axes):
+    """np.tensordot(a, b, axes) (axes: a pair of lists) with safe_matmul's strong zeros: a zero
+    times an inf or nan adds 0 to the sums. One dot product of the result where it is finite."""
+    with np.errstate(invalid="ignore"):
+        out = np.tensordot(a, b, axes)
+    if not on_host(out):  # a dask or CuPy array: no look at its values
+        return out
+    check = np.vdot(out, out).real  # NaN when an entry is NaN (or inf when one is inf): cheap
+    if -np.inf < check < np.inf:
+        return out
+    ia, ib = list(axes[0]), list(axes[1])  # (rare: as a matrix product of the two)
+    free_a = [i for i in range(np.ndim(a)) if i not in ia]
+    free_b = [i for i in range(np.ndim(b)) if i not in ib]
+    sizes = [np.shape(a)[i] for i in free_a] + [np.shape(b)[i] for i in free_b]
+    inner = int(np.prod([np.shape(a)[i] for i in ia]))
+    left = np.reshape(np.transpose(a, free_a + ia), (-1, inner))
+    right = np.reshape(np.transpose(b, ib + free_b), (inner, -1))
+    return np.reshape(safe_matmul(left, right), sizes)
+
+
+@helper
 def tensordot_adjoint_a(g, a, b, axes=2):
     """Adjoint of a in c = np.tensordot(a, b, axes): g (axes: a's free axes, then b's)
     contracted with b over b's free axes, then put back in a's axis order."""
     ia, ib = tensordot_axes(a, b, axes)
     free_a = [i for i in range(np.ndim(a)) if i not in ia]
     free_b = [i for i in range(np.ndim(b)) if i not in ib]
-    ga = np.tensordot(g, b, (list(range(len(free_a), np.ndim(g))), free_b))
+    ga = safe_tensordot(g, b, (list(range(len(free_a), np.ndim(g))), free_b))  # (strong zeros:
+    # modes/strong_zeros.py)
     # ga's axes: a's free axes, then b's contracted axes in b's order (paired with ia)
     src = free_a + [ia[k] for k in np.argsort(ib, kind="stable")]
     return np.transpose(ga, tuple(int(i) for i in np.argsort(src, kind="stable")))  # (ints:
@@ -64,7 +86,7 @@ def tensordot_adjoint_b(g, a, b, axes=2):
     ia, ib = tensordot_axes(a, b, axes)
     free_a = [i for i in range(np.ndim(a)) if i not in ia]
     free_b = [i for i in range(np.ndim(b)) if i not in ib]
-    gb = np.tensordot(a, g, (free_a, list(range(len(free_a)))))
+    gb = safe_tensordot(a, g, (free_a, list(range(len(free_a)))))
     # gb's axes: a's contracted axes in a's order (paired with ib), then b's free axes
     src = [ib[k] for k in np.argsort(ia, kind="stable")] + free_b
     return np.transpose(gb, tuple(int(i) for i in np.argsort(src, kind="stable")))
@@ -268,6 +290,11 @@ def einsum_refuse_sublists_adjoint(z, g):
 
 
 # each adjoint helper is bilinear in (g, the other operand) and reads its own operand's shape only
+@tangent(safe_tensordot)
+def safe_tensordot_tangent(z, a, b, axes):
+    d[z] = safe_tensordot(d[a], b, axes) + safe_tensordot(a, d[b], axes)
+
+
 @tangent(tensordot_adjoint_a)
 def tensordot_adjoint_a_tangent(z, g, a, b, axes=2):
     d[z] = tensordot_adjoint_a(d[g], a, b, axes) + tensordot_adjoint_a(g, a, d[b], axes)

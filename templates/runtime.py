@@ -19,7 +19,7 @@ from srcad.runtime import (add_adjoint, added_at, array_like, as_gradient, aux_c
                            check_cotangent, checkpoint, checkpoint_segments, dict_of, dict_with,
                            dict_without, float_type, grad_hook, grad_seed, in_dtype_of,
                            item_adjoints, item_of, keys_of, list_index, list_slice,
-                           matmul_adjoint_a, matmul_adjoint_b,
+                           matmul_adjoint_a, matmul_adjoint_b, safe_matmul,
                            no_adjoint, on_host, rebroadcast, repeat_items, repeats_sequence, scalar_of,
                            selection_share, size_of,
                            stop_gradient, stored_share, tuple_adjoint, tuple_parts, unbroadcast, unconcatenate,
@@ -39,6 +39,18 @@ def added_at_(z, y, index, v):
 @adjoint(scalar_of)
 def scalar_of_adjoint(y, v):
     d[v] = np.reshape(d[y], np.shape(v))
+
+
+# a @ b with strong zeros (modes/strong_zeros.py): bilinear as a @ b is
+@tangent(safe_matmul)
+def safe_matmul_tangent(z, a, b):
+    d[z] = safe_matmul(d[a], b) + safe_matmul(a, d[b])
+
+
+@adjoint(safe_matmul)
+def safe_matmul_adjoint(z, a, b):
+    d[a] = matmul_adjoint_a(d[z], a, b)
+    d[b] = matmul_adjoint_b(d[z], a, b)
 
 
 @tangent(matmul_adjoint_a)

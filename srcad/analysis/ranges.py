@@ -215,13 +215,15 @@ class Rules:
     assumptions leave (exp past 709.78 is inf, below -745.13 it is 0; a product or quotient
     of finite numbers may underflow to 0). ORDINARY takes numbers to be of ordinary magnitudes:
     exp of a finite number is a positive finite number, a product or quotient of nonzero finite
-    numbers is nonzero, a mean is of an array with items. ORDINARY is for what may only be an approximation's question (modes/
+    numbers is nonzero, a mean is of an array with items, np.linalg's solves (solve, inv,
+    cholesky, pinv) of finite numbers are finite. ORDINARY is for what may only be an approximation's question (modes/
     strong_zeros.py: a product made strong where a value is inf or nan at an ordinary point,
     log(0) or 0 / 0, and not where only an overflow makes it so); the guards passes use FULL."""
 
     def __init__(self, functions, operators, mul, items):
         self.functions, self.operators, self.mul = functions, operators, mul
         self.items = items  # whether arrays are taken to have items (a mean is not 0 / 0)
+        self.linalg = items  # whether np.linalg's solves of finite numbers are finite
 
 
 def _ordinary(rule):
@@ -256,6 +258,13 @@ _FRESH_NUMPY = {"sum", "mean", "dot", "vdot", "matmul", "inner", "outer", "max",
                 "full_like", "eye", "array", "where", "clip", "einsum", "tensordot",
                 "concatenate", "stack", "cumsum", "var", "std"}
 _NUMPY_MUTATING = {"copyto", "put", "place", "putmask", "fill_diagonal"}
+# functions whose values are their first argument's entries, rearranged
+_VIEW_FUNCTIONS = {"broadcast_to", "swapaxes", "transpose", "reshape", "expand_dims",
+                   "squeeze", "ravel", "moveaxis", "atleast_1d", "atleast_2d"}
+_SHAPING_HELPERS = {"solve_column"}  # srcad's runtime helpers of that kind
+# np.linalg's solves of finite numbers: finite under ORDINARY rules (an exactly singular matrix
+# raises LinAlgError; a nearly singular one gives large finite numbers)
+_SOLVES = {"solve", "inv", "cholesky", "pinv"}
 
 
 def _numpy_function(func):
@@ -404,8 +413,14 @@ def _call_classes(node, classes, shapes, rules):
             return FINITE if all(a is not UNKNOWN for a in args) else UNKNOWN
         if func.id in _ADJOINT_HELPERS and args and not node.keywords:
             return _ADJOINT_HELPERS[func.id](args[0])
+        if func.id in _SHAPING_HELPERS and args:
+            return args[0]
         return UNKNOWN
     name = _numpy_function(func)
+    if (rules.linalg and (dotted_parts(func) or [])[:2] == ["np", "linalg"]
+            and func.attr in _SOLVES and not node.keywords):
+        return _union([FINITE if a is not UNKNOWN and not a & ~FINITE else _normal(a) if (
+            a is not UNKNOWN and not a & ~(FINITE | ANY_FINITE)) else UNKNOWN for a in args])
     if name is None:  # a method: x.sum(), x.max(), x.dot(y), x.reshape(...)
         if not isinstance(func, gast.Attribute):
             return UNKNOWN
@@ -437,7 +452,7 @@ def _call_classes(node, classes, shapes, rules):
         return ZERO | POS
     if name in ("full", "full_like") and len(args) >= 2:
         return args[1]
-    if name == "broadcast_to" and args:  # (a view of its first argument)
+    if name in _VIEW_FUNCTIONS and args:  # (a view of its first argument, or its entries)
         return args[0]
     return UNKNOWN
 

@@ -22,15 +22,18 @@ one). docs/numerics.md section 8 keeps those as a known gap. A function of finit
 (`x * y`, `np.sin(x)`, `x @ W`) keeps its plain products: the generated code reads as before
 wherever nothing can be inf or nan.
 
-Products an adjoint meets in other forms are left as they are: matrix products (`d[z] @ W.T`
-by a W with an inf entry) and the guarded helpers (safe_mul, slope_mul and safe_div are
-strong already).
+Matrix products of an adjoint by such a value (`x.T @ d[z]`, `np.outer(x, d[z])`) go through
+safe_matmul, whose sums add 0 for a zero times an inf or nan (and the runtime's matmul_adjoint_a
+and matmul_adjoint_b, the code for any shapes, multiply so always: one dot product of the result
+where it is finite). Left as they are: tensordot of operands of more axes (np.dot's and
+np.inner's code for any shapes), einsum, and the guarded helpers (safe_mul, slope_mul and
+safe_div are strong already).
 """
 import gast
 
 from ..analysis.ranges import (ANY_FINITE, FINITE, ORDINARY, UNKNOWN, expression_classes,
                                value_classes)
-from ..syntax.nodes import call, parameter_ids
+from ..syntax.nodes import call, dotted_parts, parameter_ids
 
 _FINITE = FINITE | ANY_FINITE
 _REAL = ("e", "f", "d", "g")  # the float dtypes' characters
@@ -77,16 +80,40 @@ class StrongProducts:
                 parts = [self._rewrite(v) if isinstance(v, gast.AST) else (v, False)
                          for v in value]
                 setattr(node, field, [part for part, _ in parts])
-                carried[field] = any(reads for _, reads in parts)
+                carried[field] = [reads for _, reads in parts]
             elif isinstance(value, gast.AST):
                 part, carried[field] = self._rewrite(value)
                 setattr(node, field, part)
-        reads = any(carried.values())
-        if not (type(node) is gast.BinOp and type(node.op) is gast.Mult):
+        reads = any(any(c) if isinstance(c, list) else c for c in carried.values())
+        if type(node) is gast.BinOp and type(node.op) in (gast.Mult, gast.MatMult):
+            sides = (node.left, node.right, carried["left"], carried["right"])
+        elif _product_call(node):
+            sides = (node.args[0], node.args[1], *carried["args"])
+        else:
             return node, reads
-        for adjoint, factor, key in ((node.left, node.right, "left"),
-                                     (node.right, node.left, "right")):
-            other = "right" if key == "left" else "left"
-            if carried[key] and not carried[other] and self.may_be_unbounded(factor):
-                return gast.copy_location(call(["strong_mul"], adjoint, factor), node), True
-        return node, reads
+        left, right, left_reads, right_reads = sides
+        if left_reads == right_reads or not self.may_be_unbounded(right if left_reads else left):
+            return node, reads  # (a product of adjoints, of values, or by a finite value)
+        if type(node) is gast.BinOp and type(node.op) is gast.Mult:
+            adjoint, factor = (left, right) if left_reads else (right, left)
+            strong = call(["strong_mul"], adjoint, factor)
+        elif type(node) is gast.BinOp or _product_call(node) == "dot":  # (a matrix product:
+            strong = call(["safe_matmul"], left, right)  # its operands in their order)
+        else:  # np.outer(a, b): a column times a row
+            strong = call(["safe_matmul"], call(["np", "reshape"], left, _shape(-1, 1)),
+                          call(["np", "reshape"], right, _shape(1, -1)))
+        return gast.copy_location(strong, node), True
+
+
+def _product_call(node):
+    """"outer" or "dot" for np.outer(a, b) or np.dot(a, b). (The templates write np.dot of
+    operands of one or two axes only, where it is a @ b: dot's and outer's adjoints.)"""
+    if type(node) is gast.Call and len(node.args) == 2 and not node.keywords:
+        parts = dotted_parts(node.func)
+        if parts in (["np", "outer"], ["np", "dot"]):
+            return parts[1]
+    return None
+
+
+def _shape(*sizes):
+    return gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in sizes], ctx=gast.Load())

@@ -51,27 +51,62 @@ def unbroadcast(g, x):
     return np.reshape(g, shape)
 
 
-def matmul_adjoint_a(g, a, b):
-    """Adjoint of a in a @ b (1-D operands and batch broadcasting included)."""
+def safe_matmul(a, b):
+    """a @ b, where a zero entry of either operand times an inf or nan entry of the other adds
+    0 to the sums (safe_mul's strong zero, in every product): the adjoint of a matrix product
+    whose zero rows (an untaken np.where branch's) meet a factor that branch made inf or nan
+    (modes/strong_zeros.py). One dot product of the result where it is finite."""
+    with np.errstate(invalid="ignore"):
+        out = np.matmul(a, b)
+    if not on_host(out):  # a dask or CuPy array: no look at its values
+        return out
+    check = np.vdot(out, out).real  # NaN when an entry is NaN (or inf when one is inf): cheap
+    if -np.inf < check < np.inf:
+        return out
+    left = np.expand_dims(a, -2) if np.ndim(a) == 1 else np.asarray(a)  # (k,) -> (1, k)
+    right = np.expand_dims(b, -1) if np.ndim(b) == 1 else np.asarray(b)  # (k,) -> (k, 1)
+    left, right = np.expand_dims(left, -1), np.expand_dims(right, -3)  # (.., n, k, 1) (1, k, m)
+    with np.errstate(invalid="ignore"):
+        terms = left * right
+    terms = np.where(np.isnan(terms) & ((left == 0) | (right == 0)), 0, terms)
+    out = terms.sum(axis=-2)
     if np.ndim(b) == 1:
-        ga = np.multiply.outer(g, b) if np.ndim(a) > 1 else g * b
+        out = out[..., 0]
+    if np.ndim(a) == 1:
+        out = out[..., 0] if np.ndim(b) == 1 else out[..., 0, :]
+    return out
+
+
+def matmul_adjoint_a(g, a, b):
+    """Adjoint of a in a @ b (1-D operands and batch broadcasting included); products with
+    safe_matmul's strong zeros."""
+    if np.ndim(b) == 1:
+        ga = safe_matmul(np.expand_dims(g, -1), np.expand_dims(b, 0))  # (the outer product)
+        if np.ndim(a) == 1:
+            ga = np.reshape(ga, np.shape(b))
     elif np.ndim(a) == 1:
-        ga = np.matmul(np.expand_dims(g, -2), np.swapaxes(b, -1, -2))[..., 0, :]
+        ga = safe_matmul(np.expand_dims(g, -2), np.swapaxes(b, -1, -2))[..., 0, :]
     else:
-        ga = np.matmul(g, np.swapaxes(b, -1, -2))
+        ga = safe_matmul(g, np.swapaxes(b, -1, -2))
     return unbroadcast(ga, a)
 
 
 def matmul_adjoint_b(g, a, b):
-    """Adjoint of b in a @ b (1-D operands and batch broadcasting included)."""
+    """Adjoint of b in a @ b (1-D operands and batch broadcasting included); products with
+    safe_matmul's strong zeros."""
     if np.ndim(a) == 1:
-        gb = np.multiply.outer(a, g) if np.ndim(b) > 1 else g * a
+        if np.ndim(b) > 1:  # (the outer product of a with g, a's axis first)
+            gb = safe_matmul(np.reshape(a, (-1, 1)), np.reshape(g, (1, -1)))
+            gb = np.reshape(gb, np.shape(a) + np.shape(g))
+        else:
+            gb = np.reshape(safe_matmul(np.reshape(g, (1, 1)), np.reshape(a, (1, -1))),
+                            np.shape(a))
         if np.ndim(b) > 2:
             gb = np.moveaxis(gb, 0, -2)
     elif np.ndim(b) == 1:
-        gb = np.matmul(np.swapaxes(a, -1, -2), np.expand_dims(g, -1))[..., 0]
+        gb = safe_matmul(np.swapaxes(a, -1, -2), np.expand_dims(g, -1))[..., 0]
     else:
-        gb = np.matmul(np.swapaxes(a, -1, -2), g)
+        gb = safe_matmul(np.swapaxes(a, -1, -2), g)
     return unbroadcast(gb, b)
 
 

@@ -93,3 +93,50 @@ def test_products_of_finite_values_stay_plain():
     text = srcad.source(entropy, args=(P,))
     body = text[text.index("def entropy_grad"):]
     assert body.count("strong_mul(") == 1, body  # (by log(p) only; p itself is finite)
+
+
+# matrix products: an inf in L[i, k] reaches the whole row i of L @ W; with that row untaken,
+# W's adjoint L.T @ G summed -inf * 0 (nan) where the derivative is L's other rows'
+W = np.array([[1.0, 2.0], [3.0, 4.0], [0.5, -1.0]])
+PM = np.array([[0.5, 0.0, 0.2], [0.1, 0.3, 0.6]])
+ROWS = np.array([[False], [True]])
+
+
+def matmul_of_log(W, p):
+    return np.sum(np.where(ROWS, np.log(p) @ W, 0.0))
+
+
+def dot_of_log(W, p):
+    return np.sum(np.where(ROWS, np.dot(np.log(p), W), 0.0))
+
+
+def vector_of_log(W, p):  # (every entry of log(p[0]) @ W is -inf: all untaken)
+    return np.sum(np.where(np.array([False, False]), np.dot(np.log(p[0]), W), 0.0)) + np.sum(W)
+
+
+def _layer(L, W):  # (a closure would do too: a helper that is not written in)
+    return L @ W
+
+
+def helper_matmul_of_log(W, p):
+    return np.sum(np.where(ROWS, _layer(np.log(p), W), 0.0))
+
+
+@pytest.mark.parametrize("f", [matmul_of_log, dot_of_log, helper_matmul_of_log])
+@pytest.mark.parametrize("options", [{}, {"disable": "all"},
+                                     {"disable": ("inline", "callees")}],
+                         ids=["optimized", "unoptimized", "generic-callee"])
+def test_a_matrix_product_with_an_untaken_infinite_row(f, options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        gradient = srcad.grad(f, **options)(W, PM)
+    expected = np.repeat(np.log(PM[1])[:, None], 2, axis=1)  # (row 1 of log(p), each column)
+    np.testing.assert_allclose(gradient, expected, rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("options", [{}, {"disable": "all"}], ids=["optimized", "unoptimized"])
+def test_an_outer_product_with_an_untaken_infinite_entry(options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        gradient = srcad.grad(vector_of_log, **options)(W, PM)
+    np.testing.assert_array_equal(gradient, np.ones_like(W))
