@@ -587,6 +587,8 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
                                                           floats)
     builder.shares = shares  # names that may share storage (views): mutation.py
     builder.real_parts = real_values  # (analysis/complexes.py)
+    builder.strong_zeros = stage != "outline"  # (the outline's code is not run: no products
+    # to make strong, modes/strong_zeros.py)
     derivative = builder.build()
     calls = _hidden_by_parameters(derivative, scope, info)
     if stage == "derivative":

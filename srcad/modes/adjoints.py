@@ -117,7 +117,8 @@ class AdjointSweep:
             for piece in pieces:
                 if isinstance(piece, gast.Assign) and isinstance(piece.targets[0], gast.Name):
                     self.temporaries.add(piece.targets[0].id)  # (share = d[z] / y: carries it)
-                if isinstance(piece, (Accumulate, gast.Assign, gast.AugAssign)):
+                if self.strong is not None and isinstance(piece, (
+                        Accumulate, gast.Assign, gast.AugAssign)):
                     piece.value = self.strong.rewrite(piece.value)  # (strong_zeros.py)
                 if isinstance(piece, Accumulate):
                     self.accumulate_operand(piece.operand, piece.value,

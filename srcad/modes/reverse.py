@@ -97,6 +97,7 @@ class Reverse(AdjointSweep, Accumulation, Checkpointing):
                          if isinstance(s, gast.For) and isinstance(s.target, gast.Name)}
         # every for loop a loop over a range)
         self.sequences = self.find_sequences(fdef)
+        self.strong_zeros = True  # strong products (strong_zeros.py; not for the outline)
         self.checkpointed = {}  # id(loop marked srcad.checkpoint) -> its names (checkpoints.py)
         self.recomputed = {}  # id(such a loop) -> the loop with its saves, run again
 
@@ -389,7 +390,8 @@ class Reverse(AdjointSweep, Accumulation, Checkpointing):
         self.find_records(body)
         self.strong = StrongProducts(value_classes_of(  # (before the sweep rewrites fdef)
             fdef, self.floats, self.shapes, self.kind in CALLEE_KINDS), lambda n: (
-            n in self.namer.derived or n in self.temporaries), self.shapes)
+            n in self.namer.derived or n in self.temporaries), self.shapes) if (
+            self.strong_zeros) else None
         self.assigned = self.stored_into = None  # (counted by prepare_loops when it first asks)
         self.prepare_loops(body, 0)
         seed_stmts = self.seed(ret)
