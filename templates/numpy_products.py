@@ -268,7 +268,23 @@ def einsum_sums(factors, plans):
             elif (total is not None or t < len(terms) - 1) and not all(np.any(a) for a in args):
                 continue
             else:
-                term = np.einsum(subs, *args, optimize=len(args) > 2)
+                with np.errstate(invalid="ignore"):
+                    term = np.einsum(subs, *args, optimize=len(args) > 2)
+                check = np.vdot(term, term).real  # (finite unless an entry is inf or nan)
+                if not -np.inf < check < np.inf and "->" in subs and "." not in subs:
+                    # strong zeros (modes/strong_zeros.py): every product, a zero factor
+                    # making it 0 against an inf or nan, then summed
+                    inputs, output = subs.split("->")
+                    every = "".join(dict.fromkeys(inputs.replace(",", "")))
+                    with np.errstate(invalid="ignore"):
+                        products = np.einsum(f"{inputs}->{every}", *args)
+                    zero = False
+                    for k in range(len(args)):
+                        zero = zero | (np.einsum(f"{inputs}->{every}", *[
+                            np.equal(a, 0) if j == k else np.ones(np.shape(a), bool)
+                            for j, a in enumerate(args)]) > 0)
+                    term = np.einsum(f"{every}->{output}", np.where(
+                        np.isnan(products) & zero, 0.0, products))
             total = term if total is None else total + term
         outs.append(total)  # (None for a plan with no terms: a factor no term picks)
     return outs

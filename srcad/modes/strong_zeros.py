@@ -25,9 +25,9 @@ wherever nothing can be inf or nan.
 Matrix products of an adjoint by such a value (`x.T @ d[z]`, `np.outer(x, d[z])`) go through
 safe_matmul, whose sums add 0 for a zero times an inf or nan (and the runtime's matmul_adjoint_a
 and matmul_adjoint_b, the code for any shapes, multiply so always: one dot product of the result
-where it is finite). Left as they are: tensordot of operands of more axes (np.dot's and
-np.inner's code for any shapes), einsum, and the guarded helpers (safe_mul, slope_mul and
-safe_div are strong already).
+where it is finite; so do tensordot_adjoint_a/b and einsum_sums, the derivatives of
+np.tensordot, np.inner, np.dot of more axes and np.einsum). Left as they are: the guarded
+helpers (safe_mul, slope_mul and safe_div are strong already).
 """
 import gast
 

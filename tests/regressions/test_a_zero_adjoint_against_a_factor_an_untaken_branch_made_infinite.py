@@ -110,6 +110,10 @@ def dot_of_log(W, p):
     return np.sum(np.where(ROWS, np.dot(np.log(p), W), 0.0))
 
 
+def einsum_of_log(W, p):
+    return np.sum(np.where(ROWS, np.einsum("ij,jk->ik", np.log(p), W), 0.0))
+
+
 def vector_of_log(W, p):  # (every entry of log(p[0]) @ W is -inf: all untaken)
     return np.sum(np.where(np.array([False, False]), np.dot(np.log(p[0]), W), 0.0)) + np.sum(W)
 
@@ -122,7 +126,7 @@ def helper_matmul_of_log(W, p):
     return np.sum(np.where(ROWS, _layer(np.log(p), W), 0.0))
 
 
-@pytest.mark.parametrize("f", [matmul_of_log, dot_of_log, helper_matmul_of_log])
+@pytest.mark.parametrize("f", [matmul_of_log, dot_of_log, einsum_of_log, helper_matmul_of_log])
 @pytest.mark.parametrize("options", [{}, {"disable": "all"},
                                      {"disable": ("inline", "callees")}],
                          ids=["optimized", "unoptimized", "generic-callee"])

@@ -79,3 +79,17 @@ def test_safe_tensordot_is_the_strong_sum_of_products(shapes, axes):
         np.testing.assert_allclose(got, _strong_tensordot(a, b, *axes), rtol=1e-13, atol=1e-15)
     finite = rng.normal(size=shapes[0]), rng.normal(size=shapes[1])
     np.testing.assert_array_equal(safe_tensordot(*finite, axes), np.tensordot(*finite, axes))
+
+
+def test_einsum_sums_are_strong_sums_of_products():
+    # einsum's derivatives (templates/numpy_products.py's einsum_sums): a contraction whose
+    # products meet an inf or nan of one factor where the other is 0 adds 0 for them
+    einsum_sums = HELPERS["einsum_sums"]
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        a, b = _draw(rng, (3, 4)), _draw(rng, (4, 2))
+        (got,) = einsum_sums([a, b], [[("ij,jk->ik", [0, 1])]])
+        want = _strong(a[:, :, None], b[None, :, :]).sum(axis=1)
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+        (got,) = einsum_sums([a, b[:, 0]], [[("ij,j->ij", [0, 1])]])  # (no sum: products)
+        np.testing.assert_array_equal(got, _strong(a, b[None, :, 0]))
