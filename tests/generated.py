@@ -21,9 +21,15 @@ def check(func, args, wrt=0):
 
 def function_of(expr, params, directory):
     """def f(<params>): return <expr>, written to a module file in directory and imported."""
-    name = f"f_{abs(hash((expr, params)))}"
+    return module_function(f"import numpy as np\n\n\ndef f({params}):\n    return {expr}\n",
+                           f"f_{abs(hash((expr, params)))}", directory)
+
+
+def module_function(source, name, directory):
+    """The function f of a module of this source, written to directory/<name>.py and
+    imported."""
     path = directory / f"{name}.py"
-    path.write_text(f"import numpy as np\n\n\ndef f({params}):\n    return {expr}\n")
+    path.write_text(source)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -586,6 +586,17 @@ def _names_of(node):
     return None
 
 
+def parameter_kinds(params, char_of, callee):
+    """value_classes' real, unbounded and any_kind for a function's parameters: those of a float
+    dtype (char_of(name): its dtype character or None) are real, any other is a number of
+    unknown kind; all finite (the user's arguments), but for a callee's (callee), whose
+    parameters are its caller's values: any real numbers, inf and nan too."""
+    real = {p for p in params if char_of(p) in ("e", "f", "d", "g")}
+    if callee:
+        return real, set(params), ()
+    return real, (), set(params) - real
+
+
 def value_classes(fdef, real, finite_where=None, shapes=None, unbounded=(), any_kind=(),
                   rules=None):
     """name -> its Classes (or UNKNOWN) for every name fdef binds or reads.

@@ -2,8 +2,8 @@
 
 An adjoint entry that is 0 says the output does not depend on that entry: the untaken branch
 of an `np.where`, a masked entry. Multiplied by a value that is inf or nan there (the branch
-computed `np.log(0)`, `0 / 0`, an `np.exp` past 709.78), a plain product makes it nan, and the
-nan reaches the gradient where the derivative is 0:
+computed `np.log(0)`, `0 / 0`, `np.sqrt(-1.0)`), a plain product makes it nan, and the nan
+reaches the gradient where the derivative is 0:
 
     np.where(p > 0, p * np.log(p), 0.0)      at p = 0:
     bp = bt3 * t2                            0 * log(0) = 0 * -inf = nan
@@ -32,11 +32,10 @@ helpers (safe_mul, slope_mul and safe_div are strong already).
 import gast
 
 from ..analysis.ranges import (ANY_FINITE, FINITE, ORDINARY, UNKNOWN, expression_classes,
-                               value_classes)
+                               parameter_kinds, value_classes)
 from ..syntax.nodes import call, dotted_parts, parameter_ids
 
 _FINITE = FINITE | ANY_FINITE
-_REAL = ("e", "f", "d", "g")  # the float dtypes' characters
 
 
 def value_classes_of(fdef, floats, shapes, callee):
@@ -44,10 +43,7 @@ def value_classes_of(fdef, floats, shapes, callee):
     fdef. floats: name -> float dtype character (the probe's; none in a build for any
     arguments, whose parameters are then finite numbers of unknown kind); callee: fdef is a
     helper's, whose parameters are its caller's values (any real number, inf and nan too)."""
-    params = parameter_ids(fdef)
-    real = {p for p in params if floats.get(p) in _REAL}
-    unbounded = set(params) if callee else ()
-    any_kind = () if callee else set(params) - real
+    real, unbounded, any_kind = parameter_kinds(parameter_ids(fdef), floats.get, callee)
     return value_classes(fdef, real, shapes=shapes, unbounded=unbounded, any_kind=any_kind,
                          rules=ORDINARY)
 

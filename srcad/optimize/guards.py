@@ -25,7 +25,7 @@ import gast
 
 from ..analysis.ranges import (ANY_FINITE, FINITE, NAN, NINF, NONZERO_FINITE, PINF, UNKNOWN,
                                ZERO)
-from ..analysis.ranges import expression_classes, value_classes
+from ..analysis.ranges import expression_classes, parameter_kinds, value_classes
 from ..syntax.visitor import Transformer
 from .singular import plain_division_by
 
@@ -164,7 +164,7 @@ def drop_unmet_guards(derivative, facts):
     numbers, any other is a number of unknown kind; both finite, but for a callee's, whose
     parameters are its caller's values: callee), shapes, singular (singular.py's facts, for a
     gradient) and binds."""
-    real = {p for p in facts.params if facts.float_of(p) in ("e", "f", "d", "g")}
+    real, unbounded, any_kind = parameter_kinds(facts.params, facts.float_of, facts.callee)
     singular = {v: held for v, held in (facts.singular or {}).items()
                 if facts.binds.get(v) == 1}  # (as singular.py: a name bound once, at the top)
     finite_where = {}
@@ -177,8 +177,6 @@ def drop_unmet_guards(derivative, facts):
         if "ZN" in held:
             allowed &= ~(ZERO | NAN)
         finite_where[name] = allowed
-    unbounded = set(facts.params) if facts.callee else ()  # (the caller's values)
-    any_kind = () if facts.callee else set(facts.params) - real
     classes = value_classes(derivative, real, finite_where, facts.shapes, unbounded, any_kind)
     quotient = _Quotient(facts.top_once, facts.binds, classes, facts.shapes)
     return _Unguard(classes, facts.shapes, quotient, singular, facts.arrays).visit(derivative)

@@ -6,7 +6,6 @@ those entries out. Wherever f is finite the gradient must be central differences
 untaken entry): optimized, unoptimized, and with the helper's own derivative (not written in).
 The programs are made from a fixed seed (the same every run), each a module file in pytest's
 tmp_path (srcad reads source)."""
-import importlib.util
 import itertools
 import random
 import warnings
@@ -14,6 +13,8 @@ import warnings
 import numpy as np
 
 import srcad
+
+from generated import module_function
 
 SINGULAR = ["np.log(x)", "np.log(c)", "1.0 / x", "x / c", "np.sqrt(x)", "np.log(x * c)",
             "np.arcsin(x)", "np.log1p(x)", "np.sqrt(c) * x", "x ** 0.5", "np.log(np.abs(x))",
@@ -46,12 +47,7 @@ def programs():
 
 
 def load(tmp_path, k, source):
-    path = tmp_path / f"strong_program_{k}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.f
+    return module_function(source, f"strong_program_{k}", tmp_path)
 
 
 def central(f, args, i, h=1e-6):

@@ -6,7 +6,6 @@ the pass only writes a guard as the plain operation where the operands cannot me
 guards against (optimize/guards.py), so a difference is a guard dropped that was needed. The
 programs are made from a fixed seed (the same every run), each a module file in
 pytest's tmp_path (srcad reads source)."""
-import importlib.util
 import itertools
 import random
 import re
@@ -16,6 +15,8 @@ import numpy as np
 import pytest
 
 import srcad
+
+from generated import module_function
 
 ATOMS = ["x", "c", "np.exp(x)", "1.0 + np.exp(-x)", "x * x", "np.sqrt(x)", "np.sqrt(x * x + c * c)",
          "c - 1.0", "np.tanh(x) + 1.0", "np.log(np.abs(x) + 1.0)", "np.maximum(x, c)",
@@ -50,12 +51,7 @@ def programs():
 
 
 def load(tmp_path, k, source):
-    path = tmp_path / f"guards_program_{k}.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.f
+    return module_function(source, f"guards_program_{k}", tmp_path)
 
 
 def guards(text):
