@@ -40,10 +40,36 @@ def through_a_helper(x):
     return np.sum(np.where(x > 0, _square(np.sqrt(x)), 0.0))
 
 
+def entropy_nansum(p):  # (every way a user leaves an entry out gives it a zero adjoint)
+    return np.nansum(p * np.log(p))
+
+
+def entropy_nanmean(p):
+    return 2.0 * np.nanmean(p * np.log(p))  # (two entries of P are kept: the sum)
+
+
+def entropy_nan_to_num(p):
+    return np.sum(np.nan_to_num(p * np.log(p)))
+
+
+def entropy_by_mask(p):
+    t = p * np.log(p)
+    return np.sum(t[p > 0])
+
+
+def entropy_by_store(p):
+    t = p * np.log(p)
+    t[p == 0] = 0.0
+    return np.sum(t)
+
+
 P = np.array([0.5, 0.0, 0.25])
 X = np.array([0.0, 2.0, 0.5])
 CASES = {
     "entropy": (entropy, (P,), 0, np.where(P > 0, np.log(np.where(P > 0, P, 1.0)) + 1.0, 0.0)),
+    **{f.__name__: (f, (P,), 0, np.where(P > 0, np.log(np.where(P > 0, P, 1.0)) + 1.0, 0.0))
+       for f in (entropy_nansum, entropy_nanmean, entropy_nan_to_num, entropy_by_mask,
+                 entropy_by_store)},
     "masked_log_x": (masked_log, (np.ones(3), np.array([1.0, 0.0, 2.0]),
                                   np.array([True, False, True])), 0,
                      np.array([0.0, 0.0, np.log(2.0)])),
