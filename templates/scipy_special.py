@@ -1,5 +1,5 @@
-"""scipy.special: expit, logit, erf, erfc, erfcx, gammaln, digamma (psi), polygamma, logsumexp, softmax,
-log_softmax. Registered only when scipy imports: srcad itself does not need scipy.
+"""scipy.special: expit, logit, erf, erfc, erfcx, gammaln, digamma (psi), polygamma, entr,
+logsumexp, softmax, log_softmax. Registered only when scipy imports: srcad itself does not need scipy.
 
 Stability: logsumexp, softmax and log_softmax use the weights exp(a - logsumexp(a)) <= 1/b,
 which never overflow; entries equal to -inf get weight exactly 0, computed without inf - inf
@@ -117,6 +117,18 @@ def polygamma(y, n, x):
 @tangent_of("polygamma")
 def polygamma(y, n, x):
     d[y] = d[x] * scipy.special.polygamma(n + 1, x)
+
+
+# entr(x) = -x log(x) (0 at x = 0, -inf below):  d entr(x) = -(log(x) + 1) dx, and 0 at x = 0,
+# where the function's value is its own (as np.where(p > 0, -p * np.log(p), 0.0)'s derivative)
+@adjoint_of("entr")
+def entr(z, x):
+    d[x] = -(d[z] * np.where(x != 0, np.log(np.where(x != 0, x, 1.0)) + 1.0, 0.0))
+
+
+@tangent_of("entr")
+def entr(z, x):
+    d[z] = -(d[x] * np.where(x != 0, np.log(np.where(x != 0, x, 1.0)) + 1.0, 0.0))
 
 
 # y = log sum(b e^a) over axis:  dy = sum(w (b da + db)), w = e^a / |sum(b e^a)| = e^(a - y),

@@ -109,6 +109,23 @@ def test_a_helper_given_a_nan_by_its_caller(disabled):
     np.testing.assert_allclose(gradient, expected, rtol=1e-13, atol=0)
 
 
+@pytest.mark.parametrize("kind", ["grad", "unoptimized", "jvp"])
+def test_scipy_entr_at_zero_is_the_entropy_term(kind):
+    # scipy.special.entr(p) = -p log(p), 0 at p = 0: its template's slope is 0 there too
+    special = pytest.importorskip("scipy.special")
+    p = np.array([0.5, 0.0, 0.25, 2.0])
+
+    def negative_entropy(p):
+        return -np.sum(special.entr(p))
+    want = np.where(p > 0, np.log(np.where(p > 0, p, 1.0)) + 1.0, 0.0)
+    if kind == "jvp":
+        got = srcad.jvp(negative_entropy)(p, np.ones(4))
+        np.testing.assert_allclose(got, want.sum(), rtol=1e-13)
+        return
+    got = srcad.grad(negative_entropy, **({"disable": "all"} if kind == "unoptimized" else {}))(p)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+
+
 def worked_example(x1, x2):
     return np.log(x1) + x1 * x2 - np.sin(x2)
 

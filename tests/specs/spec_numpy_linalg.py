@@ -209,6 +209,8 @@ if special is not None:
                   x=Arr((4,), low=0.2, high=5), order=2),
         ScipySpec(special.polygamma, "np.sum(scipy.special.polygamma(2, x) ** 2)",
                   x=Arr((4,), low=0.5, high=5), order=2),
+        ScipySpec(special.entr, "np.sum(scipy.special.entr(x) ** 2)",
+                  x=Arr((4,), low=0.1, high=3), order=2),
         ScipySpec(special.logsumexp, "np.sum(scipy.special.logsumexp(x) ** 2)", x=Arr((3, 4)),
                   order=2),
         ScipySpec(special.logsumexp, "scipy.special.logsumexp(x, axis=1)", x=Arr((3, 4))),
