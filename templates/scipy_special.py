@@ -1,5 +1,6 @@
 """scipy.special: expit, logit, erf, erfc, erfcx, gammaln, digamma (psi), polygamma, entr,
-logsumexp, softmax, log_softmax. Registered only when scipy imports: srcad itself does not need scipy.
+logsumexp, softmax, log_softmax. Registered only when scipy imports: srcad itself does not
+need scipy.
 
 Stability: logsumexp, softmax and log_softmax use the weights exp(a - logsumexp(a)) <= 1/b,
 which never overflow; entries equal to -inf get weight exactly 0, computed without inf - inf

@@ -25,10 +25,10 @@ A value that is not known to be a real number (a complex value, an object, a nam
 has no dtype for, the result of an unknown call) is UNKNOWN, and nothing is claimed about it
 or anything computed from it; but for ANY_FINITE, a finite value of unknown kind (an argument
 of a build without dtypes, a complex argument): sums, differences and products of finite
-values are finite whatever their kind (the second assumption), and so are their sines, cosines,
-tangents and absolute values (a complex sine overflows only past an imaginary part of 710, an
-overflow as a product's; the poles of tan and tanh are not floats); nothing else is claimed (a complex 1 + z * z may be 0: ANY_FINITE says
-nothing about zeros or signs).
+values are finite whatever their kind (the second assumption), and so are their sines,
+cosines, tangents and absolute values (a complex sine overflows only past an imaginary part of
+710, an overflow as a product's; the poles of tan and tanh are not floats); nothing else is
+claimed (a complex 1 + z * z may be 0: ANY_FINITE says nothing about zeros or signs).
 
 Arrays that share storage are one value here: a store into one (`y[i] = v`, `y += v`,
 `np.exp(a, out=y)`) adds what it stores to every name that may be a view of it. What may share
@@ -159,13 +159,14 @@ def _unary(table, closed=False):
     return apply
 
 
+_ABS = {NINF: PINF, NEG: POS, ZERO: ZERO, POS: POS, PINF: PINF, NAN: NAN}
 _FUNCTIONS = {  # elementwise functions of one real operand, by the class of an entry
     "exp": _unary({NINF: ZERO, NEG: ZERO | POS, ZERO: POS, POS: POS | PINF, PINF: PINF,
                    NAN: NAN}),
     "sqrt": _unary({NINF: NAN, NEG: NAN, ZERO: ZERO, POS: POS, PINF: PINF, NAN: NAN}),
     "log": _unary({NINF: NAN, NEG: NAN, ZERO: NINF, POS: FINITE, PINF: PINF, NAN: NAN}),
     "tanh": _unary({NINF: NEG, NEG: NEG, ZERO: ZERO, POS: POS, PINF: POS, NAN: NAN}, True),
-    "abs": _unary({NINF: PINF, NEG: POS, ZERO: ZERO, POS: POS, PINF: PINF, NAN: NAN}, True),
+    "abs": _unary(_ABS, True),
     "square": _unary({NINF: PINF, NEG: POS | ZERO, ZERO: ZERO, POS: POS | ZERO, PINF: PINF,
                       NAN: NAN}, True),
     "sin": _unary({NINF: NAN, NEG: FINITE, ZERO: ZERO, POS: FINITE, PINF: NAN, NAN: NAN}, True),
@@ -181,17 +182,14 @@ _FUNCTIONS.update(cos=_unary({NINF: NAN, NEG: FINITE, ZERO: POS, POS: FINITE, PI
                   tan=_unary({NINF: NAN, NEG: FINITE, ZERO: ZERO, POS: FINITE, PINF: NAN,
                               NAN: NAN}, True), log2=_FUNCTIONS["log"],
                   log10=_FUNCTIONS["log"],
-                  absolute=_FUNCTIONS["abs"], fabs=_unary({NINF: PINF, NEG: POS, ZERO: ZERO,
-                                                           POS: POS, PINF: PINF, NAN: NAN}))
+                  absolute=_FUNCTIONS["abs"], fabs=_unary(_ABS))  # (fabs refuses complex)
 # srcad's runtime helpers that spread, sum or select an adjoint g (their first argument): the
 # classes of their values from g's (the others pass shapes and masks)
 _ADJOINT_HELPERS = {"unreduce": lambda g: g,  # g broadcast back over the reduced axes
                     "unbroadcast": lambda g: _closure(g),  # g summed over broadcast axes
-                    "unindex": lambda g: g if g is UNKNOWN else _normal(g | ZERO),  # g into
-                    # zeros
-                    "selection_share": lambda g: g if g is UNKNOWN else _normal(g | ZERO)}  # g,
-# 0 or
-# a share of g at ties (a quotient: it may underflow)
+                    "unindex": lambda g: g if g is UNKNOWN else _normal(g | ZERO),  # (into 0s)
+                    "selection_share": lambda g: g if g is UNKNOWN else _normal(g | ZERO)}
+# (selection_share: g, 0, or a share of g at ties, a quotient: it may underflow)
 _REDUCTIONS = {"sum", "mean", "dot", "vdot", "matmul", "inner"}  # sums of entries or products
 _SELECTIONS = {"maximum", "minimum", "fmax", "fmin", "max", "min", "amax", "amin"}
 _OPERATORS = {gast.Add: lambda a, b: _pairwise(a, b, _add, closed=True),
@@ -216,14 +214,13 @@ class Rules:
     of finite numbers may underflow to 0). ORDINARY takes numbers to be of ordinary magnitudes:
     exp of a finite number is a positive finite number, a product or quotient of nonzero finite
     numbers is nonzero, a mean is of an array with items, np.linalg's solves (solve, inv,
-    cholesky, pinv) of finite numbers are finite. ORDINARY is for what may only be an approximation's question (modes/
-    strong_zeros.py: a product made strong where a value is inf or nan at an ordinary point,
-    log(0) or 0 / 0, and not where only an overflow makes it so); the guards passes use FULL."""
+    cholesky, pinv) of finite numbers are finite. ORDINARY is for modes/strong_zeros.py: a
+    product made strong where a value is inf or nan at an ordinary point (log(0), 0 / 0), not
+    where only an overflow makes it so; the guards pass uses FULL."""
 
-    def __init__(self, functions, operators, mul, items):
+    def __init__(self, functions, operators, mul, ordinary):
         self.functions, self.operators, self.mul = functions, operators, mul
-        self.items = items  # whether arrays are taken to have items (a mean is not 0 / 0)
-        self.linalg = items  # whether np.linalg's solves of finite numbers are finite
+        self.ordinary = ordinary  # (means of arrays with items, finite solves)
 
 
 def _ordinary(rule):
@@ -237,7 +234,7 @@ def _ordinary(rule):
 
 
 _ORDINARY_MUL, _ORDINARY_DIV = _ordinary(_mul), _ordinary(_div)
-FULL = Rules(_FUNCTIONS, _OPERATORS, _mul, False)
+FULL = Rules(_FUNCTIONS, _OPERATORS, _mul, ordinary=False)
 ORDINARY = Rules(
     dict(_FUNCTIONS, exp=_unary({NINF: ZERO, NEG: POS, ZERO: POS, POS: POS, PINF: PINF,
                                  NAN: NAN}, True),
@@ -245,7 +242,7 @@ ORDINARY = Rules(
     {**_OPERATORS, gast.Mult: lambda a, b: _pairwise(a, b, _ORDINARY_MUL, closed=True),
      gast.Div: lambda a, b: _pairwise(a, b, _ORDINARY_DIV),
      gast.MatMult: lambda a, b: _reduced([a, b], "matmul", False, _ORDINARY_MUL)},
-    _ORDINARY_MUL, True)
+    _ORDINARY_MUL, ordinary=True)
 # calls known to make a new array, never a view of an argument nor the argument itself
 _FRESH_METHODS = {"sum", "mean", "dot", "max", "min", "prod", "copy", "std", "var", "cumsum",
                   "cumprod", "any", "all", "argmax", "argmin", "item", "tolist", "astype"}
@@ -417,7 +414,7 @@ def _call_classes(node, classes, shapes, rules):
             return args[0]
         return UNKNOWN
     name = _numpy_function(func)
-    if (rules.linalg and (dotted_parts(func) or [])[:2] == ["np", "linalg"]
+    if (rules.ordinary and (dotted_parts(func) or [])[:2] == ["np", "linalg"]
             and func.attr in _SOLVES and not node.keywords):
         return _union([FINITE if a is not UNKNOWN and not a & ~FINITE else _normal(a) if (
             a is not UNKNOWN and not a & ~(FINITE | ANY_FINITE)) else UNKNOWN for a in args])
@@ -427,7 +424,7 @@ def _call_classes(node, classes, shapes, rules):
         receiver = expression_classes(func.value, classes, shapes, rules)
         if func.attr in ("sum", "mean", "dot") and not any(k.arg == "out" for k in node.keywords):
             parts = [receiver] + args[:1] if func.attr == "dot" else [receiver]
-            return _reduced(parts, func.attr, rules.items or _has_items(func.value, shapes),
+            return _reduced(parts, func.attr, rules.ordinary or _has_items(func.value, shapes),
                             rules.mul)
         if func.attr in ("max", "min", "copy", "pop") + tuple(_VIEW_METHODS) and not any(
                 k.arg in ("out", "initial") for k in node.keywords):
@@ -439,7 +436,7 @@ def _call_classes(node, classes, shapes, rules):
         return rules.functions[name](args[0])
     if name in _REDUCTIONS and args:
         return _reduced(args[:2] if name in ("dot", "vdot", "matmul", "inner") else args[:1],
-                        name, rules.items or _has_items(node.args[0], shapes), rules.mul)
+                        name, rules.ordinary or _has_items(node.args[0], shapes), rules.mul)
     if name in _SELECTIONS and args:
         return _union(args[:2] if name in ("maximum", "minimum", "fmax", "fmin") else args[:1])
     if name == "where" and len(args) == 3:
@@ -550,8 +547,8 @@ def _shared_names(value):
     """The names whose storage the value of an expression may share: a subscript's or an
     attribute's base (not its index; not for a size), a view's or a helper's first argument,
     the items of a display, whatever an unknown call reads."""
-    if _fresh_value(value):  # (the first argument of a helper: safe_mul(g, s))
-        return []
+    if _fresh_value(value):  # (arithmetic, a new array: nothing; and so for the first
+        return []  # argument of a helper, unbroadcast(safe_mul(g, s), x))
     kind = type(value)
     if kind is gast.Name:
         return [value.id]
@@ -601,15 +598,15 @@ def value_classes(fdef, real, finite_where=None, shapes=None, unbounded=(), any_
                   rules=None):
     """name -> its Classes (or UNKNOWN) for every name fdef binds or reads.
 
-    real: the parameters and free names known to be real numbers (a float or int dtype): they
-    are taken to be finite, but for those in unbounded (a callee's parameters, which are its
+    real: the parameters and free names known to be real numbers (a float dtype): they are
+    taken to be finite, but for those in unbounded (a callee's parameters, which are its
     caller's values: any real number, inf and nan too); any_kind: parameters of unknown kind,
-    taken to be finite (ANY_FINITE); any other parameter or free name is UNKNOWN. rules: FULL
-    (None) or ORDINARY (Rules). finite_where: name ->
-    the classes its values may have where the function's output is finite (the singular
-    points' facts, for a gradient whose guards may differ where it is not), applied to names
-    that share storage with no other. shapes: name -> shape (sizes of arrays with items are
-    positive)."""
+    taken to be finite (ANY_FINITE); any other parameter or free name is UNKNOWN
+    (parameter_kinds decides the three). rules: FULL (None) or ORDINARY (Rules). finite_where:
+    name -> the classes its values may have where the function's output is finite (the
+    singular points' facts, for a gradient whose guards may differ where it is not), applied
+    to names that share storage with no other. shapes: name -> shape (sizes of arrays with
+    items are positive)."""
     nodes = walk(fdef)  # (every node, once: the statements in reverse order)
     tapes = _tapes(nodes)
     groups = _Groups()
@@ -630,8 +627,7 @@ def value_classes(fdef, real, finite_where=None, shapes=None, unbounded=(), any_
             if _restores(value, (target.id,), tapes):
                 return
             give(target.id, value)
-            if not _fresh_value(value):
-                share(target.id, *_shared_names(value))
+            share(target.id, *_shared_names(value))
             return
         if isinstance(target, (gast.Tuple, gast.List)):
             names = _names_of(target) if isinstance(target, gast.Tuple) else None
@@ -655,8 +651,7 @@ def value_classes(fdef, real, finite_where=None, shapes=None, unbounded=(), any_
                 if isinstance(node, gast.Name):
                     handled.add(node)
             give(root, value)
-            if not _fresh_value(value):
-                share(root, *_shared_names(value))
+            share(root, *_shared_names(value))
 
     for stmt in nodes:
         if isinstance(stmt, gast.Assign):
