@@ -90,8 +90,10 @@ PASSES = (
     "broadcasts",      # spread adjoints left to numpy's broadcasting (optimize/broadcasts.py)
     "factor",          # common scalar factors of an adjoint's contributions (optimize/factor.py)
     "contract",        # sums of products of arrays as one np.einsum (optimize/contract.py)
+    "hoist",           # a loop's products of rows by one matrix made before it (hoist.py)
     "signs",           # negated contributions subtracted (optimize/signs.py)
     "inplace",         # accumulation in place into owned adjoint arrays (optimize/inplace.py)
+    "tiles",           # zeros filled by slices that tile them made by one np.concatenate
     "outer",           # per-step outer products batched into matrix products (optimize/outer.py)
     "rank_one",        # outer products kept outer through matrix products (optimize/rank_one.py)
     "factorizations",  # one LU factorization per matrix for its solves, inverse, slogdet

@@ -1,10 +1,11 @@
 """The optimizations in the order they run, each declared once (manager.Pass): its stage name,
 the PASSES name that switches it off, the builds it runs for, the facts it reads and keeps.
 
-    forward mode:   proportional, simplify (constants, copies, dead_code), strength, layout
-    reverse mode:   simplify, [guards, cancel, broadcasts, factor, contract, resimplify], signs,
-                    inplace, [singular], [outer], [rank_one], [factorizations], [strength],
-                    [layout]
+    forward mode:   proportional, simplify (constants, copies, dead_code), [hoist], strength,
+                    layout
+    reverse mode:   simplify, [guards, cancel, broadcasts, factor, contract, hoist, resimplify],
+                    signs, inplace, [tiles], [singular], [outer], [rank_one], [factorizations],
+                    [strength], [layout]
                                                               ([...]: shape-specialized builds)
 
 pipeline.improve builds the facts of the build and hands this table to manager.run_passes.
@@ -17,6 +18,7 @@ from .deadcode import dead_code
 from .factor import factor_contributions
 from .factorizations import FACTORING, share_factorizations
 from .guards import drop_unmet_guards
+from .hoist import hoist_row_products
 from .inplace import in_place
 from .layout import lay_out
 from .manager import Group, Pass
@@ -27,6 +29,7 @@ from .signs import sink_signs
 from .simplify import constants
 from .singular import drop_singular_guards
 from .strength import reduce_strength
+from .tiles import concatenate_tiles
 
 REVERSE, FORWARD = ("reverse",), ("forward",)
 
@@ -57,11 +60,16 @@ PIPELINE = (
          needs=("derived", "shape_of", "float_of", "binds", "loads")),
     Pass("contract", contract_sums, switch="contract", modes=REVERSE, specialized=True,
          needs=("shape_of", "float_of", "top_once", "derived", "returns_values")),
+    Pass("hoist", hoist_row_products, switch="hoist", specialized=True,
+         needs=("top_once", "binds", "params", "mutated", "arrays", "shape_of", "derived",
+                "returns_values", "fresh_name", "new_shapes", "shapes")),
     Group("resimplify", simplify(), modes=REVERSE, specialized=True),
     Pass("signs", sink_signs, switch="signs", modes=REVERSE, needs=("derived", "binds"),
          keeps=("binds", "loads", "top_once")),  # (only minus signs and + - change)
     Pass("inplace", in_place, switch="inplace", modes=REVERSE,
          needs=("params", "seeded", "shape_of", "binds")),
+    Pass("tiles", concatenate_tiles, switch="tiles", modes=REVERSE, specialized=True,
+         needs=("shape_of", "float64", "params", "binds"), calls=("np.zeros",)),
     Pass("singular", drop_singular_guards, switch="singular", when=lambda b: bool(b.singular),
          needs=("singular", "binds", "arrays"), calls=("safe_div", "safe_mul", "strong_mul")),
     Pass("outer", batch_outer_products, switch="outer", modes=REVERSE, specialized=True,
