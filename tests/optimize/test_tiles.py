@@ -56,53 +56,45 @@ CASES = {
     "a step": ("g[0:9:3] = a", "g[1:9:3] = b", "g[2:9:3] = c"),
     "a bound not fixed": ("g[:H] = a", "g[H:n2] = b", "g[H2:] = c"),
 }
-PREAMBLE = """s = h0.shape
-            H = s[0]
-            H2 = 2 * H
-            Hm = H - 1
-            H2m = H2 - 1
-            n2 = len(a) * 2"""
+PREAMBLE = "\n        ".join(["s = h0.shape", "H = s[0]", "H2 = 2 * H", "Hm = H - 1",
+                               "H2m = H2 - 1", "n2 = len(a) * 2"])
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_stores_that_do_not_surely_tile_the_zeros_are_left_alone(case):
-    lines = "\n            ".join(CASES[case])
+    lines = "\n        ".join(CASES[case])
     check_unchanged(concatenate_tiles, f"""
-        def f(h0, a, b, c):
-            {PREAMBLE}
-            g = np.zeros((9,), b.dtype)
-            {lines}
-            return g * 1.5
-        """, (H0, A.copy(), B.copy(), C), **FACTS)
+    def f(h0, a, b, c):
+        {PREAMBLE}
+        g = np.zeros((9,), b.dtype)
+        {lines}
+        return g * 1.5
+    """, (H0, A.copy(), B.copy(), C), **FACTS)
+
+
+TILED = f"""
+    def f(h0, a, b, c):
+        {PREAMBLE}
+        g = np.zeros((9,), b.dtype)
+        g[:H] = a
+        g[H:H2] = b
+        g[H2:] = c
+        return g * 1.5
+    """
 
 
 def test_the_same_stores_with_sizes_fixed_do_tile():
-    check_rewrite(concatenate_tiles, f"""
-        def f(h0, a, b, c):
-            {PREAMBLE}
-            g = np.zeros((9,), b.dtype)
-            g[:H] = a
-            g[H:H2] = b
-            g[H2:] = c
-            return g * 1.5
-        """, f"""
-        def f(h0, a, b, c):
-            {PREAMBLE}
-            g = np.concatenate((a, b, c))
-            return g * 1.5
-        """, (H0, A, B, C), **FACTS)
+    check_rewrite(concatenate_tiles, TILED, f"""
+    def f(h0, a, b, c):
+        {PREAMBLE}
+        g = np.concatenate((a, b, c))
+        return g * 1.5
+    """, (H0, A, B, C), **FACTS)
 
 
 def test_a_part_of_another_dtype_is_left_alone():
-    check_unchanged(concatenate_tiles, f"""
-        def f(h0, a, b, c):
-            {PREAMBLE}
-            g = np.zeros((9,), b.dtype)
-            g[:H] = a
-            g[H:H2] = b
-            g[H2:] = c
-            return g * 1.5
-        """, (H0, A, B, C), **{**FACTS, "float64": {"a", "b", "g"}})
+    check_unchanged(concatenate_tiles, TILED, (H0, A, B, C),
+                    **{**FACTS, "float64": {"a", "b", "g"}})
 
 
 def gates(W, x, h0):
