@@ -134,10 +134,14 @@ class Hoist:
         if shape is None or len(shape) != 2:
             return [stmt]
         bound_in_loop = {}
-        for n in walk(stmt):
-            if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
-                bound_in_loop[n.id] = bound_in_loop.get(n.id, 0) + 1
-        if bound_in_loop.get(index) != 1:  # (the loop's own target only)
+        with_products = set()  # (the ids of the body's statements holding a matrix product)
+        for inner in stmt.body:
+            for n in walk(inner):
+                if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+                    bound_in_loop[n.id] = bound_in_loop.get(n.id, 0) + 1
+                elif _product(n) is not None:
+                    with_products.add(id(inner))
+        if not with_products or bound_in_loop.get(index):  # (bound again in the body)
             return [stmt]
         hoisted = {}  # (the matrix, whether it is on the left) -> the name of the products
         before = []
@@ -187,7 +191,8 @@ class Hoist:
                 replacer.target = target.id if _is_name(target) else None
             else:
                 replacer.target = None
-            replacer.visit(inner)
+            if id(inner) in with_products:
+                replacer.visit(inner)
             if (isinstance(inner, gast.Assign) and len(inner.targets) == 1
                     and _is_name(inner.targets[0]) and bound_in_loop.get(inner.targets[0].id) == 1
                     and isinstance(inner.value, gast.Subscript) and is_row(inner.value)):

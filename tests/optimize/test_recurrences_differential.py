@@ -79,3 +79,21 @@ def test_random_recurrences_against_central_differences_and_the_passes_off(seed,
                                    err_msg=source)
     value, _ = srcad.value_and_grad(f, wrt=1)(*args)
     assert value == f(*args), source
+
+
+@pytest.mark.parametrize("seed", range(0, 24, 3))
+def test_random_recurrences_forward_mode_and_second_order(seed, tmp_path):
+    """The dot-product test of forward against reverse mode (both built with the passes), and
+    the Hessian-vector product (forward mode over the generated gradient, whose hoisted
+    products it differentiates again) against the one with the passes off."""
+    source = program(seed)
+    f = module_function(source, f"recurrence_{seed}", tmp_path)
+    args = arguments(seed)
+    rng = np.random.default_rng(seed + 7)
+    v = rng.normal(size=args[1].shape)
+    tangent = srcad.jvp(f, wrt=1)(*args, v)
+    np.testing.assert_allclose(tangent, np.vdot(srcad.grad(f, wrt=1)(*args), v), rtol=1e-11,
+                               err_msg=source)
+    got = srcad.hvp(f, wrt=1)(*args, v)
+    plain = srcad.hvp(f, wrt=1, disable=("hoist", "tiles"))(*args, v)
+    np.testing.assert_allclose(got, plain, rtol=1e-10, atol=1e-11, err_msg=source)
