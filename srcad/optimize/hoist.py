@@ -28,13 +28,20 @@ and before the product, to X[t]; when
 - t is the loop's name, which the body does not bind (an int of a range);
 - R is range(n) or its reverse with n = X.shape[0] or len(X), through the names bound once at
   the top level (t4 = range(t3), t3 = t2[0], t2 = xs.shape): the loop reads every row, so the
-  hoisted product does no work the loop would not have done.
+  hoisted product does no work the loop would not have done;
+- the products have at most MAX_ITEMS items (the loop needed one row's memory at a time).
 """
 import gast
 
 from ..analysis.defuse import feeding_values
 from ..syntax.naming import walk
 from ..syntax.nodes import assign, call, comment, name
+
+
+# the most items a hoisted product may have: the loop made one row at a time (in forward mode,
+# where nothing is taped, a long loop over many rows kept O(row) memory; 2^22 float64 items
+# are 32 MiB)
+MAX_ITEMS = 1 << 22
 
 
 def _product(node):
@@ -165,7 +172,8 @@ class Hoist:
                 return None
             mshape = self.shape_of(matrix)
             if (not self.unchanged(matrix, position) or mshape is None or len(mshape) != 2
-                    or mshape[1 if on_left else 0] != shape[1]):
+                    or mshape[1 if on_left else 0] != shape[1]
+                    or shape[0] * mshape[0 if on_left else 1] > MAX_ITEMS):
                 return None
             if self.values is not None and (target is None or target not in self.facts.derived
                                             or target in self.values):

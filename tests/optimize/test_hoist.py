@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import srcad
+from srcad.optimize import hoist
 from srcad.optimize.hoist import hoist_row_products
 
 from before_after import check_rewrite, check_unchanged
@@ -114,6 +115,16 @@ def test_a_loop_that_changes_what_the_product_reads_is_left_alone(change):
                 {change}
             return h
         """, (XS.copy(), U.copy(), H), **FACTS)
+
+
+def test_products_larger_than_the_bound_are_left_alone(monkeypatch):
+    monkeypatch.setattr(hoist, "MAX_ITEMS", 6 * 4 - 1)  # (xs: 6 rows, U: 4 of them)
+    check_unchanged(hoist_row_products, """
+        def f(xs, U, h):
+            for t in range(xs.shape[0]):
+                h = np.tanh(h + U.dot(xs[t]))
+            return h
+        """, (XS, U, H), **FACTS)
 
 
 def test_a_matrix_bound_more_than_once_is_left_alone():
