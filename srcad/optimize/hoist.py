@@ -1,7 +1,7 @@
 """hoist row products (shape-specialized builds, both modes): a loop over the rows of a matrix
 that multiplies each row by a matrix the loop does not change (a recurrence's input projection
-U x_t, and in forward mode its tangent dU x_t) makes every row's product before the loop, as
-one matrix product, and reads its row in the loop:
+U x_t) makes every row's product before the loop, as one matrix product, and reads its row in
+the loop:
 
     for t in t4:                           # U.dot(xs[t]) for every t at once
         t6 = xs[t]                         U_xs = np.dot(xs, U.T)
@@ -12,11 +12,13 @@ one matrix product, and reads its row in the loop:
 (t6 = xs[t] goes too when nothing reads it after: not the loop, and after the loop only loops
 that bind it anew before they read it, as the adjoint sweep's own t6 = xs[t].)
 
-One matrix product for T rows costs about what two matrix-vector products do (the LSTM
-benchmark: 3 % of its gradient's time; docs/performance.md). Row t of np.dot(xs, U.T) is
-np.dot(U, xs[t]) for every integer t, negative ones and out-of-range ones (an IndexError) too;
-the sums may add in another order (BLAS's matrix product against its matrix-vector product), so
-where the code returns f's values (returns_values) only products that feed no value are hoisted.
+One matrix product for T rows costs about what two matrix-vector products do (the RNN
+benchmark, T = 50: its gradient 344 -> 316 us; docs/performance.md). Row t of
+np.dot(xs, U.T) is np.dot(U, xs[t]) for every integer t, negative ones and out-of-range ones
+(an IndexError) too; the sums may add in another order (BLAS's matrix product against its
+matrix-vector product), so where the code returns f's values (returns_values) only products
+that feed no value are hoisted. In forward mode a tangent's product (dU.dot(xs[t])) stays in
+the loop: the build knows no tangent's shape.
 
 Applies, for a loop `for t in R:` at the top level of the function, to a product
 np.dot(M, r), M.dot(r), M @ r, np.matmul(M, r) (M (m, k): np.dot(X, M.T)) or with r first

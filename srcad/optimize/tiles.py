@@ -8,9 +8,11 @@ LSTM, g[:H], g[H:2 * H], ...), is the concatenation of its parts, made at its la
     bs[H:t13] = bf
     bs[:H] = bi                                bs = np.concatenate((bi, bf, bo))
 
-one call where there were a zero fill and a store per part (the LSTM's gradient: five calls a
-step fewer; docs/performance.md). The slices' bounds are numbers in a shape-specialized build:
-names bound once at the top level to sizes (H = t1[0], t1 = h0.shape, t13 = 2 * H), evaluated.
+one call where there were a zero fill and a store per part, and the adjoint reads as what it
+is (np.concatenate of three 32-item parts costs 2.2 us against 2.5 for the zeros and three
+stores: little time; docs/performance.md). The slices' bounds are numbers in a shape-
+specialized build: names bound once at the top level to sizes of the parameters (H = t1[0],
+t1 = h0.shape, t13 = 2 * H: inplace.sizes_of, by which the in-place pass stores these slices).
 
 Applies where, in one block, `A = np.zeros(shape, dtype)` is followed by stores `A[lo:hi] = v`
 (a name, shaped like its slice; basic slices of the first axis, without a step) that tile A's
