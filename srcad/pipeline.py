@@ -94,6 +94,7 @@ PASSES = (
     "signs",           # negated contributions subtracted (optimize/signs.py)
     "inplace",         # accumulation in place into owned adjoint arrays (optimize/inplace.py)
     "tiles",           # zeros filled by slices that tile them made by one np.concatenate
+    "turns",           # expressions of a loop's taped values made for all turns at once
     "outer",           # per-step outer products batched into matrix products (optimize/outer.py)
     "rank_one",        # outer products kept outer through matrix products (optimize/rank_one.py)
     "factorizations",  # one LU factorization per matrix for its solves, inverse, slogdet

@@ -4,8 +4,8 @@ the PASSES name that switches it off, the builds it runs for, the facts it reads
     forward mode:   proportional, simplify (constants, copies, dead_code), [hoist], strength,
                     layout
     reverse mode:   simplify, [guards, cancel, broadcasts, factor, contract, hoist, resimplify],
-                    signs, inplace, [tiles], [singular], [outer], [rank_one], [factorizations],
-                    [strength], [layout]
+                    signs, inplace, [tiles], [turns], [singular], [outer], [rank_one],
+                    [factorizations], [strength], [layout]
                                                               ([...]: shape-specialized builds)
 
 pipeline.improve builds the facts of the build and hands this table to manager.run_passes.
@@ -30,6 +30,7 @@ from .simplify import constants
 from .singular import drop_singular_guards
 from .strength import reduce_strength
 from .tiles import concatenate_tiles
+from .turns import batch_turn_expressions
 
 REVERSE, FORWARD = ("reverse",), ("forward",)
 
@@ -70,6 +71,8 @@ PIPELINE = (
          needs=("params", "seeded", "shape_of", "binds")),
     Pass("tiles", concatenate_tiles, switch="tiles", modes=REVERSE, specialized=True,
          needs=("shape_of", "float64", "params", "binds"), calls=("np.zeros",)),
+    Pass("turns", batch_turn_expressions, switch="turns", modes=REVERSE, specialized=True,
+         needs=("top_once", "shape_of", "arrays", "mutated", "fresh_name")),
     Pass("singular", drop_singular_guards, switch="singular", when=lambda b: bool(b.singular),
          needs=("singular", "binds", "arrays"), calls=("safe_div", "safe_mul", "strong_mul")),
     Pass("outer", batch_outer_products, switch="outer", modes=REVERSE, specialized=True,

@@ -13,6 +13,10 @@ def ode_rk4_grad(y0, k, A, steps):
     y = y0
     h = 0.05
     t1 = range(steps)
+    t3_turns = []
+    t8_turns = []
+    t13_turns = []
+    t17_turns = []
     for i in t1:
         t2 = A @ y
         t3 = np.tanh(y)
@@ -48,11 +52,31 @@ def ode_rk4_grad(y0, k, A, steps):
         t26 = y + t25
         y = t26
         stack.append((t3, t5, t8, t10, t13, t17, t19))
+        t3_turns.append(t3)
+        t8_turns.append(t8)
+        t13_turns.append(t13)
+        t17_turns.append(t17)
     # grad of: return np.sum(y ** 2)  (golden_functions.py:107)
     by = 2.0 * y
     bk = 0.0
+    t3_all = np.array(t3_turns)
+    t8_all = np.array(t8_turns)
+    t13_all = np.array(t13_turns)
+    t17_all = np.array(t17_turns)
+    # 1.0 - t17 * t17 for every turn at once
+    t17_expr_turns = list(1.0 - t17_all * t17_all)
+    # 1.0 - t13 * t13 for every turn at once
+    t13_expr_turns = list(1.0 - t13_all * t13_all)
+    # 1.0 - t8 * t8 for every turn at once
+    t8_expr_turns = list(1.0 - t8_all * t8_all)
+    # 1.0 - t3 * t3 for every turn at once
+    t3_expr_turns = list(1.0 - t3_all * t3_all)
     for i in t1[::-1]:
         t3, t5, t8, t10, t13, t17, t19 = stack.pop()
+        t17_expr = t17_expr_turns.pop()
+        t13_expr = t13_expr_turns.pop()
+        t8_expr = t8_expr_turns.pop()
+        t3_expr = t3_expr_turns.pop()
         # grad of: y = y + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)  (golden_functions.py:106)
         bt26 = by
         by = bt26
@@ -62,27 +86,27 @@ def ode_rk4_grad(y0, k, A, steps):
         # grad of: k4 = ode_rhs(y + h * k3, k, A)  (golden_functions.py:105)
         bk += bk1.dot(t17)
         bt17 = bk1 * k
-        by_4 = bt17 * (1.0 - t17 * t17)
+        by_4 = bt17 * t17_expr
         by_4 += bk1 @ A
         by = by + by_4
         bk3 += by_4 * h
         # grad of: k3 = ode_rhs(y + 0.5 * h * k2, k, A)  (golden_functions.py:104)
         bk += bk3.dot(t13)
         bt13 = bk3 * k
-        by_3 = bt13 * (1.0 - t13 * t13)
+        by_3 = bt13 * t13_expr
         by_3 += bk3 @ A
         by += by_3
         bk2 += by_3 * t10
         # grad of: k2 = ode_rhs(y + 0.5 * h * k1, k, A)  (golden_functions.py:103)
         bk += bk2.dot(t8)
         bt8 = bk2 * k
-        by_2 = bt8 * (1.0 - t8 * t8)
+        by_2 = bt8 * t8_expr
         by_2 += bk2 @ A
         by += by_2
         bk1 += by_2 * t5
         # grad of: k1 = ode_rhs(y, k, A)  (golden_functions.py:102)
         bk += bk1.dot(t3)
         bt3 = bk1 * k
-        by += bt3 * (1.0 - t3 * t3)
+        by += bt3 * t3_expr
         by += bk1 @ A
     return by, bk

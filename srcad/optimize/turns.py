@@ -1,0 +1,247 @@
+"""turns (reverse mode, shape-specialized builds): an elementwise expression of values the
+adjoint sweep restores from the tape, and of numbers only (an activation's slope, 1 - u * u), is
+made for every turn of the loop at once after the primal sweep, one operation on the stacked
+values of all turns instead of one per turn, and each adjoint turn takes its row:
+
+    for t in t4:                                  u_turns = []
+        ...                                       for t in t4:
+        stack.append((g, u))                          ...
+                                          ->          stack.append((g, u))
+    for t in t4[::-1]:                                u_turns.append(u)
+        g, u = stack.pop()                        # 1.0 - u * u for every turn at once
+        bt17 = bu * (1.0 - u * u)                 u_all = np.array(u_turns)
+        ...                                       slope_turns = list(1.0 - u_all * u_all)
+                                                  for t in t4[::-1]:
+                                                      g, u = stack.pop()
+                                                      slope = slope_turns.pop()
+                                                      bt17 = bu * slope
+
+A ufunc maps each item alone, so a row of the stacked result is the turn's result to the bit.
+Applies to a primal loop `for t in R:` and its adjoint loop `for t in R[::-1]:` at the top level
+(R bound once, to a range: both run len(R) turns), with no break, continue or return in either;
+the primal loop pushes a tuple of names at its top level (the tape of the values its turn
+leaves) and the adjoint loop pops that tuple into the same names at its top level: in the
+adjoint turn for primal turn k, those names hold turn k's values from the pop until the adjoint
+binds them again. An expression is taken when it is made of those names (not bound again
+between the pop and its statement, never written into: the fact mutated), arrays of one shape
+the probe knows, numbers, and + - * / ** and unary minus and NumPy's ufuncs, with at least one
+operation, and is part of a larger expression (its row is read once, by an operation that
+makes a new array). Its rows are popped one per adjoint turn, the last turn's first.
+"""
+import ast
+
+import gast
+import numpy as np
+
+from ..syntax.convert import gast_to_ast
+from ..syntax.naming import walk
+from ..syntax.nodes import assign, call, comment, name
+
+_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
+_ENDS = (gast.Break, gast.Continue, gast.Return, gast.Yield, gast.YieldFrom)
+
+
+def _is_name(node, ident=None):
+    return isinstance(node, gast.Name) and (ident is None or node.id == ident)
+
+
+def _ufunc(node):
+    """Whether node is a call np.f(args) of a one-output ufunc with its number of arguments."""
+    if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+            and _is_name(node.func.value, "np") and not node.keywords):
+        return False
+    found = getattr(np, node.func.attr, None)
+    return isinstance(found, np.ufunc) and found.nout == 1 and len(node.args) == found.nin
+
+
+def _pop_of_tuple(stmt):
+    """(stack name, [names]) of `a, b, c = stack.pop()`, else None."""
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], gast.Tuple)
+            and all(_is_name(n) for n in stmt.targets[0].elts)
+            and isinstance(stmt.value, gast.Call) and not stmt.value.args
+            and isinstance(stmt.value.func, gast.Attribute) and stmt.value.func.attr == "pop"
+            and _is_name(stmt.value.func.value)):
+        return None
+    return stmt.value.func.value.id, [n.id for n in stmt.targets[0].elts]
+
+
+def _push_of_tuple(stmt):
+    """(stack name, [names]) of `stack.append((a, b, c))`, else None."""
+    if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
+            and isinstance(stmt.value.func, gast.Attribute)
+            and stmt.value.func.attr == "append" and _is_name(stmt.value.func.value)
+            and len(stmt.value.args) == 1 and isinstance(stmt.value.args[0], gast.Tuple)
+            and all(_is_name(n) for n in stmt.value.args[0].elts)):
+        return None
+    return stmt.value.func.value.id, [n.id for n in stmt.value.args[0].elts]
+
+
+def _bound(stmt):
+    return {n.id for n in walk(stmt) if isinstance(n, gast.Name)
+            and not isinstance(n.ctx, gast.Load)}
+
+
+class Turns:
+    def __init__(self, fdef, facts):
+        self.fdef = fdef
+        self.top_once = facts.top_once
+        self.shape_of = facts.shape_of
+        self.arrays = facts.arrays
+        self.mutated = facts.mutated
+        self.fresh_name = facts.fresh_name
+
+    def run(self):
+        body = self.fdef.body
+        position = 0
+        while position < len(body):
+            back = body[position]
+            if type(back) is gast.For and _is_name(back.target):
+                forward = self.primal_loop(body, position)
+                if forward is not None:
+                    added = self.batch(body, body.index(forward), position)
+                    position += added
+            position += 1
+        return self.fdef
+
+    def primal_loop(self, body, position):
+        """The primal loop `for t in R:` whose adjoint loop body[position] is (for t in
+        R[::-1], R bound once to a range), else None."""
+        back = body[position]
+        it = back.iter
+        if not (isinstance(it, gast.Subscript) and _is_name(it.value)
+                and isinstance(it.slice, gast.Slice) and it.slice.lower is None
+                and it.slice.upper is None and isinstance(it.slice.step, gast.UnaryOp)
+                and isinstance(it.slice.step.op, gast.USub)
+                and isinstance(it.slice.step.operand, gast.Constant)
+                and it.slice.step.operand.value == 1) and not (
+                isinstance(it, gast.Subscript) and _is_name(it.value)
+                and isinstance(it.slice, gast.Slice) and it.slice.lower is None
+                and it.slice.upper is None and isinstance(it.slice.step, gast.Constant)
+                and it.slice.step.value == -1):
+            return None
+        turns = it.value.id
+        made = self.top_once.get(turns)
+        if made is None or not (isinstance(made.value, gast.Call)
+                                and _is_name(made.value.func, "range")):
+            return None
+        for stmt in reversed(body[:position]):
+            if type(stmt) is gast.For and _is_name(stmt.iter, turns) and not stmt.orelse:
+                return stmt
+        return None
+
+    def batch(self, body, first, last):
+        """Rewrite the loops body[first] (primal) and body[last] (adjoint); the number of
+        statements added before the adjoint loop."""
+        forward, back = body[first], body[last]
+        if back.orelse or any(isinstance(n, _ENDS) for loop in (forward, back)
+                              for n in walk(loop)):
+            return 0
+        pops = [(k, _pop_of_tuple(s)) for k, s in enumerate(back.body)]
+        pops = [(k, found) for k, found in pops if found is not None]
+        if not pops:
+            return 0
+        at, (stack, names) = pops[0]
+        pushes = [k for k, s in enumerate(forward.body) if _push_of_tuple(s) == (stack, names)]
+        if len(pushes) != 1:
+            return 0
+        leaves = {n for n in names if n in self.arrays and n not in self.mutated
+                  and self.shape_of(n)}
+        taken = []  # (rows name, row name, expression, its leaves)
+        for stmt in back.body[at + 1:]:
+            if isinstance(stmt, (gast.Assign, gast.AugAssign)) and leaves:
+                self.replace_in(stmt, leaves, taken)
+            leaves = leaves - _bound(stmt)
+        if not taken:
+            return 0
+        used = sorted({leaf for _, _, _, ls in taken for leaf in ls}, key=names.index)
+        lists = {leaf: self.fresh_name(f"{leaf}_turns") for leaf in used}
+        stacked = {leaf: self.fresh_name(f"{leaf}_all") for leaf in used}
+        push_at = pushes[0]
+        forward.body[push_at + 1:push_at + 1] = [
+            gast.Expr(value=call([lists[leaf], "append"], name(leaf))) for leaf in used]
+        after = []
+        for leaf in used:
+            after.append(assign(stacked[leaf], call(["np", "array"], name(lists[leaf]))))
+        for rows, _, expression, _ in taken:
+            shown = _shown(expression)
+            for n in walk(expression):
+                if isinstance(n, gast.Name) and n.id in stacked:
+                    n.id = stacked[n.id]
+            after.append(comment(f"{shown} for every turn at once"))
+            after.append(assign(rows, gast.Call(func=name("list"), args=[expression],
+                                                keywords=[])))
+        back.body[at + 1:at + 1] = [assign(row, call([rows, "pop"])) for rows, row, _, _ in
+                                    taken]
+        before = [assign(lists[leaf], gast.List(elts=[], ctx=gast.Load())) for leaf in used]
+        body[first:first] = before
+        last += len(before)
+        body[last:last] = after
+        return len(before) + len(after)
+
+    def replace_in(self, stmt, leaves, taken):
+        """Replace the largest expressions of leaves inside stmt's value (never the whole
+        value) by names of their rows."""
+        def visit(node):
+            for field, value in gast.iter_fields(node):
+                if isinstance(value, list):
+                    for i, item in enumerate(value):
+                        if isinstance(item, gast.expr):
+                            new = self.take(item, leaves, taken)
+                            if new is not None:
+                                value[i] = new
+                            else:
+                                visit(item)
+                elif isinstance(value, gast.expr):
+                    new = self.take(value, leaves, taken)
+                    if new is not None:
+                        setattr(node, field, new)
+                    else:
+                        visit(value)
+        visit(stmt.value)
+
+    def take(self, node, leaves, taken):
+        """A Name for node's row if node is an expression of leaves of one shape with an
+        operation, else None."""
+        if isinstance(node, (gast.Name, gast.Constant)):
+            return None
+        found = self.leaves_of(node, leaves)
+        if not found:
+            return None
+        if len({tuple(self.shape_of(leaf)) for leaf in found}) != 1:
+            return None
+        rows = self.fresh_name(f"{sorted(found)[0]}_expr_turns")
+        row = self.fresh_name(f"{sorted(found)[0]}_expr")
+        taken.append((rows, row, node, found))
+        return name(row)
+
+    def leaves_of(self, node, leaves):
+        """The leaves an elementwise expression of leaves and numbers reads, else None."""
+        if isinstance(node, gast.Constant):
+            return set() if type(node.value) in (int, float) else None
+        if isinstance(node, gast.Name):
+            return {node.id} if node.id in leaves else None
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+            return self.leaves_of(node.operand, leaves)
+        if isinstance(node, gast.BinOp) and isinstance(node.op, _OPS):
+            left = self.leaves_of(node.left, leaves)
+            right = self.leaves_of(node.right, leaves)
+            return None if left is None or right is None else left | right
+        if _ufunc(node):
+            found = set()
+            for arg in node.args:
+                inner = self.leaves_of(arg, leaves)
+                if inner is None:
+                    return None
+                found |= inner
+            return found
+        return None
+
+
+def _shown(expression):
+    return ast.unparse(gast_to_ast(expression))
+
+
+def batch_turn_expressions(fdef, facts):
+    """The pass (see the module docstring)."""
+    return Turns(fdef, facts).run()
