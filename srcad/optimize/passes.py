@@ -72,7 +72,7 @@ PIPELINE = (
     Pass("tiles", concatenate_tiles, switch="tiles", modes=REVERSE, specialized=True,
          needs=("shape_of", "float64", "params", "binds"), calls=("np.zeros",)),
     Pass("turns", batch_turn_expressions, switch="turns", modes=REVERSE, specialized=True,
-         needs=("top_once", "shape_of", "arrays", "mutated", "fresh_name")),
+         needs=("top_once", "shape_of", "arrays", "mutated", "fresh_name", "loads", "binds")),
     Pass("singular", drop_singular_guards, switch="singular", when=lambda b: bool(b.singular),
          needs=("singular", "binds", "arrays"), calls=("safe_div", "safe_mul", "strong_mul")),
     Pass("outer", batch_outer_products, switch="outer", modes=REVERSE, specialized=True,
