@@ -139,10 +139,16 @@ class Turns:
         if made is None or not (isinstance(made.value, gast.Call)
                                 and _is_name(made.value.func, "range")):
             return None
-        for stmt in reversed(body[:position]):
-            if type(stmt) is gast.For and _is_name(stmt.iter, turns) and not stmt.orelse:
-                return stmt
-        return None
+        # the loops over R and over R[::-1], paired as the tape pairs them: the adjoint loops
+        # undo the primal ones from the last (a primal loop found by its name alone could be
+        # another loop over R that pushes a tuple of the same names)
+        forwards = [s for s in body if type(s) is gast.For and _is_name(s.iter, turns)]
+        backs = [s for s in body if type(s) is gast.For and isinstance(s.iter, gast.Subscript)
+                 and _is_name(s.iter.value, turns)]
+        if len(forwards) != len(backs) or any(s.orelse for s in forwards):
+            return None
+        forward = forwards[len(forwards) - 1 - backs.index(back)]
+        return forward if body.index(forward) < position else None
 
     def batch(self, body, first, last):
         """Rewrite the loops body[first] (primal) and body[last] (adjoint); the number of
@@ -283,6 +289,8 @@ class Turns:
                 pairs.append(tuple(value.args[::-1]))
             op, guard = gast.Mult, value.func.id
         else:
+            return None
+        if target in leaves:
             return None
         for a, leaf in pairs:
             if _is_name(a) and _is_name(leaf) and leaf.id in leaves and a.id not in leaves:
