@@ -489,8 +489,8 @@ def derivative(func, mode, kind, wrt, disable=None, verify=None, jit=None):
     check_wrt(wrt)
     check_jit(jit)
     disabled, verify = disabled_passes(disable), verify_on(verify)
-    if jit == "numba":  # (numba's ufuncs take no order=: the layout pass is NumPy's alone)
-        disabled = disabled | {"layout"}
+    if jit == "numba":  # (numba's ufuncs take no order=, and its np.array no list of arrays:
+        disabled = disabled | {"layout", "turns"}  # the layout and turns passes are NumPy's)
     if inspect.ismethod(func):
         shifted = tuple(w + 1 for w in wrt) if isinstance(wrt, tuple) else wrt + 1
         return BoundDerivative(func, derivative(func.__func__, mode, kind, shifted, disabled,

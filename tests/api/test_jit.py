@@ -79,3 +79,12 @@ def test_only_global_reads_are_followed():
     def reads(x):
         return x.real + np.sin(x) + np.real(x)
     assert _globals_read(reads.__code__) == ["np"]
+
+
+
+def test_numba_builds_switch_the_turns_pass_off():
+    """The turns pass stacks a loop's taped arrays with np.array(list of arrays), which numba
+    does not compile (nor, so far, the rest of an array recurrence's gradient)."""
+    pytest.importorskip("numba", reason="numba is an optional extra")
+    assert "turns" in srcad.grad(rk4, jit="numba").disabled
+    assert "turns" not in srcad.grad(rk4).disabled
