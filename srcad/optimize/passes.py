@@ -3,8 +3,8 @@ the PASSES name that switches it off, the builds it runs for, the facts it reads
 
     forward mode:   proportional, simplify (constants, copies, dead_code), [hoist], strength,
                     layout
-    reverse mode:   simplify, [guards, cancel, broadcasts, factor, contract, hoist, resimplify],
-                    signs, inplace, [tiles], [turns], [singular], [outer], [rank_one],
+    reverse mode:   simplify, [guards, cancel, broadcasts, factor, contract, resimplify], signs,
+                    inplace, [tiles], [turns], [singular], [outer], [rank_one],
                     [factorizations], [strength], [layout]
                                                               ([...]: shape-specialized builds)
 
@@ -61,7 +61,7 @@ PIPELINE = (
          needs=("derived", "shape_of", "float_of", "binds", "loads")),
     Pass("contract", contract_sums, switch="contract", modes=REVERSE, specialized=True,
          needs=("shape_of", "float_of", "top_once", "derived", "returns_values")),
-    Pass("hoist", hoist_row_products, switch="hoist", specialized=True,
+    Pass("hoist", hoist_row_products, switch="hoist", modes=FORWARD, specialized=True,
          needs=("top_once", "binds", "params", "mutated", "arrays", "shape_of", "derived",
                 "returns_values", "fresh_name", "new_shapes", "shapes")),
     Group("resimplify", simplify(), modes=REVERSE, specialized=True),

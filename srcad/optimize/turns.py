@@ -214,6 +214,10 @@ class Turns:
         before = [assign(lists[leaf], gast.List(elts=[], ctx=gast.Load())) for leaf in used]
         body[first:first] = before
         last += len(before)
+        # (the stacked values and their lists are read no more: their memory back before the
+        # adjoint sweep, whose start is the peak)
+        after.append(gast.Delete(targets=[name(n, gast.Del()) for leaf in used
+                                          for n in (lists[leaf], stacked[leaf])]))
         body[last:last] = after
         return len(before) + len(after)
 

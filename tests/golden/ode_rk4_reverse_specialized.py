@@ -71,6 +71,7 @@ def ode_rk4_grad(y0, k, A, steps):
     t8_expr_turns = list(1.0 - t8_all * t8_all)
     # 1.0 - t3 * t3 for every turn at once
     t3_expr_turns = list(1.0 - t3_all * t3_all)
+    del t3_turns, t3_all, t8_turns, t8_all, t13_turns, t13_all, t17_turns, t17_all
     for i in t1[::-1]:
         t3, t5, t8, t10, t13, t17, t19 = stack.pop()
         t17_expr = t17_expr_turns.pop()

@@ -14,11 +14,10 @@ def rnn_grad(W, U, b, xs, h0):
     t1 = xs.shape
     t2 = t1[0]
     t3 = range(t2)
-    # U.dot(xs[t]) for every t at once
-    U_xs = xs.dot(U.T)
     for t in t3:
         t4 = W.dot(h)
-        t6 = U_xs[t]
+        t5 = xs[t]
+        t6 = U.dot(t5)
         t7 = t4 + t6
         t8 = t7 + b
         stack.append(h)

@@ -44,6 +44,7 @@ def test_a_loop_over_the_rows_makes_their_products_before_it():
                 z = U_xs[t]
                 w = V_xs[t]
                 h = np.tanh(h + z + w)
+            del U_xs, V_xs
             return h
         """, (XS, U, V, H), **FACTS)
 
@@ -63,6 +64,7 @@ def test_the_row_read_after_the_loop_by_a_loop_that_binds_it_anew_goes():
             U_xs = np.dot(xs, U.T)
             for t in range(len(xs)):
                 h = np.tanh(h + U_xs[t])
+            del U_xs
             for t in range(len(xs))[::-1]:
                 r = xs[t]
                 h = h * r.sum()
@@ -83,6 +85,7 @@ def test_a_row_read_after_the_loop_stays():
             for t in range(len(xs)):
                 r = xs[t]
                 h = np.tanh(h + U_xs[t])
+            del U_xs
             return h * r.sum()
         """, (XS, U, H), **{**FACTS, "derived": set()})
 
@@ -169,21 +172,26 @@ ARGS_LEFT = (ARGS[0], RNG.normal(size=(3, 4))) + ARGS[2:]
 
 
 @pytest.mark.parametrize("f, args", [(rnn, ARGS), (rnn_rows_on_the_left, ARGS_LEFT)])
-def test_the_gradient_of_a_recurrence_with_hoisted_products(f, args):
+def test_forward_mode_through_a_recurrence_with_hoisted_products(f, args):
+    """jvp against the gradient (the dot-product test) and against jvp with the pass off."""
     wrt = (0, 1, 2, 3, 4)
-    text = srcad.source(f, wrt=wrt, args=args)
-    assert "for every t at once" in text
-    got = srcad.grad(f, wrt=wrt)(*args)
-    plain = srcad.grad(f, wrt=wrt, disable="hoist")(*args)
-    for i, g, p in zip(wrt, got, plain):
-        np.testing.assert_allclose(g, p, rtol=1e-13, atol=1e-14)
-        c = central_gradient(f, args, i)
-        np.testing.assert_allclose(g, c, rtol=1e-6, atol=1e-8)
-    tangent = srcad.jvp(f, wrt=1)(*args, args[1] * 0.3)
-    np.testing.assert_allclose(tangent, np.sum(got[1] * args[1] * 0.3), rtol=1e-12)
+    v = tuple(RNG.normal(size=np.shape(a)) for a in args)
+    text = srcad.source(f, mode="forward", kind="jvp", wrt=wrt, args=args)
+    assert "for every t at once" in text, text
+    tangent = srcad.jvp(f, wrt=wrt)(*args, *v)
+    plain = srcad.jvp(f, wrt=wrt, disable="hoist")(*args, *v)
+    np.testing.assert_allclose(tangent, plain, rtol=1e-13)
+    grads = srcad.grad(f, wrt=wrt)(*args)
+    np.testing.assert_allclose(tangent, sum(np.vdot(g, d) for g, d in zip(grads, v)),
+                               rtol=1e-12)
+    for i, g in zip(wrt, grads):
+        np.testing.assert_allclose(g, central_gradient(f, args, i), rtol=1e-6, atol=1e-8)
 
 
-def test_value_and_grad_keeps_f_value_to_the_bit():
-    value, grads = srcad.value_and_grad(rnn, wrt=(0, 1))(*ARGS)
-    assert value == rnn(*ARGS)
-    np.testing.assert_allclose(grads[1], srcad.grad(rnn, wrt=1)(*ARGS), rtol=1e-13)
+def test_reverse_mode_keeps_its_products_in_the_loop():
+    """A reverse sweep's peak is the end of the primal loop, where the tape is full: the hoisted
+    products would add T rows to it (the RNN benchmark's peak 57 -> 69 KiB, over its 1.5x of
+    the hand-written gradient's), for 9 % of its time. Reverse mode leaves the pass out."""
+    assert "for every t at once" not in srcad.source(rnn, wrt=(0, 1), args=ARGS)
+    assert "for every t at once" in srcad.source(srcad.grad(rnn, wrt=1), mode="forward",
+                                                 kind="jvp", wrt=1, args=ARGS)

@@ -57,6 +57,7 @@ def test_a_slope_of_taped_values_is_made_for_every_turn_at_once():
             b = h * 2.0
             u_all = np.array(u_turns)
             u_expr_turns = list(1.0 - u_all * u_all)
+            del u_turns, u_all
             for t in rows[::-1]:
                 g, u = stack.pop()
                 u_expr = u_expr_turns.pop()
@@ -154,6 +155,7 @@ def test_a_chain_of_products_by_taped_values_is_one_product_where_they_are_finit
             g_factor_all = 1.0 / u_all / u_all * g_all
             g_factor_finite = bool(np.isfinite(g_factor_all).all() and g_factor_all.all())
             g_factor_turns = list(g_factor_all)
+            del g_turns, g_all, u_turns, u_all
             for t in rows[::-1]:
                 g, u = stack.pop()
                 g_factor = g_factor_turns.pop()
