@@ -89,6 +89,22 @@ def _push_of_tuple(stmt):
     return stmt.value.func.value.id, [n.id for n in stmt.value.args[0].elts]
 
 
+def _reversed_name(node):
+    """R for R[::-1] (R a name), else None."""
+    if not (isinstance(node, gast.Subscript) and _is_name(node.value)
+            and isinstance(node.slice, gast.Slice) and node.slice.lower is None
+            and node.slice.upper is None):
+        return None
+    step = node.slice.step
+    if isinstance(step, gast.UnaryOp) and isinstance(step.op, gast.USub):
+        step, sign = step.operand, -1
+    else:
+        sign = 1
+    if isinstance(step, gast.Constant) and type(step.value) is int and sign * step.value == -1:
+        return node.value.id
+    return None
+
+
 def _bound(stmt):
     return {n.id for n in walk(stmt) if isinstance(n, gast.Name)
             and not isinstance(n.ctx, gast.Load)}
@@ -120,34 +136,20 @@ class Turns:
 
     def primal_loop(self, body, position):
         """The primal loop `for t in R:` whose adjoint loop body[position] is (for t in
-        R[::-1], R bound once to a range), else None."""
-        back = body[position]
-        it = back.iter
-        if not (isinstance(it, gast.Subscript) and _is_name(it.value)
-                and isinstance(it.slice, gast.Slice) and it.slice.lower is None
-                and it.slice.upper is None and isinstance(it.slice.step, gast.UnaryOp)
-                and isinstance(it.slice.step.op, gast.USub)
-                and isinstance(it.slice.step.operand, gast.Constant)
-                and it.slice.step.operand.value == 1) and not (
-                isinstance(it, gast.Subscript) and _is_name(it.value)
-                and isinstance(it.slice, gast.Slice) and it.slice.lower is None
-                and it.slice.upper is None and isinstance(it.slice.step, gast.Constant)
-                and it.slice.step.value == -1):
-            return None
-        turns = it.value.id
+        R[::-1], R bound once to a range), else None. Only where R has one loop of each kind
+        at the top level: the adjoint loops undo the primal ones from the last, but a loop
+        the user wrote over R[::-1] would count among them (and two primal loops over R may
+        push tuples of the same names), so that more loops are not paired at all."""
+        turns = _reversed_name(body[position].iter)
         made = self.top_once.get(turns)
         if made is None or not (isinstance(made.value, gast.Call)
                                 and _is_name(made.value.func, "range")):
             return None
-        # the loops over R and over R[::-1], paired as the tape pairs them: the adjoint loops
-        # undo the primal ones from the last (a primal loop found by its name alone could be
-        # another loop over R that pushes a tuple of the same names)
         forwards = [s for s in body if type(s) is gast.For and _is_name(s.iter, turns)]
-        backs = [s for s in body if type(s) is gast.For and isinstance(s.iter, gast.Subscript)
-                 and _is_name(s.iter.value, turns)]
-        if len(forwards) != len(backs) or any(s.orelse for s in forwards):
+        backs = [s for s in body if type(s) is gast.For and _reversed_name(s.iter) == turns]
+        if len(forwards) != 1 or len(backs) != 1 or forwards[0].orelse:
             return None
-        forward = forwards[len(forwards) - 1 - backs.index(back)]
+        forward = forwards[0]
         return forward if body.index(forward) < position else None
 
     def batch(self, body, first, last):
