@@ -188,38 +188,42 @@ class Turns:
         forward.body[push_at + 1:push_at + 1] = [
             gast.Expr(value=call([lists[leaf], "append"], name(leaf))) for leaf in used]
         after = []
-        for leaf in used:
-            after.append(assign(stacked[leaf], call(["np", "array"], name(lists[leaf]))))
-        for rows, row, expression, _, flag in taken:
+        made = set()
+        for position, (rows, row, expression, leaves_read, flag) in enumerate(taken):
             shown = _shown(expression)
+            after.append(comment(f"{shown} for every turn at once" + (
+                "" if flag is None else " (the chain of products: one product where all are "
+                                        "finite and not 0)")))
+            # (each value stacked just before its first expression and deleted after its last:
+            # the peak holds the rows made so far and one expression's values)
+            for leaf in sorted(leaves_read - made, key=names.index):
+                after.append(assign(stacked[leaf], call(["np", "array"], name(lists[leaf]))))
+                made.add(leaf)
             for n in walk(expression):
                 if isinstance(n, gast.Name) and n.id in stacked:
                     n.id = stacked[n.id]
             if flag is None:
-                after.append(comment(f"{shown} for every turn at once"))
                 after.append(assign(rows, gast.Call(func=name("list"), args=[expression],
                                                     keywords=[])))
-                continue
-            whole = self.fresh_name(f"{row}_all")
-            after.append(comment(f"{shown} for every turn at once (the chain of products: one "
-                                 f"product where all are finite and not 0)"))
-            after.append(assign(whole, expression))
-            checks = [gast.Call(func=gast.Attribute(value=node, attr="all", ctx=gast.Load()),
-                                args=[], keywords=[])
-                      for node in (call(["np", "isfinite"], name(whole)), name(whole))]
-            after.append(assign(flag, gast.Call(func=name("bool"), args=[
-                gast.BoolOp(op=gast.And(), values=checks)], keywords=[])))
-            after.append(assign(rows, gast.Call(func=name("list"), args=[name(whole)],
-                                                keywords=[])))
+            else:
+                whole = self.fresh_name(f"{row}_all")
+                after.append(assign(whole, expression))
+                checks = [gast.Call(func=gast.Attribute(value=node, attr="all",
+                                                        ctx=gast.Load()), args=[], keywords=[])
+                          for node in (call(["np", "isfinite"], name(whole)), name(whole))]
+                after.append(assign(flag, gast.Call(func=name("bool"), args=[
+                    gast.BoolOp(op=gast.And(), values=checks)], keywords=[])))
+                after.append(assign(rows, gast.Call(func=name("list"), args=[name(whole)],
+                                                    keywords=[])))
+            done = sorted((leaf for leaf in leaves_read if not any(
+                leaf in later[3] for later in taken[position + 1:])), key=names.index)
+            if done:
+                after.append(_deletion(done, lists, stacked))
         back.body[at + 1:at + 1] = [assign(row, call([rows, "pop"]))
                                     for rows, row, _, _, _ in taken]
         before = [assign(lists[leaf], gast.List(elts=[], ctx=gast.Load())) for leaf in used]
         body[first:first] = before
         last += len(before)
-        # (the stacked values and their lists are read no more: their memory back before the
-        # adjoint sweep, whose start is the peak)
-        after.append(gast.Delete(targets=[name(n, gast.Del()) for leaf in used
-                                          for n in (lists[leaf], stacked[leaf])]))
         body[last:last] = after
         return len(before) + len(after)
 
@@ -360,6 +364,13 @@ class Turns:
                 found |= inner
             return found
         return None
+
+
+def _deletion(leaves, lists, stacked):
+    """del of the lists and stacked values of these leaves (read no more: their memory back
+    before the adjoint sweep, whose start is the peak)."""
+    return gast.Delete(targets=[name(n, gast.Del()) for leaf in leaves
+                                for n in (lists[leaf], stacked[leaf])])
 
 
 def _shown(expression):

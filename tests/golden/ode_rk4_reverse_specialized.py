@@ -59,19 +59,22 @@ def ode_rk4_grad(y0, k, A, steps):
     # grad of: return np.sum(y ** 2)  (golden_functions.py:107)
     by = 2.0 * y
     bk = 0.0
-    t3_all = np.array(t3_turns)
-    t8_all = np.array(t8_turns)
-    t13_all = np.array(t13_turns)
-    t17_all = np.array(t17_turns)
     # 1.0 - t17 * t17 for every turn at once
+    t17_all = np.array(t17_turns)
     t17_expr_turns = list(1.0 - t17_all * t17_all)
+    del t17_turns, t17_all
     # 1.0 - t13 * t13 for every turn at once
+    t13_all = np.array(t13_turns)
     t13_expr_turns = list(1.0 - t13_all * t13_all)
+    del t13_turns, t13_all
     # 1.0 - t8 * t8 for every turn at once
+    t8_all = np.array(t8_turns)
     t8_expr_turns = list(1.0 - t8_all * t8_all)
+    del t8_turns, t8_all
     # 1.0 - t3 * t3 for every turn at once
+    t3_all = np.array(t3_turns)
     t3_expr_turns = list(1.0 - t3_all * t3_all)
-    del t3_turns, t3_all, t8_turns, t8_all, t13_turns, t13_all, t17_turns, t17_all
+    del t3_turns, t3_all
     for i in t1[::-1]:
         t3, t5, t8, t10, t13, t17, t19 = stack.pop()
         t17_expr = t17_expr_turns.pop()
