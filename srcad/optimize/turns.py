@@ -10,15 +10,17 @@ values of all turns instead of one per turn, and each adjoint turn takes its row
     for t in t4[::-1]:                                u_turns.append(u)
         g, u = stack.pop()                        # 1.0 - u * u for every turn at once
         bt17 = bu * (1.0 - u * u)                 u_all = np.array(u_turns)
-        ...                                       slope_turns = list(1.0 - u_all * u_all)
+        ...                                       u_expr_turns = list(1.0 - u_all * u_all)
+                                                  del u_turns, u_all
                                                   for t in t4[::-1]:
                                                       g, u = stack.pop()
-                                                      slope = slope_turns.pop()
-                                                      bt17 = bu * slope
+                                                      u_expr = u_expr_turns.pop()
+                                                      bt17 = bu * u_expr
 
 A ufunc maps each item alone, so a row of the stacked result is the turn's result to the bit.
-Applies to a primal loop `for t in R:` and its adjoint loop `for t in R[::-1]:` at the top level
-(R bound once, to a range: both run len(R) turns), with no break, continue or return in either;
+Applies to a primal loop `for t in R:` and its adjoint loop `for t in R[::-1]:`, the only loops
+over R at the top level (R bound once, to a range: both run len(R) turns; with more loops over
+R the pairing is not followed), with no break, continue or return in either;
 the primal loop pushes a tuple of names at its top level (the tape of the values its turn
 leaves) and the adjoint loop pops that tuple into the same names at its top level: in the
 adjoint turn for primal turn k, those names hold turn k's values from the pop until the adjoint
