@@ -42,7 +42,7 @@ import gast
 
 from ..analysis.defuse import feeding_values
 from ..syntax.naming import walk
-from ..syntax.nodes import assign, call, comment, name
+from ..syntax.nodes import assign, call, comment, is_name, name, reversed_name
 
 
 # the most items a hoisted product may have: the loop made one row at a time (in forward mode,
@@ -69,10 +69,6 @@ def _product(node):
     return None
 
 
-def _is_name(node, ident=None):
-    return isinstance(node, gast.Name) and (ident is None or node.id == ident)
-
-
 class Hoist:
     def __init__(self, fdef, facts):
         self.fdef = fdef
@@ -87,7 +83,7 @@ class Hoist:
 
     def resolve(self, node):
         """node, or the value of the name it is (bound once at the top level), followed."""
-        while _is_name(node) and node.id in self.top_once:
+        while is_name(node) and node.id in self.top_once:
             node = self.top_once[node.id].value
         return node
 
@@ -98,10 +94,10 @@ class Hoist:
                 and node.slice.value == 0 and type(node.slice.value) is int):
             shape = self.resolve(node.value)
             if (isinstance(shape, gast.Attribute) and shape.attr == "shape"
-                    and _is_name(shape.value)):
+                    and is_name(shape.value)):
                 return shape.value.id
-        if (isinstance(node, gast.Call) and _is_name(node.func, "len") and len(node.args) == 1
-                and not node.keywords and _is_name(node.args[0])):
+        if (isinstance(node, gast.Call) and is_name(node.func, "len") and len(node.args) == 1
+                and not node.keywords and is_name(node.args[0])):
             return node.args[0].id
         return None
 
@@ -109,11 +105,9 @@ class Hoist:
         """The array every row of which the loop over iterable reads (range(n) or its
         reverse, n its row count), else None."""
         node = self.resolve(iterable)
-        if (isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice)
-                and node.slice.lower is None and node.slice.upper is None
-                and isinstance(node.slice.step, gast.Constant) and node.slice.step.value == -1):
+        if reversed_name(node) is not None:
             node = self.resolve(node.value)
-        if (isinstance(node, gast.Call) and _is_name(node.func, "range") and len(node.args) == 1
+        if (isinstance(node, gast.Call) and is_name(node.func, "range") and len(node.args) == 1
                 and not node.keywords):
             return self.row_count_of(node.args[0])
         return None
@@ -131,7 +125,7 @@ class Hoist:
     def run(self):
         body = []
         for position, stmt in enumerate(self.fdef.body):
-            if isinstance(stmt, gast.For) and _is_name(stmt.target):
+            if isinstance(stmt, gast.For) and is_name(stmt.target):
                 body.extend(self.loop(stmt, position))
             else:
                 body.append(stmt)
@@ -162,18 +156,18 @@ class Hoist:
         row_names = set()  # names bound to X[t] at the top level of the body, so far
 
         def is_row(node):
-            return (_is_name(node) and node.id in row_names) or (
-                isinstance(node, gast.Subscript) and _is_name(node.value, rows)
-                and _is_name(node.slice, index))
+            return (is_name(node) and node.id in row_names) or (
+                isinstance(node, gast.Subscript) and is_name(node.value, rows)
+                and is_name(node.slice, index))
 
         def rewrite(node, target):
             found = _product(node)
             if found is None:
                 return None
             left, right = found
-            if is_row(right) and _is_name(left):
+            if is_row(right) and is_name(left):
                 matrix, on_left = left.id, True
-            elif is_row(left) and _is_name(right):
+            elif is_row(left) and is_name(right):
                 matrix, on_left = right.id, False
             else:
                 return None
@@ -203,19 +197,19 @@ class Hoist:
         for inner in stmt.body:
             if isinstance(inner, gast.Assign) and len(inner.targets) == 1:
                 target = inner.targets[0]
-                replacer.target = target.id if _is_name(target) else None
+                replacer.target = target.id if is_name(target) else None
             else:
                 replacer.target = None
             if id(inner) in with_products:
                 replacer.visit(inner)
             if (isinstance(inner, gast.Assign) and len(inner.targets) == 1
-                    and _is_name(inner.targets[0]) and bound_in_loop.get(inner.targets[0].id) == 1
+                    and is_name(inner.targets[0]) and bound_in_loop.get(inner.targets[0].id) == 1
                     and isinstance(inner.value, gast.Subscript) and is_row(inner.value)):
                 row_names.add(inner.targets[0].id)
         if hoisted:
             later = self.fdef.body[position + 1:]
             stmt.body = [inner for inner in stmt.body if not (
-                isinstance(inner, gast.Assign) and _is_name(inner.targets[0])
+                isinstance(inner, gast.Assign) and is_name(inner.targets[0])
                 and inner.targets[0].id in row_names
                 and _dead_after(inner.targets[0].id, stmt.body, later))]
         if not hoisted:
@@ -244,7 +238,7 @@ def _dead_after(ident, body, later):
         first = next((inner for inner in stmt.body if ident in
                       {n.id for n in walk(inner) if isinstance(n, gast.Name)}), None)
         if not (isinstance(first, gast.Assign) and len(first.targets) == 1
-                and _is_name(first.targets[0], ident) and not _reads(first.value, ident)):
+                and is_name(first.targets[0], ident) and not _reads(first.value, ident)):
             return False
     return True
 

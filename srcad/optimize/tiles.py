@@ -27,17 +27,13 @@ import gast
 
 from ..runtime import HELPERS
 from ..syntax.naming import walk
-from ..syntax.nodes import call, name
+from ..syntax.nodes import call, is_name, name
 from .inplace import sizes_of
 
 # array methods that do not write into their array (calls of other methods are taken to)
 _READING_METHODS = {"dot", "sum", "mean", "max", "min", "copy", "reshape", "transpose",
                     "conj", "ravel", "astype", "any", "all", "prod", "cumsum", "item"}
 _LIST_METHODS = {"append", "pop"}  # (write a list, not an array)
-
-
-def _is_name(node, ident=None):
-    return isinstance(node, gast.Name) and (ident is None or node.id == ident)
 
 
 def _span(piece, size, sizes):
@@ -82,7 +78,7 @@ def _writes_nothing(stmt):
             if func.id not in HELPERS and func.id not in ("len", "range", "float", "abs"):
                 return False
         elif isinstance(func, gast.Attribute):
-            if _is_name(func.value, "np"):
+            if is_name(func.value, "np"):
                 continue
             if func.attr not in _READING_METHODS | _LIST_METHODS:
                 return False
@@ -94,11 +90,11 @@ def _writes_nothing(stmt):
 def _zeros(stmt):
     """(name, shape) of `A = np.zeros(shape, dtype)` with a literal shape, else None."""
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
-            and _is_name(stmt.targets[0]) and isinstance(stmt.value, gast.Call)):
+            and is_name(stmt.targets[0]) and isinstance(stmt.value, gast.Call)):
         return None
     func, args = stmt.value.func, stmt.value.args
     if not (isinstance(func, gast.Attribute) and func.attr == "zeros"
-            and _is_name(func.value, "np") and not stmt.value.keywords and 1 <= len(args) <= 2):
+            and is_name(func.value, "np") and not stmt.value.keywords and 1 <= len(args) <= 2):
         return None
     shape = args[0]
     if isinstance(shape, gast.Constant) and isinstance(shape.value, tuple):
@@ -117,8 +113,8 @@ def _store(stmt, array):
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1):
         return None
     target = stmt.targets[0]
-    if (isinstance(target, gast.Subscript) and _is_name(target.value, array)
-            and isinstance(target.slice, gast.Slice) and _is_name(stmt.value)):
+    if (isinstance(target, gast.Subscript) and is_name(target.value, array)
+            and isinstance(target.slice, gast.Slice) and is_name(stmt.value)):
         return target.slice, stmt.value.id
     return None
 
@@ -129,7 +125,7 @@ def _dtype_of_a_part(zeros, parts):
         return True
     dtype = zeros.args[1]
     return (isinstance(dtype, gast.Attribute) and dtype.attr == "dtype"
-            and _is_name(dtype.value) and dtype.value.id in parts)
+            and is_name(dtype.value) and dtype.value.id in parts)
 
 
 def _mentions(stmt, ident):

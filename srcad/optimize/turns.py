@@ -49,20 +49,16 @@ import numpy as np
 
 from ..syntax.convert import gast_to_ast
 from ..syntax.naming import walk
-from ..syntax.nodes import assign, call, comment, name
+from ..syntax.nodes import assign, call, comment, is_name, name, reversed_name
 
 _OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 _ENDS = (gast.Break, gast.Continue, gast.Return, gast.Yield, gast.YieldFrom)
 
 
-def _is_name(node, ident=None):
-    return isinstance(node, gast.Name) and (ident is None or node.id == ident)
-
-
 def _ufunc(node):
     """Whether node is a call np.f(args) of a one-output ufunc with its number of arguments."""
     if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
-            and _is_name(node.func.value, "np") and not node.keywords):
+            and is_name(node.func.value, "np") and not node.keywords):
         return False
     found = getattr(np, node.func.attr, None)
     return isinstance(found, np.ufunc) and found.nout == 1 and len(node.args) == found.nin
@@ -72,10 +68,10 @@ def _pop_of_tuple(stmt):
     """(stack name, [names]) of `a, b, c = stack.pop()`, else None."""
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], gast.Tuple)
-            and all(_is_name(n) for n in stmt.targets[0].elts)
+            and all(is_name(n) for n in stmt.targets[0].elts)
             and isinstance(stmt.value, gast.Call) and not stmt.value.args
             and isinstance(stmt.value.func, gast.Attribute) and stmt.value.func.attr == "pop"
-            and _is_name(stmt.value.func.value)):
+            and is_name(stmt.value.func.value)):
         return None
     return stmt.value.func.value.id, [n.id for n in stmt.targets[0].elts]
 
@@ -84,27 +80,11 @@ def _push_of_tuple(stmt):
     """(stack name, [names]) of `stack.append((a, b, c))`, else None."""
     if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
             and isinstance(stmt.value.func, gast.Attribute)
-            and stmt.value.func.attr == "append" and _is_name(stmt.value.func.value)
+            and stmt.value.func.attr == "append" and is_name(stmt.value.func.value)
             and len(stmt.value.args) == 1 and isinstance(stmt.value.args[0], gast.Tuple)
-            and all(_is_name(n) for n in stmt.value.args[0].elts)):
+            and all(is_name(n) for n in stmt.value.args[0].elts)):
         return None
     return stmt.value.func.value.id, [n.id for n in stmt.value.args[0].elts]
-
-
-def _reversed_name(node):
-    """R for R[::-1] (R a name), else None."""
-    if not (isinstance(node, gast.Subscript) and _is_name(node.value)
-            and isinstance(node.slice, gast.Slice) and node.slice.lower is None
-            and node.slice.upper is None):
-        return None
-    step = node.slice.step
-    if isinstance(step, gast.UnaryOp) and isinstance(step.op, gast.USub):
-        step, sign = step.operand, -1
-    else:
-        sign = 1
-    if isinstance(step, gast.Constant) and type(step.value) is int and sign * step.value == -1:
-        return node.value.id
-    return None
 
 
 def _bound(stmt):
@@ -128,7 +108,7 @@ class Turns:
         position = 0
         while position < len(body):
             back = body[position]
-            if type(back) is gast.For and _is_name(back.target):
+            if type(back) is gast.For and is_name(back.target):
                 forward = self.primal_loop(body, position)
                 if forward is not None:
                     added = self.batch(body, body.index(forward), position)
@@ -142,13 +122,13 @@ class Turns:
         at the top level: the adjoint loops undo the primal ones from the last, but a loop
         the user wrote over R[::-1] would count among them (and two primal loops over R may
         push tuples of the same names), so that more loops are not paired at all."""
-        turns = _reversed_name(body[position].iter)
+        turns = reversed_name(body[position].iter)
         made = self.top_once.get(turns)
         if made is None or not (isinstance(made.value, gast.Call)
-                                and _is_name(made.value.func, "range")):
+                                and is_name(made.value.func, "range")):
             return None
-        forwards = [s for s in body if type(s) is gast.For and _is_name(s.iter, turns)]
-        backs = [s for s in body if type(s) is gast.For and _reversed_name(s.iter) == turns]
+        forwards = [s for s in body if type(s) is gast.For and is_name(s.iter, turns)]
+        backs = [s for s in body if type(s) is gast.For and reversed_name(s.iter) == turns]
         if len(forwards) != 1 or len(backs) != 1 or forwards[0].orelse:
             return None
         forward = forwards[0]
@@ -285,7 +265,7 @@ class Turns:
         x = a * L (or L * a), x = safe_mul(a, L) (or (L, a)), x = strong_mul(a, L), with a a
         name that is not a leaf; else None."""
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
-                and _is_name(stmt.targets[0])):
+                and is_name(stmt.targets[0])):
             return None
         value, target = stmt.value, stmt.targets[0].id
         if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Div, gast.Mult)):
@@ -293,7 +273,7 @@ class Turns:
             if isinstance(value.op, gast.Mult):
                 pairs.append((value.right, value.left))
             op, guard = type(value.op), None
-        elif (isinstance(value, gast.Call) and _is_name(value.func)
+        elif (isinstance(value, gast.Call) and is_name(value.func)
               and value.func.id in ("safe_mul", "strong_mul") and len(value.args) == 2
               and not value.keywords):
             pairs = [tuple(value.args)]
@@ -305,7 +285,7 @@ class Turns:
         if target in leaves:
             return None
         for a, leaf in pairs:
-            if _is_name(a) and _is_name(leaf) and leaf.id in leaves and a.id not in leaves:
+            if is_name(a) and is_name(leaf) and leaf.id in leaves and a.id not in leaves:
                 return a.id, op, leaf.id, target, guard
         return None
 

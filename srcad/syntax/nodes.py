@@ -19,6 +19,25 @@ def name(ident, ctx=None):
     return gast.Name(id=ident, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
 
 
+def is_name(node, ident=None):
+    """Whether node is a Name (of ident, if given)."""
+    return isinstance(node, gast.Name) and (ident is None or node.id == ident)
+
+
+def reversed_name(node):
+    """R for R[::-1] (R a name; the step -1 as a number or as a negated 1), else None."""
+    if not (isinstance(node, gast.Subscript) and is_name(node.value)
+            and isinstance(node.slice, gast.Slice) and node.slice.lower is None
+            and node.slice.upper is None):
+        return None
+    step, sign = node.slice.step, 1
+    if isinstance(step, gast.UnaryOp) and isinstance(step.op, gast.USub):
+        step, sign = step.operand, -1
+    if isinstance(step, gast.Constant) and type(step.value) is int and sign * step.value == -1:
+        return node.value.id
+    return None
+
+
 def constant_node(value):
     if isinstance(value, tuple):
         return gast.Tuple(elts=[constant_node(v) for v in value], ctx=gast.Load())
