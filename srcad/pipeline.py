@@ -97,6 +97,7 @@ PASSES = (
     "turns",           # expressions of a loop's taped values made for all turns at once
     "outer",           # per-step outer products batched into matrix products (optimize/outer.py)
     "rank_one",        # outer products kept outer through matrix products (optimize/rank_one.py)
+    "diagonal",        # products with diagonal matrices as scalings (optimize/diagonal.py)
     "factorizations",  # one LU factorization per matrix for its solves, inverse, slogdet
     "strength",        # cheaper spellings of sums, means and dot products (optimize/strength.py)
     "layout",          # broadcast results with a short last axis made in Fortran order (layout.py)

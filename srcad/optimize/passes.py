@@ -5,7 +5,7 @@ the PASSES name that switches it off, the builds it runs for, the facts it reads
                     layout
     reverse mode:   simplify, [guards, cancel, broadcasts, factor, contract, resimplify], signs,
                     inplace, [tiles], [turns], [singular], [outer], [rank_one],
-                    [factorizations], [strength], [layout]
+                    [diagonal], [factorizations], [strength], [layout]
                                                               ([...]: shape-specialized builds)
 
 pipeline.improve builds the facts of the build and hands this table to manager.run_passes.
@@ -15,6 +15,7 @@ from .cancel import cancel_factors
 from .contract import contract_sums
 from .copies import copies
 from .deadcode import dead_code
+from .diagonal import scale_by_diagonals
 from .factor import factor_contributions
 from .factorizations import FACTORING, share_factorizations
 from .guards import drop_unmet_guards
@@ -79,6 +80,9 @@ PIPELINE = (
          needs=("shape_of", "fresh_name", "mutated"), calls=("np.outer",)),
     Pass("rank_one", keep_rank_one, switch="rank_one", modes=REVERSE, specialized=True,
          needs=("shape_of", "loads", "binds"), calls=("np.outer",)),
+    Pass("diagonal", scale_by_diagonals, switch="diagonal", modes=REVERSE, specialized=True,
+         needs=("shape_of", "loads", "binds", "derived", "returns_values", "arrays"),
+         calls=("np.diag", "undiag")),
     Pass("factorizations", share_factorizations, switch="factorizations", modes=REVERSE,
          specialized=True, needs=("shape_of", "float_of", "binds", "params", "fresh_name",
                                   "derived", "returns_values"), calls=FACTORING),

@@ -28,6 +28,45 @@ def _outer_of(value):
     return None
 
 
+def ndim_of(node, shape_of, defs, depth=0):
+    """The number of axes of node's value: the probe's, or through a name bound once (defs:
+    name -> value) to a transpose (np.swapaxes(Ki, -1, -2), a template's temporary), or None."""
+    shape = expression_shape(node, shape_of)
+    if shape is not None:
+        return len(shape)
+    if depth > 8:
+        return None
+    if isinstance(node, gast.Name) and node.id in defs:
+        return ndim_of(defs[node.id], shape_of, defs, depth + 1)
+    if isinstance(node, gast.Attribute) and node.attr == "T":
+        return ndim_of(node.value, shape_of, defs, depth + 1)
+    if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+            and isinstance(node.func.value, gast.Name) and node.func.value.id == "np"
+            and node.func.attr in ("swapaxes", "transpose") and node.args):
+        return ndim_of(node.args[0], shape_of, defs, depth + 1)
+    return None
+
+
+def once_bound_values(body, binds):
+    """name -> value of each name bound once, by a top-level `name = value` of body."""
+    return {s.targets[0].id: s.value for s in body if isinstance(s, gast.Assign)
+            and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+            and binds.get(s.targets[0].id) == 1}
+
+
+def stores_into(stmts, names):
+    """Whether the statements bind any of these names or store into them (then the values a
+    statement before them read are not those a statement after them would)."""
+    for stmt in stmts:
+        for n in walk(stmt):
+            if isinstance(n, gast.Name) and n.id in names and isinstance(n.ctx, gast.Store):
+                return True
+            if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and (
+                    isinstance(n.value, gast.Name) and n.value.id in names):
+                return True
+    return False
+
+
 class RankOne:
     def __init__(self, fdef, facts):
         self.fdef = fdef
@@ -35,23 +74,8 @@ class RankOne:
         self.loads = facts.loads
         self.binds = facts.binds
 
-    def ndim(self, node, depth=0):
-        """The number of axes of node's value: the probe's, or through a name bound once to a
-        transpose (np.swapaxes(Ki, -1, -2), a template's temporary), or None."""
-        shape = expression_shape(node, self.shape_of)
-        if shape is not None:
-            return len(shape)
-        if depth > 8:
-            return None
-        if isinstance(node, gast.Name) and node.id in self.defs:
-            return self.ndim(self.defs[node.id], depth + 1)
-        if isinstance(node, gast.Attribute) and node.attr == "T":
-            return self.ndim(node.value, depth + 1)
-        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
-                and isinstance(node.func.value, gast.Name) and node.func.value.id == "np"
-                and node.func.attr in ("swapaxes", "transpose") and node.args):
-            return self.ndim(node.args[0], depth + 1)
-        return None
+    def ndim(self, node):
+        return ndim_of(node, self.shape_of, self.defs)
 
     def carried(self, node, name, pair):
         """The vectors (u', v') of node = outer(u', v'), where node holds the outer product
@@ -88,9 +112,7 @@ class RankOne:
 
     def run(self):
         body = self.fdef.body
-        self.defs = {s.targets[0].id: s.value for s in body if isinstance(s, gast.Assign)
-                     and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
-                     and self.binds.get(s.targets[0].id) == 1}
+        self.defs = once_bound_values(body, self.binds)
         k = 0
         while k < len(body):
             stmt = body[k]
@@ -103,7 +125,7 @@ class RankOne:
                 continue
             reader = next((j for j in range(k + 1, len(body)) if any(
                 isinstance(n, gast.Name) and n.id == name for n in walk(body[j]))), None)
-            if reader is not None and isinstance(body[reader], gast.Assign) and not self.stored(
+            if reader is not None and isinstance(body[reader], gast.Assign) and not stores_into(
                     body[k + 1:reader], {a.id for a in pair}):
                 body[reader].value, done = self.rewrite(body[reader].value, name, pair)
                 if done:  # (its one read is gone: its vectors are read where it was)
@@ -111,20 +133,6 @@ class RankOne:
                     continue
             k += 1
         return self.fdef
-
-    @staticmethod
-    def stored(stmts, names):
-        """Whether the statements bind any of these names or store into them (then the vectors
-        the outer product read are not those the later statement would)."""
-        for stmt in stmts:
-            for n in walk(stmt):
-                if isinstance(n, gast.Name) and n.id in names and isinstance(n.ctx, gast.Store):
-                    return True
-                if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and (
-                        isinstance(n.value, gast.Name) and n.value.id in names):
-                    return True
-        return False
-
 
 def keep_rank_one(fdef, facts):
     """The pass (see the module docstring)."""

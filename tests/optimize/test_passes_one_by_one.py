@@ -24,6 +24,7 @@ import test_contract
 import test_factorizations
 import test_guards
 import test_hoist
+import test_diagonal
 import test_rank_one
 import test_tiles
 import test_turns
@@ -603,10 +604,12 @@ def test_outer_products_of_a_vector_written_after_it_is_kept_are_not_batched(bod
 
 def test_every_pass_of_the_pipeline_has_a_before_after_test_here():
     """A new pass gets its test in this file (or test_rank_one.py, test_contract.py,
-    test_factorizations.py, test_guards.py, test_hoist.py, test_tiles.py, test_turns.py): the
+    test_factorizations.py, test_guards.py, test_hoist.py, test_tiles.py, test_turns.py,
+    test_diagonal.py): the
     check above for it."""
     tested = {id(v) for module in (test_rank_one, test_contract, test_factorizations,
-                                   test_guards, test_hoist, test_tiles, test_turns)
+                                   test_guards, test_hoist, test_tiles, test_turns,
+                                   test_diagonal)
               for v in vars(module).values()} | {id(v) for v in globals().values()}
     declared = [p for entry in passes.PIPELINE for p in getattr(entry, "passes", (entry,))]
     assert [p.name for p in declared if id(p.run) not in tested] == []

@@ -1,0 +1,191 @@
+"""optimize/diagonal.py: a diagonal matrix made from a vector (np.diag(v), the adjoint of
+np.diag of a vector: undiag(g, a, 0)) and read once as a factor of a matrix product becomes a
+scaling of the other factor (n^2, not n^3). The numbers against central differences and the
+unoptimized gradient; the pass leaves the code alone where the matrix is not diagonal, the
+vector changes before the product, or f's own values must stay f's to the bit."""
+import numpy as np
+import pytest
+
+import srcad
+from srcad.optimize.diagonal import scale_by_diagonals
+
+from before_after import check_rewrite, check_unchanged
+from regressions.numeric import central_gradient
+
+RNG = np.random.default_rng(11)
+A, B, v, w = RNG.normal(size=(4, 4)), RNG.normal(size=(4, 3)), RNG.normal(size=4), RNG.normal(
+    size=4)
+SHAPES = {"A": (4, 4), "B": (4, 3), "v": (4,), "w": (4,), "x": (2, 5, 4)}
+FACTS = dict(shape_of=SHAPES.get, derived={"D", "g"}, returns_values=False,
+             arrays={"A", "B", "v", "w", "x"})
+
+
+def test_a_diagonal_on_the_right_scales_columns():
+    check_rewrite(scale_by_diagonals, """
+        def f(A, B, v, w):
+            D = np.diag(v)
+            g = A @ D
+            return g
+        """, """
+        def f(A, B, v, w):
+            g = A * v
+            return g
+        """, (A, B, v, w), **FACTS)
+
+
+def test_a_diagonal_on_the_left_scales_rows_of_a_matrix_and_items_of_a_vector():
+    check_rewrite(scale_by_diagonals, """
+        def f(A, B, v, w):
+            D = np.diag(v)
+            g = (D @ B).sum() + 1.0
+            return g
+        """, """
+        def f(A, B, v, w):
+            g = (v[:, None] * B).sum() + 1.0
+            return g
+        """, (A, B, v, w), **FACTS)
+    check_rewrite(scale_by_diagonals, """
+        def f(A, B, v, w):
+            D = np.diag(v)
+            g = D @ w
+            return g
+        """, """
+        def f(A, B, v, w):
+            g = v * w
+            return g
+        """, (A, B, v, w), **FACTS)
+
+
+def test_the_adjoint_of_a_diagonal_read_through_as_lower_factor_scales_columns():
+    check_rewrite(scale_by_diagonals, """
+        def f(A, B, v, w):
+            D = undiag(v, A, 0)
+            g = np.swapaxes(A, -1, -2) @ as_lower_factor(D, A)
+            return g
+        """, """
+        def f(A, B, v, w):
+            g = np.swapaxes(A, -1, -2) * v
+            return g
+        """, (A, B, v, w), **FACTS)
+
+
+def test_a_stack_of_rows_times_a_diagonal_scales_its_last_axis():
+    x = RNG.normal(size=(2, 5, 4))
+    check_rewrite(scale_by_diagonals, """
+        def f(x, v):
+            D = np.diag(v)
+            g = x @ D
+            return g
+        """, """
+        def f(x, v):
+            g = x * v
+            return g
+        """, (x, v), **FACTS)
+
+
+def test_what_is_not_a_diagonal_matrix_of_a_vector_stays_a_product():
+    check_unchanged(scale_by_diagonals, """
+        def f(A, B, v, w):
+            D = np.diag(v, 1)
+            g = A[:4, :4] @ D[:4, :4]
+            return g
+        """, (A, B, v, w), **FACTS)
+    check_unchanged(scale_by_diagonals, """
+        def f(A, B, v, w):
+            d = np.diag(A)
+            g = A @ np.diag(d)
+            return g
+        """, (A, B, v, w), shape_of={"A": (4, 4)}.get, derived=set(), returns_values=False,
+        arrays={"A", "d"})
+    check_unchanged(scale_by_diagonals, """
+        def f(A, B, v, w):
+            D = undiag(A, v, 0)
+            g = D * 2.0
+            return g
+        """, (A, B, v, w), **FACTS)
+
+
+def test_the_diagonal_of_a_list_stays_a_matrix():
+    check_unchanged(scale_by_diagonals, """
+        def f(A, B, v, w):
+            D = np.diag(v)
+            g = D @ B
+            return g
+        """, (A, B, list(v), w), **dict(FACTS, arrays={"A", "B"}))
+
+
+def test_a_vector_stored_into_before_the_product_keeps_the_matrix():
+    check_unchanged(scale_by_diagonals, """
+        def f(A, B, v, w):
+            D = np.diag(v)
+            v[0] = 2.0
+            g = A @ D
+            return g
+        """, (A, B, v, w), **FACTS)
+
+
+def test_a_matrix_read_twice_or_in_a_loop_stays():
+    check_unchanged(scale_by_diagonals, """
+        def f(A, B, v, w):
+            D = np.diag(v)
+            g = A @ D + D
+            return g
+        """, (A, B, v, w), **FACTS)
+    check_unchanged(scale_by_diagonals, """
+        def f(A, B, v, w):
+            D = np.diag(v)
+            g = A
+            for i in range(2):
+                g = g @ D
+            return g
+        """, (A, B, v, w), **FACTS)
+
+
+def test_f_values_stay_f_values_where_the_derivative_returns_them():
+    check_unchanged(scale_by_diagonals, """
+        def f(A, B, v, w):
+            S = np.diag(v)
+            g = A @ S
+            return g
+        """, (A, B, v, w), shape_of=SHAPES.get, derived={"D"}, returns_values=True,
+        arrays=FACTS["arrays"])
+
+
+def svd_like(U, s, Vt):
+    return np.sum(np.tanh(U @ np.diag(s) @ Vt))
+
+
+def weighted_gram(X, w):
+    return np.sum((X.T @ np.diag(w) @ X) ** 2)
+
+
+def log_det_from_cholesky(theta, M):
+    K = M @ M.T + np.exp(theta) * np.eye(M.shape[0])
+    return np.sum(np.log(np.diag(np.linalg.cholesky(K)))) + np.sum(np.diag(K) ** 2)
+
+
+CASES = [
+    (svd_like, (RNG.normal(size=(5, 4)), RNG.uniform(0.5, 2, size=4), RNG.normal(size=(4, 3))),
+     (0, 1, 2)),
+    (weighted_gram, (RNG.normal(size=(6, 3)), RNG.uniform(0.5, 2, size=6)), (0, 1)),
+    (log_det_from_cholesky, (0.3, RNG.normal(size=(5, 5))), (0, 1)),
+]
+
+
+@pytest.mark.parametrize("func,args,wrt", CASES, ids=[c[0].__name__ for c in CASES])
+def test_gradients_through_diagonal_products_against_differences_and_unoptimized(func, args,
+                                                                                 wrt):
+    grads = srcad.grad(func, wrt=wrt)(*args)
+    plain = srcad.grad(func, wrt=wrt, disable="diagonal")(*args)
+    expected = [central_gradient(func, args, i) for i in wrt]
+    for got, unoptimized, numeric in zip(grads, plain, expected):
+        np.testing.assert_allclose(got, unoptimized, rtol=1e-12, atol=1e-13)
+        np.testing.assert_allclose(got, numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_the_cholesky_log_determinant_gradient_scales_instead_of_multiplying():
+    args = CASES[2][1]
+    text = srcad.source(log_det_from_cholesky, wrt=1, args=args)
+    assert "np.swapaxes(low_1, -1, -2) * bt9" in text and "bt8 = undiag" not in text, text
+    off = srcad.source(log_det_from_cholesky, wrt=1, args=args, disable="diagonal")
+    assert "bt8 = undiag(bt9, t8, 0)" in off and "@ as_lower_factor(bt8, t8)" in off
