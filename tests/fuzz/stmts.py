@@ -881,6 +881,13 @@ _SCIPY_LINALG = {
     "gp": "{L} = scipy.linalg.cho_factor({a}, lower=True)\n{t} = 0.5 * np.dot({rhs}, "
           "scipy.linalg.cho_solve({L}, {rhs})) + np.sum(np.log(np.diag({L}[0])))",
 }
+# products with diagonal matrices of vectors (optimize/diagonal.py: scalings of rows or columns)
+_DIAGONAL = {
+    "inv": "{t} = np.linalg.inv({a}) @ np.diag({rhs}) @ {rhs}",
+    "det": "{t} = np.linalg.det({a}) * (np.diag({rhs}) @ {a} @ {rhs})",
+    "cholesky": "{L} = np.linalg.cholesky({a})\n"
+                "{t} = np.sum(np.log(np.diag({L}))) + np.diag({rhs}) @ ({L} @ {rhs})",
+}
 try:
     import scipy.linalg  # noqa: F401
     _HAS_SCIPY = True
@@ -916,6 +923,9 @@ def linalg(scope, depth=2):
     if _HAS_SCIPY and kind in _SCIPY_LINALG and zlib.crc32(lines[0].encode()) % 2:
         template = _SCIPY_LINALG[kind].replace("{pos}", ", assume_a='pos'" if spd else "")
         kind = "scipy_" + kind  # (picked by a checksum: every seed keeps its program)
+    elif kind in _DIAGONAL and zlib.crc32(lines[0].encode()) // 2 % 2:
+        template = _DIAGONAL[kind]
+        kind = "diagonal_" + kind
     names = {"t": t, "a": a, "b": b.text, "rhs": b.atom()}
     for key, prefix in (("L", "L"), ("sign", "sign"), ("logdet", "logdet")):
         if "{" + key + "}" in template:
