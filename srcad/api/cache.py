@@ -56,8 +56,9 @@ class Compiled:
         self.kind = kind
         self.wrt = wrt
         self.disabled = disabled  # the passes it was built without (its callees likewise)
-        self.path, self.code = compile_module(built.source,
-                                              module_stem(built.func, built.function_name))
+        self.path, self.code, self.helpers = compile_module(
+            built.source, module_stem(built.func, built.function_name))  # (helpers: defined
+        # by the module's text, not compiled: bound to the runtime's when it runs)
 
 
 class Stale(Exception):
@@ -183,7 +184,7 @@ class Instance:
                      "__file__": comp.path}
         exec(comp.code, namespace)
         for helper in runtime.HELPERS:  # the runtime's own objects, so templates find them
-            if helper in namespace:
+            if helper in namespace or helper in comp.helpers:
                 namespace[helper] = runtime.HELPERS[helper]
         namespace.update(built.lifted)  # nested functions of func, lifted to functions
         self.namespace = namespace

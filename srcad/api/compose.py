@@ -100,7 +100,7 @@ def first_item(func):
 def _compiled(source, name, namespace):
     """The function `name` of a wrapper's text, compiled as generated code is (written to the
     cache and linecache, so srcad reads its source) with the names it calls."""
-    _, code = compile_module(source, f"srcad_composed.{name}")
+    _, code, _ = compile_module(source, f"srcad_composed.{name}")  # (no helpers in it)
     namespace = dict(namespace, __name__=f"srcad_generated.{name}")
     exec(code, namespace)  # noqa: S102 - text written from identifiers by this module
     return namespace[name]

@@ -227,7 +227,7 @@ def load(digest, func):
     if dependencies is None:
         return None
     try:
-        _, code = compile_module(data["source"], module_stem(func, data["function_name"]))
+        _, code, _ = compile_module(data["source"], module_stem(func, data["function_name"]))
     except (SyntaxError, ValueError, OverflowError, MemoryError, RecursionError):
         return None
     if not _defines(code, data["function_name"]):

@@ -11,9 +11,9 @@ made first. The adjoint of np.diag(L) (a log-determinant from a Cholesky factor,
 a diagonal) meets one in Cholesky's adjoint (L^T L_bar); user code writes them too
 (U @ np.diag(s) @ Vt, a weighted X^T @ np.diag(w) @ X).
 
-The diagonal matrix is np.diag(v) of a vector v (an array: the probe saw it so), or undiag(g, a) / undiag(g, a, 0) of a
-vector g (the adjoint of np.diag(v) of a vector: g on the diagonal of a square matrix of
-zeros); as_lower_factor(D, l) around it is D or its transpose (Cholesky's adjoint sees a
+The diagonal matrix is np.diag(v) of a vector v (an array: the probe saw it so), or
+undiag(g, a) / undiag(g, a, 0) of a vector g (the adjoint of np.diag(v) of a vector: g on the
+diagonal of a square matrix of zeros); as_lower_factor(D, l) around it is D or its transpose (Cholesky's adjoint sees a
 dask factor through it), the same matrix for a diagonal D. Applies where the probe knows the
 vector's and the square matrix's shapes, the matrix is bound once at the top level and read
 once, in a later top-level assignment, as one side of a matrix product (on the left, where
