@@ -48,6 +48,7 @@ class Diagonal:
         self.derived = facts.derived
         self.returns_values = facts.returns_values
         self.arrays = facts.arrays  # (a list's diagonal matrix: the list cannot scale rows)
+        self.inexact = facts.inexact  # (undiag's matrix is float whatever g is: g must be)
 
     def vector_of(self, value):
         """The vector (a Name) whose diagonal matrix value is, or None."""
@@ -63,8 +64,9 @@ class Diagonal:
                                          and type(value.args[2].value) is int
                                          and value.args[2].value == 0):
             return None
-        if not (isinstance(vector, gast.Name) and isinstance(square, gast.Name)):
-            return None
+        if not (isinstance(vector, gast.Name) and isinstance(square, gast.Name)
+                and vector.id in self.inexact):
+            return None  # (an int g: A * g would be ints where A @ undiag(g, a) is floats)
         shape, outer = self.shape_of(vector.id), self.shape_of(square.id)
         if shape is None or outer is None or len(shape) != 1 or outer != (shape[0],) * 2:
             return None  # (a vector square: undiag reads g's diagonal; no matrix is made)

@@ -17,7 +17,7 @@ A, B, v, w = RNG.normal(size=(4, 4)), RNG.normal(size=(4, 3)), RNG.normal(size=4
     size=4)
 SHAPES = {"A": (4, 4), "B": (4, 3), "v": (4,), "w": (4,), "x": (2, 5, 4)}
 FACTS = dict(shape_of=SHAPES.get, derived={"D", "g"}, returns_values=False,
-             arrays={"A", "B", "v", "w", "x"})
+             arrays={"A", "B", "v", "w", "x"}, inexact={"A", "B", "v", "w", "x"})
 
 
 def test_a_diagonal_on_the_right_scales_columns():
@@ -96,13 +96,22 @@ def test_what_is_not_a_diagonal_matrix_of_a_vector_stays_a_product():
             g = A @ np.diag(d)
             return g
         """, (A, B, v, w), shape_of={"A": (4, 4)}.get, derived=set(), returns_values=False,
-        arrays={"A", "d"})
+        arrays={"A", "d"}, inexact={"A", "d"})
     check_unchanged(scale_by_diagonals, """
         def f(A, B, v, w):
             D = undiag(A, v, 0)
             g = D * 2.0
             return g
         """, (A, B, v, w), **FACTS)
+
+
+def test_the_adjoint_of_the_diagonal_of_ints_stays_a_matrix_of_floats():
+    check_unchanged(scale_by_diagonals, """
+        def f(A, B, v, w):
+            D = undiag(v, A, 0)
+            g = A @ D
+            return g
+        """, (A, B, np.arange(4), w), **dict(FACTS, inexact={"A", "B", "w"}))
 
 
 def test_the_diagonal_of_a_list_stays_a_matrix():
@@ -148,7 +157,7 @@ def test_f_values_stay_f_values_where_the_derivative_returns_them():
             g = A @ S
             return g
         """, (A, B, v, w), shape_of=SHAPES.get, derived={"D"}, returns_values=True,
-        arrays=FACTS["arrays"])
+        arrays=FACTS["arrays"], inexact=FACTS["inexact"])
 
 
 def svd_like(U, s, Vt):
