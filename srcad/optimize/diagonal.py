@@ -29,9 +29,8 @@ derivative names' matrices (adjoints, tangents, templates' temporaries) are rewr
 """
 import gast
 
-from ..syntax.naming import walk
 from ..syntax.nodes import constant_node, is_name, name as name_node
-from .rank_one import ndim_of, once_bound_values, stores_into
+from .read_once import fold_read_once, ndim_of, once_bound_values, replace_first
 
 
 def _numpy_call(node, attr):
@@ -81,61 +80,41 @@ class Diagonal:
                 and isinstance(node.args[1], gast.Name))
 
     def scaled(self, node, name, vector):
-        """node with the matrix product that has the diagonal matrix `name` as a factor
-        written as a scaling by vector; whether that happened."""
-        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult):
-            if self.is_matrix(node.right, name) and not self.is_matrix(node.left, name) and (
-                    not isinstance(node.left, gast.Constant)):  # A @ D: A has one axis or
-                # more (matmul takes no scalar), its last of D's length; A * v scales it
-                return gast.BinOp(left=node.left, op=gast.Mult(), right=vector), True
-            if self.is_matrix(node.left, name) and not self.is_matrix(node.right, name):
-                other = ndim_of(node.right, self.shape_of, self.defs)  # D @ B
-                if other == 1:
-                    return gast.BinOp(left=vector, op=gast.Mult(), right=node.right), True
-                if other is not None and other >= 2:
-                    column = gast.Subscript(value=vector, slice=gast.Tuple(elts=[
-                        gast.Slice(lower=None, upper=None, step=None), constant_node(None)],
-                        ctx=gast.Load()), ctx=gast.Load())
-                    return gast.BinOp(left=column, op=gast.Mult(), right=node.right), True
-        for field, value in gast.iter_fields(node):
-            if isinstance(value, gast.AST):
-                new, done = self.scaled(value, name, vector)
-                if done:
-                    setattr(node, field, new)
-                    return node, True
-            elif isinstance(value, list):
-                for i, item in enumerate(value):
-                    if isinstance(item, gast.AST):
-                        new, done = self.scaled(item, name, vector)
-                        if done:
-                            value[i] = new
-                            return node, True
-        return node, False
+        """The scaling by vector that node is, if node is a matrix product with the diagonal
+        matrix `name` as a factor, else None."""
+        if not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult)):
+            return None
+        if self.is_matrix(node.right, name) and not self.is_matrix(node.left, name) and (
+                not isinstance(node.left, gast.Constant)):  # A @ D: A has one axis or more
+            # (matmul takes no scalar), its last of D's length; A * v scales it
+            return gast.BinOp(left=node.left, op=gast.Mult(), right=name_node(vector))
+        if self.is_matrix(node.left, name) and not self.is_matrix(node.right, name):
+            other = ndim_of(node.right, self.shape_of, self.defs)  # D @ B
+            if other == 1:
+                return gast.BinOp(left=name_node(vector), op=gast.Mult(), right=node.right)
+            if other is not None and other >= 2:
+                column = gast.Subscript(value=name_node(vector), slice=gast.Tuple(elts=[
+                    gast.Slice(lower=None, upper=None, step=None), constant_node(None)],
+                    ctx=gast.Load()), ctx=gast.Load())
+                return gast.BinOp(left=column, op=gast.Mult(), right=node.right)
+        return None
 
     def run(self):
         body = self.fdef.body
         self.defs = once_bound_values(body, self.binds)
-        k = 0
-        while k < len(body):
-            stmt = body[k]
-            name = stmt.targets[0].id if isinstance(stmt, gast.Assign) and len(
-                stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) else None
-            vector = self.vector_of(stmt.value) if name is not None and self.binds.get(
-                name) == 1 and self.loads.get(name) == 1 else None
+
+        def reads_of(name, value):
+            vector = self.vector_of(value)
             if vector is None or vector.id not in self.arrays or (
                     self.returns_values and name not in self.derived):
-                k += 1
-                continue
-            reader = next((j for j in range(k + 1, len(body)) if any(
-                is_name(n, name) for n in walk(body[j]))), None)
-            if reader is not None and isinstance(body[reader], gast.Assign) and not stores_into(
-                    body[k + 1:reader], {vector.id}):
-                body[reader].value, done = self.scaled(body[reader].value, name,
-                                                       name_node(vector.id))
-                if done:  # (its one read is gone, and with it the matrix)
-                    del body[k]
-                    continue
-            k += 1
+                return None
+            return {vector.id}
+
+        def rewrite(name, value, reader):
+            vector = self.vector_of(value).id
+            return replace_first(reader, lambda node: self.scaled(node, name, vector))
+
+        fold_read_once(body, self.binds, self.loads, reads_of, rewrite)
         return self.fdef
 
 

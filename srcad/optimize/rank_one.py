@@ -13,9 +13,8 @@ level, and every product it meets on the way out is a matrix product with it on 
 """
 import gast
 
-from ..analysis.shapes import expression_shape
-from ..syntax.naming import walk
 from ..syntax.nodes import call
+from .read_once import fold_read_once, ndim_of, once_bound_values, replace_first
 
 
 def _outer_of(value):
@@ -26,45 +25,6 @@ def _outer_of(value):
             and all(isinstance(a, gast.Name) for a in value.args)):
         return tuple(value.args)
     return None
-
-
-def ndim_of(node, shape_of, defs, depth=0):
-    """The number of axes of node's value: the probe's, or through a name bound once (defs:
-    name -> value) to a transpose (np.swapaxes(Ki, -1, -2), a template's temporary), or None."""
-    shape = expression_shape(node, shape_of)
-    if shape is not None:
-        return len(shape)
-    if depth > 8:
-        return None
-    if isinstance(node, gast.Name) and node.id in defs:
-        return ndim_of(defs[node.id], shape_of, defs, depth + 1)
-    if isinstance(node, gast.Attribute) and node.attr == "T":
-        return ndim_of(node.value, shape_of, defs, depth + 1)
-    if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
-            and isinstance(node.func.value, gast.Name) and node.func.value.id == "np"
-            and node.func.attr in ("swapaxes", "transpose") and node.args):
-        return ndim_of(node.args[0], shape_of, defs, depth + 1)
-    return None
-
-
-def once_bound_values(body, binds):
-    """name -> value of each name bound once, by a top-level `name = value` of body."""
-    return {s.targets[0].id: s.value for s in body if isinstance(s, gast.Assign)
-            and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
-            and binds.get(s.targets[0].id) == 1}
-
-
-def stores_into(stmts, names):
-    """Whether the statements bind any of these names or store into them (then the values a
-    statement before them read are not those a statement after them would)."""
-    for stmt in stmts:
-        for n in walk(stmt):
-            if isinstance(n, gast.Name) and n.id in names and isinstance(n.ctx, gast.Store):
-                return True
-            if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and (
-                    isinstance(n.value, gast.Name) and n.value.id in names):
-                return True
-    return False
 
 
 class RankOne:
@@ -96,43 +56,29 @@ class RankOne:
             return gast.BinOp(left=node.left, op=gast.MatMult(), right=u), v
         return None
 
-    def rewrite(self, node, name, pair):
-        """node with its largest matrix product around `name` written as one outer product;
-        whether that happened."""
-        found = self.carried(node, name, pair)
-        if found is not None and not isinstance(node, gast.Name):
-            return call(["np", "outer"], *found), True
-        for field, value in gast.iter_fields(node):
-            if isinstance(value, gast.AST):
-                new, done = self.rewrite(value, name, pair)
-                if done:
-                    setattr(node, field, new)
-                    return node, True
-        return node, False
-
     def run(self):
         body = self.fdef.body
         self.defs = once_bound_values(body, self.binds)
-        k = 0
-        while k < len(body):
-            stmt = body[k]
-            pair = _outer_of(stmt.value) if isinstance(stmt, gast.Assign) and len(
-                stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) else None
-            name = stmt.targets[0].id if pair is not None else None
-            if pair is None or self.binds.get(name) != 1 or self.loads.get(name) != 1 or any(
-                    self.ndim(a) != 1 for a in pair):
-                k += 1
-                continue
-            reader = next((j for j in range(k + 1, len(body)) if any(
-                isinstance(n, gast.Name) and n.id == name for n in walk(body[j]))), None)
-            if reader is not None and isinstance(body[reader], gast.Assign) and not stores_into(
-                    body[k + 1:reader], {a.id for a in pair}):
-                body[reader].value, done = self.rewrite(body[reader].value, name, pair)
-                if done:  # (its one read is gone: its vectors are read where it was)
-                    del body[k]
-                    continue
-            k += 1
+
+        def reads_of(name, value):
+            pair = _outer_of(value)
+            if pair is None or any(self.ndim(a) != 1 for a in pair):
+                return None
+            return {a.id for a in pair}
+
+        def rewrite(name, value, reader):
+            """reader with its largest matrix product around `name` written as one outer
+            product (its vectors are read where the outer product was)."""
+            pair = _outer_of(value)
+
+            def at(node):
+                found = None if isinstance(node, gast.Name) else self.carried(node, name, pair)
+                return None if found is None else call(["np", "outer"], *found)
+            return replace_first(reader, at)
+
+        fold_read_once(body, self.binds, self.loads, reads_of, rewrite)
         return self.fdef
+
 
 def keep_rank_one(fdef, facts):
     """The pass (see the module docstring)."""
