@@ -70,3 +70,4 @@ def test_a_traceback_points_at_the_generated_line_after_the_helpers():
     assert frame, traceback.format_tb(info.tb)
     line = linecache.getline(frame[-1].filename, frame[-1].lineno)
     assert "undefined_name" in line, line
+
