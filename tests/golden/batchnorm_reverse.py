@@ -98,6 +98,8 @@ def safe_mul(a, b):
     a zero derivative stays zero through an infinite or undefined slope."""
     if isinstance(b, float) and b != 0.0 and -np.inf < b < np.inf:  # finite, nonzero float
         return a * b  # (Python or np.float64)
+    if isinstance(a, float) and a != 0.0 and -np.inf < a < np.inf:  # the same, either side
+        return a * b  # (a scalar adjoint times a slope: no errstate, no look at b's values)
     if type(a) is np.ndarray and type(b) is np.ndarray:
         # finite only if every product is (same shapes), or if every factor is: nothing to guard
         check = float(np.vdot(a, b).real if a.shape == b.shape else (

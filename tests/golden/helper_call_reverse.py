@@ -157,6 +157,8 @@ def strong_mul(g, s):
     strong: an inf g against a zero s is nan, as g * s (safe_mul is strong both ways)."""
     if isinstance(s, (float, int)) and -np.inf < s < np.inf:  # a finite number: no guard
         return g * s
+    if isinstance(g, float) and g != 0.0 and -np.inf < g < np.inf:  # a finite number, not 0:
+        return g * s  # no zero to keep, nor an invalid product to silence
     if type(s) is np.ndarray:
         check = float(np.vdot(s, s).real) if s.dtype.kind in "fc" else 0.0
         if check - check == 0.0:  # every entry finite (a Python float: inf - inf is nan)

@@ -115,6 +115,8 @@ def safe_mul(a, b):
     a zero derivative stays zero through an infinite or undefined slope."""
     if isinstance(b, float) and b != 0.0 and -np.inf < b < np.inf:  # finite, nonzero float
         return a * b  # (Python or np.float64)
+    if isinstance(a, float) and a != 0.0 and -np.inf < a < np.inf:  # the same, either side
+        return a * b  # (a scalar adjoint times a slope: no errstate, no look at b's values)
     if type(a) is np.ndarray and type(b) is np.ndarray:
         # finite only if every product is (same shapes), or if every factor is: nothing to guard
         check = float(np.vdot(a, b).real if a.shape == b.shape else (
@@ -140,6 +142,8 @@ def strong_mul(g, s):
     strong: an inf g against a zero s is nan, as g * s (safe_mul is strong both ways)."""
     if isinstance(s, (float, int)) and -np.inf < s < np.inf:  # a finite number: no guard
         return g * s
+    if isinstance(g, float) and g != 0.0 and -np.inf < g < np.inf:  # a finite number, not 0:
+        return g * s  # no zero to keep, nor an invalid product to silence
     if type(s) is np.ndarray:
         check = float(np.vdot(s, s).real) if s.dtype.kind in "fc" else 0.0
         if check - check == 0.0:  # every entry finite (a Python float: inf - inf is nan)
