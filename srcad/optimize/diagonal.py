@@ -1,41 +1,74 @@
-"""diagonal products (reverse mode, shape-specialized builds): a diagonal matrix made from a
-vector and read once, as a factor of a matrix product, becomes that vector scaling the other
-factor's columns or rows:
+"""diagonal products (reverse mode, shape-specialized builds): n^2 work where a matrix product
+of n^3 met a diagonal matrix. Two rewrites:
+
+1. A diagonal matrix made from a vector, read as a factor of matrix products, becomes that
+   vector scaling the other factor's columns or rows:
 
     bL = undiag(bt21, L, 0)                          ->   p_1 = np.swapaxes(low_1, -1, -2) * bt21
     p_1 = np.swapaxes(low_1, -1, -2) @ as_lower_factor(bL, L)
 
-A @ diag(v) = A * v (column j of A times v[j]) and diag(v) @ B = v[:, None] * B (a vector B:
-v * B): n^2 multiplications instead of a matrix product's n^3, and no n x n matrix of zeros
-made first. The adjoint of np.diag(L) (a log-determinant from a Cholesky factor, a trace of
-a diagonal) meets one in Cholesky's adjoint (L^T L_bar); user code writes them too
-(U @ np.diag(s) @ Vt, a weighted X^T @ np.diag(w) @ X).
+    t1 = np.diag(s)                                  ->   t2 = U * s
+    t2 = U @ t1                                           ...
+    ...                                                   bU = safe_mul(bt2, s)
+    bU = safe_matmul(bt2, t1.T)
 
-The diagonal matrix is np.diag(v) of a vector v (an array: the probe saw it so), or
-undiag(g, a) / undiag(g, a, 0) of a vector g (the adjoint of np.diag(v) of a vector: g on the
-diagonal of a square matrix of zeros); as_lower_factor(D, l) around it is D or its transpose (Cholesky's adjoint sees a
-dask factor through it), the same matrix for a diagonal D. Applies where the probe knows the
-vector's and the square matrix's shapes, the matrix is bound once at the top level and read
-once, in a later top-level assignment, as one side of a matrix product (on the left, where
-the number of axes of the other side is known: a vector or a stack of matrices), and the
-vector is not stored into between the two.
+   A @ diag(v) = A * v (column j of A times v[j]), diag(v) @ B = v[:, None] * B (a vector B:
+   v * B), and no n x n matrix of zeros made first. The diagonal matrix is np.diag(v) of a
+   vector v (an array: the probe saw it so), or undiag(g, a) / undiag(g, a, 0) of a float
+   vector g (the adjoint of np.diag(v) of a vector: g on the diagonal of a square matrix of
+   zeros); read as itself, its transpose (D.T, np.transpose(D), np.swapaxes(D, -1, -2): the
+   same matrix) or as_lower_factor(D, l) (D or its transpose: Cholesky's adjoint, which meets
+   one from a log-determinant's np.diag(L)). Each read in a product is rewritten, in the
+   top-level assignments after the binding, up to the first statement that is not an
+   assignment or comes after a store into the vector; where no read is left, the matrix is not
+   made.
 
-The numbers are those of the product for finite values (each entry of A @ diag(v) is one
-product A[i, j] * v[j] plus exact zeros; a zero's sign aside); where A holds an inf or a nan,
-the product spreads nan along the row (inf * 0), the scaling keeps it to that entry, what the
-derivative of the diagonal product is (srcad's strong zeros: modes/strong_zeros.py). The
-values a derivative returns of f's own are f's to the bit (returns_values): there only
-derivative names' matrices (adjoints, tangents, templates' temporaries) are rewritten.
+2. The diagonal of a matrix product (the adjoint of np.diag(v) again, now reading a diagonal:
+   undiag(M, v) for a vector v; np.diag(M), np.diagonal(M) in user code) where the product
+   M = A @ B of two matrices is bound once and read only there, is the sum of the products of
+   rows by columns, without the product:
+
+    bt1 = U.T @ bt2                                  ->   bs = np.einsum('ij,ji->i', U.T, bt2)
+    bs = undiag(bt1, s, 0)
+
+   (safe_matmul(A, B), the strong-zero product, as safe_mul(A, B^T) summed along its rows.)
+
+The numbers: a scaling is the product's to the rounding of a product for finite values (each
+entry of A @ diag(v) is one product A[i, j] * v[j] plus exact zeros, a zero's sign aside; where
+A holds an inf or a nan, the product spreads nan along the row (inf * 0), the scaling keeps it
+to that entry, the derivative of the diagonal product (srcad's strong zeros); safe_matmul and
+safe_mul give the same numbers there too); a diagonal of a product sums its terms in another
+order (rounding). The values a derivative returns of f's own are f's to the bit
+(returns_values): there only derivative names' matrices and diagonals (adjoints, tangents,
+templates' temporaries) are rewritten.
 """
 import gast
 
-from ..syntax.nodes import constant_node, is_name, name as name_node
-from .read_once import fold_read_once, ndim_of, once_bound_values, replace_first
+from ..syntax.naming import walk
+from ..syntax.nodes import call, constant_node, is_name, name as name_node
+from .read_once import (fold_read_once, ndim_of, once_bound_values, replace_first,
+                        stores_into)
 
 
-def _numpy_call(node, attr):
+def _numpy_call(node, *attrs):
     return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
-            and is_name(node.func.value, "np") and node.func.attr == attr)
+            and is_name(node.func.value, "np") and node.func.attr in attrs)
+
+
+def _helper_call(node, ident, arity):
+    return (isinstance(node, gast.Call) and is_name(node.func, ident) and not node.keywords
+            and len(node.args) == arity)
+
+
+def _transposed(node):
+    """X for X.T, else node.T."""
+    if isinstance(node, gast.Attribute) and node.attr == "T":
+        return node.value
+    return gast.Attribute(value=node, attr="T", ctx=gast.Load())
+
+
+def _zero(node):
+    return isinstance(node, gast.Constant) and type(node.value) is int and node.value == 0
 
 
 class Diagonal:
@@ -48,73 +81,185 @@ class Diagonal:
         self.returns_values = facts.returns_values
         self.arrays = facts.arrays  # (a list's diagonal matrix: the list cannot scale rows)
         self.inexact = facts.inexact  # (undiag's matrix is float whatever g is: g must be)
+        self.mutated = facts.mutated  # (a vector written into, or sharing with one, is not
+        # the one the matrix was made of)
+
+    def shape(self, node):
+        return self.shape_of(node.id) if isinstance(node, gast.Name) else None
+
+    def may_rewrite(self, name):
+        """Whether the value bound to name may be computed another way (not one of f's own
+        values that the derivative returns, which stay f's to the bit)."""
+        return not self.returns_values or name in self.derived
+
+    # --- 1. diagonal matrices as factors
 
     def vector_of(self, value):
-        """The vector (a Name) whose diagonal matrix value is, or None."""
+        """The name of the vector whose diagonal matrix value is, or None."""
         if _numpy_call(value, "diag") and len(value.args) == 1 and not value.keywords:
-            vector = value.args[0]
-            shape = self.shape_of(vector.id) if isinstance(vector, gast.Name) else None
-            return vector if shape is not None and len(shape) == 1 else None
-        if not (isinstance(value, gast.Call) and is_name(value.func, "undiag")
-                and not value.keywords and len(value.args) in (2, 3)):
+            shape = self.shape(value.args[0])
+            if shape is not None and len(shape) == 1 and value.args[0].id in self.arrays and (
+                    value.args[0].id not in self.mutated):
+                return value.args[0].id
+            return None
+        if not (_helper_call(value, "undiag", 2) or (_helper_call(value, "undiag", 3)
+                                                     and _zero(value.args[2]))):
             return None
         vector, square = value.args[:2]
-        if len(value.args) == 3 and not (isinstance(value.args[2], gast.Constant)
-                                         and type(value.args[2].value) is int
-                                         and value.args[2].value == 0):
-            return None
-        if not (isinstance(vector, gast.Name) and isinstance(square, gast.Name)
-                and vector.id in self.inexact):
-            return None  # (an int g: A * g would be ints where A @ undiag(g, a) is floats)
-        shape, outer = self.shape_of(vector.id), self.shape_of(square.id)
+        shape, outer = self.shape(vector), self.shape(square)
         if shape is None or outer is None or len(shape) != 1 or outer != (shape[0],) * 2:
             return None  # (a vector square: undiag reads g's diagonal; no matrix is made)
-        return vector
+        if vector.id not in self.arrays or vector.id not in self.inexact:
+            return None  # (an int g: A * g would be ints where A @ undiag(g, a) is floats)
+        return None if vector.id in self.mutated else vector.id
 
     def is_matrix(self, node, name):
-        """Whether node is the diagonal matrix `name` (or as_lower_factor of it)."""
+        """Whether node is the diagonal matrix `name`: itself, its transpose, or
+        as_lower_factor of either."""
         if is_name(node, name):
             return True
-        return (isinstance(node, gast.Call) and is_name(node.func, "as_lower_factor")
-                and len(node.args) == 2 and not node.keywords and is_name(node.args[0], name)
-                and isinstance(node.args[1], gast.Name))
+        if isinstance(node, gast.Attribute) and node.attr == "T":
+            return self.is_matrix(node.value, name)
+        if _numpy_call(node, "transpose") and len(node.args) == 1 and not node.keywords:
+            return self.is_matrix(node.args[0], name)
+        if (_numpy_call(node, "swapaxes") and len(node.args) == 3 and not node.keywords
+                and all(isinstance(a, gast.Constant) for a in node.args[1:])
+                and sorted(a.value for a in node.args[1:]) in ([-2, -1], [0, 1])):
+            return self.is_matrix(node.args[0], name)
+        return (_helper_call(node, "as_lower_factor", 2) and isinstance(node.args[1], gast.Name)
+                and self.is_matrix(node.args[0], name))
 
     def scaled(self, node, name, vector):
-        """The scaling by vector that node is, if node is a matrix product with the diagonal
-        matrix `name` as a factor, else None."""
-        if not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult)):
+        """The scaling by vector that node is, if node is a matrix product (a @ b or the
+        strong-zero safe_matmul(a, b)) with the diagonal matrix `name` as one factor, else
+        None."""
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult):
+            left, right, product = node.left, node.right, None
+        elif _helper_call(node, "safe_matmul", 2):
+            (left, right), product = node.args, "safe_mul"
+        else:
             return None
-        if self.is_matrix(node.right, name) and not self.is_matrix(node.left, name) and (
-                not isinstance(node.left, gast.Constant)):  # A @ D: A has one axis or more
-            # (matmul takes no scalar), its last of D's length; A * v scales it
-            return gast.BinOp(left=node.left, op=gast.Mult(), right=name_node(vector))
-        if self.is_matrix(node.left, name) and not self.is_matrix(node.right, name):
-            other = ndim_of(node.right, self.shape_of, self.defs)  # D @ B
+
+        def times(a, b):
+            return call([product], a, b) if product else gast.BinOp(left=a, op=gast.Mult(),
+                                                                     right=b)
+        if self.is_matrix(right, name) and not self.is_matrix(left, name) and (
+                not isinstance(left, gast.Constant)):  # A @ D: A has one axis or more
+            return times(left, name_node(vector))  # (matmul takes no scalar), its last D's
+        if self.is_matrix(left, name) and not self.is_matrix(right, name):
+            other = ndim_of(right, self.shape_of, self.defs)  # D @ B
             if other == 1:
-                return gast.BinOp(left=name_node(vector), op=gast.Mult(), right=node.right)
+                return times(name_node(vector), right)
             if other is not None and other >= 2:
                 column = gast.Subscript(value=name_node(vector), slice=gast.Tuple(elts=[
                     gast.Slice(lower=None, upper=None, step=None), constant_node(None)],
                     ctx=gast.Load()), ctx=gast.Load())
-                return gast.BinOp(left=column, op=gast.Mult(), right=node.right)
+                return times(column, right)
         return None
 
-    def run(self):
-        body = self.fdef.body
-        self.defs = once_bound_values(body, self.binds)
+    def scale_all(self, node, name, vector):
+        """node with every product that has the diagonal matrix `name` as a factor written as
+        a scaling (innermost first), and how many reads of `name` went."""
+        count = 0
+        for field, value in gast.iter_fields(node):
+            items = value if isinstance(value, list) else [value]
+            for i, item in enumerate(items):
+                if isinstance(item, gast.AST):
+                    new, found = self.scale_all(item, name, vector)
+                    count += found
+                    if isinstance(value, list):
+                        value[i] = new
+                    else:
+                        setattr(node, field, new)
+        new = self.scaled(node, name, vector)
+        if new is None:
+            return node, count
+        return new, count + 1
 
-        def reads_of(name, value):
-            vector = self.vector_of(value)
-            if vector is None or vector.id not in self.arrays or (
-                    self.returns_values and name not in self.derived):
+    def factors(self):
+        body = self.fdef.body
+        k = 0
+        while k < len(body):
+            stmt = body[k]
+            name = stmt.targets[0].id if isinstance(stmt, gast.Assign) and len(
+                stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) else None
+            vector = self.vector_of(stmt.value) if name is not None and self.binds.get(
+                name) == 1 and self.may_rewrite(name) else None
+            left = self.loads.get(name, 0) if vector is not None else 0
+            for j in range(k + 1, len(body)):
+                if not left:
+                    break
+                if not any(is_name(n, name) for n in walk(body[j])):
+                    continue
+                if not isinstance(body[j], gast.Assign) or stores_into(body[k + 1:j], {vector}):
+                    break
+                body[j].value, gone = self.scale_all(body[j].value, name, vector)
+                left -= gone  # (a read that is not a product's keeps the matrix; the reads
+                # after it may still be products)
+            if vector is not None and not left:
+                del body[k]
+                continue
+            k += 1
+
+    # --- 2. diagonals of products
+
+    def matrix_of_diagonal(self, node):
+        """The name M whose diagonal node reads (undiag(M, v) of a vector v, np.diag(M),
+        np.diagonal(M) of a square M), else None."""
+        if _helper_call(node, "undiag", 2) or (_helper_call(node, "undiag", 3)
+                                                and _zero(node.args[2])):
+            vector = self.shape(node.args[1])  # (the v of np.diag(v) this is the adjoint of)
+            if vector is None or len(vector) != 1:
                 return None
-            return {vector.id}
+        elif not (_numpy_call(node, "diag", "diagonal") and len(node.args) == 1
+                  and not node.keywords):
+            return None
+        matrix = node.args[0]
+        shape = self.shape(matrix)
+        if shape is None or len(shape) != 2 or shape[0] != shape[1]:
+            return None
+        return matrix.id
+
+    def product_of(self, value):
+        """(A, B, strong) of value = A @ B or safe_matmul(A, B) of two matrices, else None."""
+        if isinstance(value, gast.BinOp) and isinstance(value.op, gast.MatMult):
+            pair, strong = (value.left, value.right), False
+        elif _helper_call(value, "safe_matmul", 2):
+            pair, strong = tuple(value.args), True
+        else:
+            return None
+        if any(ndim_of(a, self.shape_of, self.defs) != 2 for a in pair):
+            return None
+        return pair + (strong,)
+
+    def diagonals(self):
+        def reads_of(name, value):
+            found = self.product_of(value)
+            if found is None or not self.may_rewrite(name):
+                return None
+            return {n.id for a in found[:2] for n in walk(a) if isinstance(n, gast.Name)}
 
         def rewrite(name, value, reader):
-            vector = self.vector_of(value).id
-            return replace_first(reader, lambda node: self.scaled(node, name, vector))
+            a, b, strong = self.product_of(value)
 
-        fold_read_once(body, self.binds, self.loads, reads_of, rewrite)
+            def at(node):  # (the one read of the product: it is the diagonal's, or none is)
+                if not (isinstance(node, gast.Call) and self.matrix_of_diagonal(node) == name):
+                    return None
+                if strong:  # sum_k a_ik b_ki with safe_matmul's strong zeros
+                    terms = call(["safe_mul"], a, _transposed(b))
+                    return gast.Call(func=gast.Attribute(value=terms, attr="sum",
+                                                         ctx=gast.Load()),
+                                     args=[], keywords=[gast.keyword(
+                                         arg="axis", value=constant_node(-1))])
+                return call(["np", "einsum"], constant_node("ij,ji->i"), a, b)
+            return replace_first(reader, at)
+
+        fold_read_once(self.fdef.body, self.binds, self.loads, reads_of, rewrite)
+
+    def run(self):
+        self.defs = once_bound_values(self.fdef.body, self.binds)
+        self.factors()
+        self.diagonals()
         return self.fdef
 
 

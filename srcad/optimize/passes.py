@@ -82,7 +82,7 @@ PIPELINE = (
          needs=("shape_of", "loads", "binds"), calls=("np.outer",)),
     Pass("diagonal", scale_by_diagonals, switch="diagonal", modes=REVERSE, specialized=True,
          needs=("shape_of", "loads", "binds", "derived", "returns_values", "arrays",
-                "inexact"), calls=("np.diag", "undiag")),
+                "inexact", "mutated"), calls=("np.diag", "np.diagonal", "undiag")),
     Pass("factorizations", share_factorizations, switch="factorizations", modes=REVERSE,
          specialized=True, needs=("shape_of", "float_of", "binds", "params", "fresh_name",
                                   "derived", "returns_values"), calls=FACTORING),

@@ -133,11 +133,16 @@ def test_a_vector_stored_into_before_the_product_keeps_the_matrix():
         """, (A, B, v, w), **FACTS)
 
 
-def test_a_matrix_read_twice_or_in_a_loop_stays():
-    check_unchanged(scale_by_diagonals, """
+def test_a_matrix_also_read_otherwise_stays_and_its_products_scale():
+    check_rewrite(scale_by_diagonals, """
         def f(A, B, v, w):
             D = np.diag(v)
             g = A @ D + D
+            return g
+        """, """
+        def f(A, B, v, w):
+            D = np.diag(v)
+            g = A * v + D
             return g
         """, (A, B, v, w), **FACTS)
     check_unchanged(scale_by_diagonals, """
@@ -148,6 +153,79 @@ def test_a_matrix_read_twice_or_in_a_loop_stays():
                 g = g @ D
             return g
         """, (A, B, v, w), **FACTS)
+
+
+def test_every_product_read_goes_and_with_them_the_matrix():
+    """The primal's U @ diag(s) and the adjoint's strong-zero product with its transpose."""
+    check_rewrite(scale_by_diagonals, """
+        def f(A, B, v, w):
+            D = np.diag(v)
+            t = A @ D
+            g = safe_matmul(t, D.T) + np.transpose(D) @ t + safe_matmul(D, w)
+            return g
+        """, """
+        def f(A, B, v, w):
+            t = A * v
+            g = safe_mul(t, v) + v[:, None] * t + safe_mul(v, w)
+            return g
+        """, (A, B, v, w), **dict(FACTS, shape_of={**SHAPES, "t": (4, 4)}.get))
+
+
+def test_reads_after_a_store_into_the_vector_keep_the_matrix():
+    check_rewrite(scale_by_diagonals, """
+        def f(A, B, v, w):
+            D = np.diag(v)
+            t = A @ D
+            v = v * 2.0
+            g = t @ D + v
+            return g
+        """, """
+        def f(A, B, v, w):
+            D = np.diag(v)
+            t = A * v
+            v = v * 2.0
+            g = t @ D + v
+            return g
+        """, (A, B, v, w), **FACTS)
+
+
+def test_the_diagonal_of_a_product_is_the_sum_of_its_terms():
+    check_rewrite(scale_by_diagonals, """
+        def f(A, B, v, w):
+            M = A.T @ np.transpose(A)
+            g = undiag(M, v, 0)
+            return g
+        """, """
+        def f(A, B, v, w):
+            g = np.einsum('ij,ji->i', A.T, np.transpose(A))
+            return g
+        """, (A, B, v, w), **dict(FACTS, shape_of={**SHAPES, "M": (4, 4)}.get))
+    check_rewrite(scale_by_diagonals, """
+        def f(A, B, v, w):
+            M = safe_matmul(A, A.T)
+            g = np.diag(M) * 2.0
+            return g
+        """, """
+        def f(A, B, v, w):
+            g = safe_mul(A, A).sum(axis=-1) * 2.0
+            return g
+        """, (A, B, v, w), **dict(FACTS, shape_of={**SHAPES, "M": (4, 4)}.get))
+
+
+def test_a_product_read_otherwise_or_not_square_keeps_its_diagonal():
+    shapes = {**SHAPES, "M": (4, 4), "N": (4, 3)}.get
+    check_unchanged(scale_by_diagonals, """
+        def f(A, B, v, w):
+            M = A @ A
+            g = undiag(M, v, 0) + M[0]
+            return g
+        """, (A, B, v, w), **dict(FACTS, shape_of=shapes))
+    check_unchanged(scale_by_diagonals, """
+        def f(A, B, v, w):
+            N = A @ B
+            g = np.diagonal(N)
+            return g
+        """, (A, B, v, w), **dict(FACTS, shape_of=shapes))
 
 
 def test_f_values_stay_f_values_where_the_derivative_returns_them():
@@ -198,3 +276,40 @@ def test_the_cholesky_log_determinant_gradient_scales_instead_of_multiplying():
     assert "np.swapaxes(low_1, -1, -2) * bt9" in text and "bt8 = undiag" not in text, text
     off = srcad.source(log_det_from_cholesky, wrt=1, args=args, disable="diagonal")
     assert "bt8 = undiag(bt9, t8, 0)" in off and "@ as_lower_factor(bt8, t8)" in off
+
+
+def chained_diagonals(A, v, w):
+    D = np.diag(v)
+    E = np.diag(w)
+    return np.sum(np.sin(A @ D @ A.T @ E) + (D @ E) @ w)
+
+
+def stacked_rows(X, v):
+    return np.sum(np.tanh(X @ np.diag(v)) ** 2)
+
+
+@pytest.mark.parametrize("func,args", [
+    (chained_diagonals, (RNG.normal(size=(3, 3)), RNG.normal(size=3), RNG.normal(size=3))),
+    (stacked_rows, (RNG.normal(size=(2, 4, 3)), RNG.normal(size=3))),
+], ids=["chained_diagonals", "stacked_rows"])
+def test_diagonal_products_in_every_mode_and_order(func, args):
+    """Reverse against forward (the dot-product test), both against the unoptimized gradient,
+    and the Hessian-vector product (a gradient with the pass, differentiated again)."""
+    grads = srcad.grad(func, wrt=tuple(range(len(args))))(*args)
+    plain = srcad.grad(func, wrt=tuple(range(len(args))), disable="all")(*args)
+    for got, unoptimized, numeric in zip(grads, plain, [central_gradient(func, args, i)
+                                                          for i in range(len(args))]):
+        np.testing.assert_allclose(got, unoptimized, rtol=1e-12, atol=1e-13)
+        np.testing.assert_allclose(got, numeric, rtol=1e-6, atol=1e-8)
+    directions = tuple(RNG.normal(size=np.shape(a)) for a in args)
+    for i, direction in enumerate(directions):
+        tangent = srcad.jvp(func, wrt=i)(*args, direction)
+        tangent = tangent[1] if isinstance(tangent, tuple) else tangent
+        np.testing.assert_allclose(tangent, np.sum(grads[i] * direction), rtol=1e-10)
+    hvp = srcad.hvp(func, wrt=len(args) - 1)(*args, directions[-1])
+    step = 1e-5
+    up, down = list(args), list(args)
+    up[-1] = args[-1] + step * directions[-1]
+    down[-1] = args[-1] - step * directions[-1]
+    g = srcad.grad(func, wrt=len(args) - 1)
+    np.testing.assert_allclose(hvp, (g(*up) - g(*down)) / (2 * step), rtol=1e-5, atol=1e-7)
