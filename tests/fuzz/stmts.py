@@ -881,12 +881,15 @@ _SCIPY_LINALG = {
     "gp": "{L} = scipy.linalg.cho_factor({a}, lower=True)\n{t} = 0.5 * np.dot({rhs}, "
           "scipy.linalg.cho_solve({L}, {rhs})) + np.sum(np.log(np.diag({L}[0])))",
 }
-# products with diagonal matrices of vectors (optimize/diagonal.py: scalings of rows or columns)
+# products with diagonal matrices of vectors and diagonals of products (optimize/diagonal.py)
 _DIAGONAL = {
     "inv": "{t} = np.linalg.inv({a}) @ np.diag({rhs}) @ {rhs}",
     "det": "{t} = np.linalg.det({a}) * (np.diag({rhs}) @ {a} @ {rhs})",
     "cholesky": "{L} = np.linalg.cholesky({a})\n"
                 "{t} = np.sum(np.log(np.diag({L}))) + np.diag({rhs}) @ ({L} @ {rhs})",
+    "solve": "{t} = np.linalg.solve({a}, np.diag({a} @ np.diag({rhs}) @ {a}.T))",
+    "evidence": "{t} = 0.5 * np.dot({rhs}, np.diag({a}.T @ np.diag({rhs}) @ {a})) + 0.5 * "
+                "np.linalg.slogdet({a})[1]",
 }
 try:
     import scipy.linalg  # noqa: F401
