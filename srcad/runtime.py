@@ -21,6 +21,13 @@ CONTAINER_RESULTS = {"unindex", "item_adjoints", "unlist", "unsum", "tuple_adjoi
                      "zero_gradient", "zero_tangent", "unattr", "unconcatenate", "unstack",
                      "tuple_parts"}
 LINEAR_TANGENTS = []  # helpers whose tangent is themselves applied to their first tangent
+# The guarded operations of the templates (templates/numpy_elementwise.py), each with the plain
+# operator (a gast class name) it is wherever its guard does not act: safe_mul, safe_div and
+# strong_mul keep a zero adjoint zero against an inf or nan factor (strong zeros); slope_mul is
+# safe_mul for a slope finite wherever f is (optimize/singular.py). The passes that read or
+# rewrite them take their names from here.
+STRONG_ZERO_OPERATIONS = {"safe_mul": "Mult", "safe_div": "Div", "strong_mul": "Mult"}
+GUARDED_OPERATIONS = {**STRONG_ZERO_OPERATIONS, "slope_mul": "Mult"}
 # (the registry writes those templates when it next looks one up: runtime imports no srcad)
 
 

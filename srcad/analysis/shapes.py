@@ -16,6 +16,7 @@ import copy
 import gast
 import numpy as np
 
+from ..runtime import STRONG_ZERO_OPERATIONS
 from ..syntax.convert import fill_locations, gast_to_ast
 from .isolation import quiet, roots_of, Saved
 from ..syntax.naming import bound_counts, walk
@@ -260,7 +261,7 @@ def _private_one(value):
 
 _ELEMENTWISE_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 # runtime helpers that broadcast like * and / (or map entries, like a ufunc), by their arguments
-_ELEMENTWISE_HELPERS = {"safe_mul": 2, "safe_div": 2, "strong_mul": 2, "logistic": 1}
+_ELEMENTWISE_HELPERS = {**dict.fromkeys(STRONG_ZERO_OPERATIONS, 2), "logistic": 1}
 
 
 def expression_shape(node, shape_of_name):
@@ -416,8 +417,8 @@ def common_char(node, char_of):
     if any(_not_float(n) for n in walk(node)):
         return None
     found = {char_of(n.id) for n in walk(node) if isinstance(n, gast.Name)
-             and isinstance(n.ctx, gast.Load) and n.id not in ("np", "safe_mul", "safe_div",
-                                                             "strong_mul")}
+             and isinstance(n.ctx, gast.Load) and n.id != "np"
+             and n.id not in STRONG_ZERO_OPERATIONS}
     return found.pop() if len(found) == 1 else None
 
 
@@ -428,7 +429,7 @@ _FLOAT_ORDER = {"e": 0, "f": 1, "d": 2, "g": 3}  # float16 < float32 < float64 <
 _KEEPING_FUNCTIONS = frozenset((
     "np.sin", "np.cos", "np.tan", "np.exp", "np.expm1", "np.log", "np.log1p", "np.sqrt",
     "np.tanh", "np.sinh", "np.cosh", "np.arctan", "np.abs", "np.square", "np.negative",
-    "np.cbrt", "np.reciprocal", "logistic", "safe_mul", "safe_div", "strong_mul"))
+    "np.cbrt", "np.reciprocal", "logistic", *STRONG_ZERO_OPERATIONS))
 _KEEPING_REDUCTIONS = frozenset(("np.sum", "np.mean"))  # of their first operand
 _KEEPING_METHODS = frozenset(("sum", "mean"))
 _REDUCTION_KEYWORDS = frozenset(("axis", "keepdims"))

@@ -19,11 +19,11 @@ import math
 import gast
 
 from ..rules.registry import REGISTRY
-from ..runtime import LINEAR_HELPERS
+from ..runtime import LINEAR_HELPERS, STRONG_ZERO_OPERATIONS
 from ..syntax.naming import clone, number_value
 
-SAFE = {"safe_mul": gast.Mult, "safe_div": gast.Div,  # the strong-zero helpers, as operators
-        "strong_mul": gast.Mult}
+SAFE = {name: getattr(gast, op) for name, op in STRONG_ZERO_OPERATIONS.items()}  # (as
+# operators)
 
 
 class Term:

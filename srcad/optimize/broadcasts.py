@@ -27,13 +27,14 @@ the spread value (keeps_dtype):
 import gast
 
 from ..analysis.shapes import expression_shape, outside_factors, reduction, result_char, WEAK
+from ..runtime import STRONG_ZERO_OPERATIONS
 from ..syntax.naming import bound_counts, clone, names_in
 from ..syntax.nodes import call, constant_node
 
 _ELEMENTWISE = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 _WIDE = ("d", "g", WEAK)  # float64 and wider, and numbers: meeting them, a number or a float
 # array has the dtype np.full(S, number) or the array had
-_HELPERS = {"safe_mul", "safe_div", "strong_mul"}
+_HELPERS = set(STRONG_ZERO_OPERATIONS)
 
 
 def _dotted(func):

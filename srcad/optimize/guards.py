@@ -26,11 +26,11 @@ import gast
 from ..analysis.ranges import (ANY_FINITE, FINITE, NAN, NINF, NONZERO_FINITE, PINF, UNKNOWN,
                                ZERO)
 from ..analysis.ranges import expression_classes, parameter_kinds, value_classes
+from ..runtime import GUARDED_OPERATIONS
 from ..syntax.visitor import Transformer
 from .singular import plain_division_by
 
-_PLAIN = {"safe_div": gast.Div, "safe_mul": gast.Mult, "slope_mul": gast.Mult,
-          "strong_mul": gast.Mult}
+_PLAIN = {name: getattr(gast, op) for name, op in GUARDED_OPERATIONS.items()}
 
 
 def _within(classes, allowed):

@@ -48,6 +48,7 @@ import math
 import gast
 import numpy as np
 
+from ..runtime import GUARDED_OPERATIONS
 from ..syntax.naming import walk
 
 SHORT_LAST = 8  # the longest last axis
@@ -55,7 +56,7 @@ LONG_FIRST = 16  # the shortest first axis (the loop Fortran order makes innermo
 MIN_ITEMS = 512  # the fewest items of the result
 
 UFUNCS = {gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply", gast.Div: "divide"}
-ELEMENTWISE_HELPERS = frozenset({"safe_mul", "slope_mul", "safe_div", "strong_mul"})
+ELEMENTWISE_HELPERS = frozenset(GUARDED_OPERATIONS)
 REDUCTIONS = frozenset({"sum", "max", "min", "mean", "prod", "any", "all"})
 PRODUCTS = frozenset({"matmul", "dot", "tensordot", "vdot"})
 READ_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype"})

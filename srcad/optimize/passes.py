@@ -10,6 +10,7 @@ the PASSES name that switches it off, the builds it runs for, the facts it reads
 
 pipeline.improve builds the facts of the build and hands this table to manager.run_passes.
 """
+from ..runtime import GUARDED_OPERATIONS, STRONG_ZERO_OPERATIONS
 from .broadcasts import sink_broadcasts
 from .cancel import cancel_factors
 from .contract import contract_sums
@@ -52,7 +53,7 @@ PIPELINE = (
     Pass("guards", drop_unmet_guards, switch="guards", modes=REVERSE, specialized=True,
          needs=("params", "float_of", "shapes", "singular", "binds", "top_once",
                 "arrays", "callee"),
-         calls=("safe_div", "safe_mul", "slope_mul", "strong_mul")),
+         calls=tuple(GUARDED_OPERATIONS)),
     Pass("cancel", cancel_factors, switch="cancel", modes=REVERSE, specialized=True,
          needs=("derived", "shape_of", "float_of", "params", "binds", "top_once", "loads",
                 "mutated")),
@@ -75,7 +76,7 @@ PIPELINE = (
     Pass("turns", batch_turn_expressions, switch="turns", modes=REVERSE, specialized=True,
          needs=("top_once", "shape_of", "arrays", "mutated", "fresh_name", "loads", "binds")),
     Pass("singular", drop_singular_guards, switch="singular", when=lambda b: bool(b.singular),
-         needs=("singular", "binds", "arrays"), calls=("safe_div", "safe_mul", "strong_mul")),
+         needs=("singular", "binds", "arrays"), calls=tuple(STRONG_ZERO_OPERATIONS)),
     Pass("outer", batch_outer_products, switch="outer", modes=REVERSE, specialized=True,
          needs=("shape_of", "fresh_name", "mutated"), calls=("np.outer",)),
     Pass("rank_one", keep_rank_one, switch="rank_one", modes=REVERSE, specialized=True,
