@@ -90,6 +90,7 @@ PASSES = (
     "broadcasts",      # spread adjoints left to numpy's broadcasting (optimize/broadcasts.py)
     "factor",          # common scalar factors of an adjoint's contributions (optimize/factor.py)
     "contract",        # sums of products of arrays as one np.einsum (optimize/contract.py)
+    "diagonal",        # products with diagonal matrices as scalings (optimize/diagonal.py)
     "hoist",           # a loop's products of rows by one matrix made before it (hoist.py)
     "signs",           # negated contributions subtracted (optimize/signs.py)
     "inplace",         # accumulation in place into owned adjoint arrays (optimize/inplace.py)
@@ -97,7 +98,6 @@ PASSES = (
     "turns",           # expressions of a loop's taped values made for all turns at once
     "outer",           # per-step outer products batched into matrix products (optimize/outer.py)
     "rank_one",        # outer products kept outer through matrix products (optimize/rank_one.py)
-    "diagonal",        # products with diagonal matrices as scalings (optimize/diagonal.py)
     "factorizations",  # one LU factorization per matrix for its solves, inverse, slogdet
     "strength",        # cheaper spellings of sums, means and dot products (optimize/strength.py)
     "layout",          # broadcast results with a short last axis made in Fortran order (layout.py)

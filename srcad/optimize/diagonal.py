@@ -14,9 +14,11 @@ of n^3 met a diagonal matrix. Two rewrites:
 
    A @ diag(v) = A * v (column j of A times v[j]), diag(v) @ B = v[:, None] * B (a vector B:
    v * B), and no n x n matrix of zeros made first. The diagonal matrix is np.diag(v) of a
-   vector v (an array: the probe saw it so), or undiag(g, a) / undiag(g, a, 0) of a float
+   vector v (an array: the probe saw it so), undiag(g, a) / undiag(g, a, 0) of a float
    vector g (the adjoint of np.diag(v) of a vector: g on the diagonal of a square matrix of
-   zeros); read as itself, its transpose (D.T, np.transpose(D), np.swapaxes(D, -1, -2): the
+   zeros), or undiagonal(g, a, 0, 0, 1) of a square a (the adjoint of np.diagonal(a): a float
+   vector g, or of np.trace(a): np.expand_dims(number, -1), the number on the whole diagonal,
+   A @ (c I) = A * c); read as itself, its transpose (D.T, np.transpose(D), np.swapaxes(D, -1, -2): the
    same matrix) or as_lower_factor(D, l) (D or its transpose: Cholesky's adjoint, which meets
    one from a log-determinant's np.diag(L)). Each read in a product is rewritten, in the
    top-level assignments after the binding, up to the first statement that is not an
@@ -26,7 +28,7 @@ of n^3 met a diagonal matrix. Two rewrites:
 2. The diagonal of a matrix product (the adjoint of np.diag(v) again, now reading a diagonal:
    undiag(M, v) for a vector v; np.diag(M), np.diagonal(M) in user code) where the product
    M = A @ B of two matrices is bound once and read only there, is the sum of the products of
-   rows by columns, without the product:
+   rows by columns, without the product (and np.trace(M) the sum of all of them):
 
     bt1 = U.T @ bt2                                  ->   bs = np.einsum('ij,ji->i', U.T, bt2)
     bs = undiag(bt1, s, 0)
@@ -44,7 +46,7 @@ templates' temporaries) are rewritten.
 """
 import gast
 
-from ..syntax.naming import walk
+from ..syntax.naming import clone, name_counts, walk
 from ..syntax.nodes import call, constant_node, is_name, name as name_node
 from .read_once import (fold_read_once, ndim_of, once_bound_values, replace_first,
                         stores_into)
@@ -67,8 +69,18 @@ def _transposed(node):
     return gast.Attribute(value=node, attr="T", ctx=gast.Load())
 
 
+def _int(node):
+    """The int a Constant node (or a negated one) holds, else None."""
+    sign = 1
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        node, sign = node.operand, -1
+    if isinstance(node, gast.Constant) and type(node.value) is int:
+        return sign * node.value
+    return None
+
+
 def _zero(node):
-    return isinstance(node, gast.Constant) and type(node.value) is int and node.value == 0
+    return _int(node) == 0
 
 
 class Diagonal:
@@ -95,23 +107,47 @@ class Diagonal:
     # --- 1. diagonal matrices as factors
 
     def vector_of(self, value):
-        """The name of the vector whose diagonal matrix value is, or None."""
+        """(the name of the vector, or a number node, whose diagonal matrix value is; whether
+        it is a number), or None."""
         if _numpy_call(value, "diag") and len(value.args) == 1 and not value.keywords:
             shape = self.shape(value.args[0])
-            if shape is not None and len(shape) == 1 and value.args[0].id in self.arrays and (
-                    value.args[0].id not in self.mutated):
-                return value.args[0].id
+            if shape is not None and len(shape) == 1 and self.plain_vector(value.args[0].id):
+                return value.args[0].id, False
             return None
-        if not (_helper_call(value, "undiag", 2) or (_helper_call(value, "undiag", 3)
-                                                     and _zero(value.args[2]))):
+        if _helper_call(value, "undiag", 2) or (_helper_call(value, "undiag", 3)
+                                                and _zero(value.args[2])):
+            vector, square = value.args[:2]
+            shape, outer = self.shape(vector), self.shape(square)
+            if shape is None or outer is None or len(shape) != 1 or outer != (shape[0],) * 2:
+                return None  # (a vector square: undiag reads g's diagonal; no matrix is made)
+            return (vector.id, False) if self.float_vector(vector.id) else None
+        if not (isinstance(value, gast.Call) and is_name(value.func, "undiagonal")
+                and not value.keywords and len(value.args) in (2, 3, 5)
+                and all(_zero(a) for a in value.args[2:3])
+                and [_int(a) for a in value.args[3:]] in ([], [0, 1], [-2, -1])):
+            return None  # (undiagonal(g, a, offset, axis1, axis2): g on a's main diagonal)
+        g, square = value.args[:2]
+        outer = self.shape(square)
+        if outer is None or len(outer) != 2 or outer[0] != outer[1]:
             return None
-        vector, square = value.args[:2]
-        shape, outer = self.shape(vector), self.shape(square)
-        if shape is None or outer is None or len(shape) != 1 or outer != (shape[0],) * 2:
-            return None  # (a vector square: undiag reads g's diagonal; no matrix is made)
-        if vector.id not in self.arrays or vector.id not in self.inexact:
-            return None  # (an int g: A * g would be ints where A @ undiag(g, a) is floats)
-        return None if vector.id in self.mutated else vector.id
+        if _numpy_call(g, "expand_dims") and len(g.args) == 2 and _int(g.args[1]) == -1 and (
+                isinstance(g.args[0], gast.Constant) and type(g.args[0].value) is float or (
+                    self.shape(g.args[0]) == () and self.float_vector(g.args[0].id))):
+            return g.args[0], True  # (a number on the whole diagonal: trace's adjoint)
+        shape = self.shape(g)
+        if shape in ((outer[0],), (1,)) and self.float_vector(g.id):
+            return g.id, False
+        return None
+
+    def plain_vector(self, ident):
+        """Whether ident is an array nothing writes into (the values a matrix was made of)."""
+        return ident in self.arrays and ident not in self.mutated
+
+    def float_vector(self, ident):
+        """plain_vector, and a float (undiag's and undiagonal's matrices are floats whatever
+        g is: for an int g, A * g would be ints where A @ undiag(g, a) is floats)."""
+        return ident in self.inexact and ident not in self.mutated and (
+            ident in self.arrays or self.shape_of(ident) == ())
 
     def is_matrix(self, node, name):
         """Whether node is the diagonal matrix `name`: itself, its transpose, or
@@ -129,35 +165,39 @@ class Diagonal:
         return (_helper_call(node, "as_lower_factor", 2) and isinstance(node.args[1], gast.Name)
                 and self.is_matrix(node.args[0], name))
 
-    def scaled(self, node, name, vector):
-        """The scaling by vector that node is, if node is a matrix product (a @ b or the
-        strong-zero safe_matmul(a, b)) with the diagonal matrix `name` as one factor, else
-        None."""
+    def scaled(self, node, name, scale):
+        """The scaling by scale (a vector's name or a number node, and whether it is a number)
+        that node is, if node is a matrix product (a @ b or the strong-zero
+        safe_matmul(a, b)) with the diagonal matrix `name` as one factor, else None."""
         if isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult):
             left, right, product = node.left, node.right, None
         elif _helper_call(node, "safe_matmul", 2):
             (left, right), product = node.args, "safe_mul"
         else:
             return None
+        factor, number = scale
+
+        def made():
+            return clone(factor) if isinstance(factor, gast.AST) else name_node(factor)
 
         def times(a, b):
             return call([product], a, b) if product else gast.BinOp(left=a, op=gast.Mult(),
                                                                      right=b)
         if self.is_matrix(right, name) and not self.is_matrix(left, name) and (
                 not isinstance(left, gast.Constant)):  # A @ D: A has one axis or more
-            return times(left, name_node(vector))  # (matmul takes no scalar), its last D's
+            return times(left, made())  # (matmul takes no scalar), its last D's length
         if self.is_matrix(left, name) and not self.is_matrix(right, name):
             other = ndim_of(right, self.shape_of, self.defs)  # D @ B
-            if other == 1:
-                return times(name_node(vector), right)
+            if other == 1 or (number and other is not None and other >= 1):
+                return times(made(), right)
             if other is not None and other >= 2:
-                column = gast.Subscript(value=name_node(vector), slice=gast.Tuple(elts=[
+                column = gast.Subscript(value=made(), slice=gast.Tuple(elts=[
                     gast.Slice(lower=None, upper=None, step=None), constant_node(None)],
                     ctx=gast.Load()), ctx=gast.Load())
                 return times(column, right)
         return None
 
-    def scale_all(self, node, name, vector):
+    def scale_all(self, node, name, scale):
         """node with every product that has the diagonal matrix `name` as a factor written as
         a scaling (innermost first), and how many reads of `name` went."""
         count = 0
@@ -165,13 +205,13 @@ class Diagonal:
             items = value if isinstance(value, list) else [value]
             for i, item in enumerate(items):
                 if isinstance(item, gast.AST):
-                    new, found = self.scale_all(item, name, vector)
+                    new, found = self.scale_all(item, name, scale)
                     count += found
                     if isinstance(value, list):
                         value[i] = new
                     else:
                         setattr(node, field, new)
-        new = self.scaled(node, name, vector)
+        new = self.scaled(node, name, scale)
         if new is None:
             return node, count
         return new, count + 1
@@ -183,35 +223,41 @@ class Diagonal:
             stmt = body[k]
             name = stmt.targets[0].id if isinstance(stmt, gast.Assign) and len(
                 stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) else None
-            vector = self.vector_of(stmt.value) if name is not None and self.binds.get(
+            scale = self.vector_of(stmt.value) if name is not None and self.binds.get(
                 name) == 1 and self.may_rewrite(name) else None
-            left = self.loads.get(name, 0) if vector is not None else 0
+            if scale is None:
+                k += 1
+                continue
+            factor = scale[0]
+            read = ({factor} if isinstance(factor, str) else  # (what the scaling reads)
+                    {n.id for n in walk(factor) if isinstance(n, gast.Name)})
+            left = self.loads.get(name, 0)
             for j in range(k + 1, len(body)):
                 if not left:
                     break
                 if not any(is_name(n, name) for n in walk(body[j])):
                     continue
-                if not isinstance(body[j], gast.Assign) or stores_into(body[k + 1:j], {vector}):
+                if not isinstance(body[j], gast.Assign) or stores_into(body[k + 1:j], read):
                     break
-                body[j].value, gone = self.scale_all(body[j].value, name, vector)
+                body[j].value, gone = self.scale_all(body[j].value, name, scale)
                 left -= gone  # (a read that is not a product's keeps the matrix; the reads
                 # after it may still be products)
-            if vector is not None and not left:
+            if left:
+                k += 1
+            else:
                 del body[k]
-                continue
-            k += 1
 
     # --- 2. diagonals of products
 
     def matrix_of_diagonal(self, node):
         """The name M whose diagonal node reads (undiag(M, v) of a vector v, np.diag(M),
-        np.diagonal(M) of a square M), else None."""
+        np.diagonal(M), np.trace(M) of a square M), else None."""
         if _helper_call(node, "undiag", 2) or (_helper_call(node, "undiag", 3)
                                                 and _zero(node.args[2])):
             vector = self.shape(node.args[1])  # (the v of np.diag(v) this is the adjoint of)
             if vector is None or len(vector) != 1:
                 return None
-        elif not (_numpy_call(node, "diag", "diagonal") and len(node.args) == 1
+        elif not (_numpy_call(node, "diag", "diagonal", "trace") and len(node.args) == 1
                   and not node.keywords):
             return None
         matrix = node.args[0]
@@ -245,16 +291,19 @@ class Diagonal:
             def at(node):  # (the one read of the product: it is the diagonal's, or none is)
                 if not (isinstance(node, gast.Call) and self.matrix_of_diagonal(node) == name):
                     return None
+                trace = _numpy_call(node, "trace")  # (the sum of the diagonal)
                 if strong:  # sum_k a_ik b_ki with safe_matmul's strong zeros
                     terms = call(["safe_mul"], a, _transposed(b))
                     return gast.Call(func=gast.Attribute(value=terms, attr="sum",
                                                          ctx=gast.Load()),
-                                     args=[], keywords=[gast.keyword(
+                                     args=[], keywords=[] if trace else [gast.keyword(
                                          arg="axis", value=constant_node(-1))])
-                return call(["np", "einsum"], constant_node("ij,ji->i"), a, b)
+                return call(["np", "einsum"], constant_node("ij,ji->" if trace else "ij,ji->i"),
+                            a, b)
             return replace_first(reader, at)
 
-        fold_read_once(self.fdef.body, self.binds, self.loads, reads_of, rewrite)
+        binds, loads = name_counts(self.fdef)  # (the first rewrite took reads away)
+        fold_read_once(self.fdef.body, binds, loads, reads_of, rewrite)
 
     def run(self):
         self.defs = once_bound_values(self.fdef.body, self.binds)

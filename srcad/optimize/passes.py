@@ -3,9 +3,9 @@ the PASSES name that switches it off, the builds it runs for, the facts it reads
 
     forward mode:   proportional, simplify (constants, copies, dead_code), [hoist], strength,
                     layout
-    reverse mode:   simplify, [guards, cancel, broadcasts, factor, contract, resimplify], signs,
-                    inplace, [tiles], [turns], [singular], [outer], [rank_one],
-                    [diagonal], [factorizations], [strength], [layout]
+    reverse mode:   simplify, [guards, cancel, broadcasts, factor, contract, diagonal,
+                    resimplify], signs, inplace, [tiles], [turns], [singular], [outer],
+                    [rank_one], [factorizations], [strength], [layout]
                                                               ([...]: shape-specialized builds)
 
 pipeline.improve builds the facts of the build and hands this table to manager.run_passes.
@@ -66,6 +66,9 @@ PIPELINE = (
     Pass("hoist", hoist_row_products, switch="hoist", modes=FORWARD, specialized=True,
          needs=("top_once", "binds", "params", "mutated", "arrays", "shape_of", "derived",
                 "returns_values", "fresh_name", "new_shapes", "shapes")),
+    Pass("diagonal", scale_by_diagonals, switch="diagonal", modes=REVERSE, specialized=True,
+         needs=("shape_of", "loads", "binds", "derived", "returns_values", "arrays",
+                "inexact", "mutated"), calls=("np.diag", "np.diagonal", "np.trace", "undiag", "undiagonal")),
     Group("resimplify", simplify(), modes=REVERSE, specialized=True),
     Pass("signs", sink_signs, switch="signs", modes=REVERSE, needs=("derived", "binds"),
          keeps=("binds", "loads", "top_once")),  # (only minus signs and + - change)
@@ -81,9 +84,6 @@ PIPELINE = (
          needs=("shape_of", "fresh_name", "mutated"), calls=("np.outer",)),
     Pass("rank_one", keep_rank_one, switch="rank_one", modes=REVERSE, specialized=True,
          needs=("shape_of", "loads", "binds"), calls=("np.outer",)),
-    Pass("diagonal", scale_by_diagonals, switch="diagonal", modes=REVERSE, specialized=True,
-         needs=("shape_of", "loads", "binds", "derived", "returns_values", "arrays",
-                "inexact", "mutated"), calls=("np.diag", "np.diagonal", "undiag")),
     Pass("factorizations", share_factorizations, switch="factorizations", modes=REVERSE,
          specialized=True, needs=("shape_of", "float_of", "binds", "params", "fresh_name",
                                   "derived", "returns_values"), calls=FACTORING),

@@ -881,7 +881,7 @@ _SCIPY_LINALG = {
     "gp": "{L} = scipy.linalg.cho_factor({a}, lower=True)\n{t} = 0.5 * np.dot({rhs}, "
           "scipy.linalg.cho_solve({L}, {rhs})) + np.sum(np.log(np.diag({L}[0])))",
 }
-# products with diagonal matrices of vectors and diagonals of products (optimize/diagonal.py)
+# products with diagonal matrices of vectors, diagonals and traces of products (diagonal.py)
 _DIAGONAL = {
     "inv": "{t} = np.linalg.inv({a}) @ np.diag({rhs}) @ {rhs}",
     "det": "{t} = np.linalg.det({a}) * (np.diag({rhs}) @ {a} @ {rhs})",
@@ -890,6 +890,9 @@ _DIAGONAL = {
     "solve": "{t} = np.linalg.solve({a}, np.diag({a} @ np.diag({rhs}) @ {a}.T))",
     "evidence": "{t} = 0.5 * np.dot({rhs}, np.diag({a}.T @ np.diag({rhs}) @ {a})) + 0.5 * "
                 "np.linalg.slogdet({a})[1]",
+    "solve_t": "{t} = np.linalg.solve({a}.T, {b}) * np.trace({a} @ {a}.T) * {c}",
+    "slogdet": "{sign}, {logdet} = np.linalg.slogdet({a})\n"
+               "{t} = {sign} * {logdet} + np.diagonal({a} @ {a}) * {rhs}",
 }
 try:
     import scipy.linalg  # noqa: F401

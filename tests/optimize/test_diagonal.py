@@ -313,3 +313,37 @@ def test_diagonal_products_in_every_mode_and_order(func, args):
     down[-1] = args[-1] - step * directions[-1]
     g = srcad.grad(func, wrt=len(args) - 1)
     np.testing.assert_allclose(hvp, (g(*up) - g(*down)) / (2 * step), rtol=1e-5, atol=1e-7)
+
+
+def traces_and_diagonals(A, B):
+    return np.trace(A @ B) + np.sum(np.diagonal(A @ A) ** 2) + np.trace(A) * np.sum(B)
+
+
+def test_the_adjoints_of_trace_and_diagonal_scale_and_the_products_go():
+    """undiagonal(np.expand_dims(by, -1), t, 0, 0, 1), the adjoint of np.trace(t), is the
+    number by on the whole diagonal; np.diagonal's, the vector on it: every product with
+    them is a scaling, and the primal's A @ B and A @ A, then read by nothing, are not made."""
+    args = (RNG.normal(size=(5, 5)), RNG.normal(size=(5, 5)))
+    text = srcad.source(traces_and_diagonals, wrt=(0, 1), args=args)
+    body = text.split("def traces_and_diagonals_grad")[1]
+    code = "\n".join(line for line in body.splitlines() if not line.lstrip().startswith("#"))
+    assert "@" not in code and "np.einsum('ij,ji->i', A, A)" in code, body
+    grads = srcad.grad(traces_and_diagonals, wrt=(0, 1))(*args)
+    plain = srcad.grad(traces_and_diagonals, wrt=(0, 1), disable="diagonal")(*args)
+    for i, (got, unoptimized) in enumerate(zip(grads, plain)):
+        np.testing.assert_allclose(got, unoptimized, rtol=1e-12, atol=1e-13)
+        np.testing.assert_allclose(got, central_gradient(traces_and_diagonals, args, i),
+                                   rtol=1e-6, atol=1e-8)
+
+
+def test_the_trace_of_a_product_read_once_is_the_sum_of_its_terms():
+    check_rewrite(scale_by_diagonals, """
+        def f(A, B, v, w):
+            M = A @ A.T
+            g = np.trace(M) * w
+            return g
+        """, """
+        def f(A, B, v, w):
+            g = np.einsum('ij,ji->', A, A.T) * w
+            return g
+        """, (A, B, v, w), **dict(FACTS, shape_of={**SHAPES, "M": (4, 4)}.get))
