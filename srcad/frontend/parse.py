@@ -14,7 +14,7 @@ import gast
 from ..errors import SrcadError
 from .deep import split_deep
 from ..syntax.convert import ast_to_gast
-from ..syntax.source import compiles_to, module_names
+from ..syntax.source import compiles_to, module_names, source_lines
 from ..syntax.naming import walk, walk_breadth
 
 
@@ -60,8 +60,8 @@ def function_source(func):
     name = getattr(func, "__qualname__", repr(func))
     try:
         code = getattr(func, "__code__", func)  # (inspect would read a functools.wraps
-        lines, first_line = inspect.getsourcelines(code)  # wrapper as what it wraps)
-        filename = inspect.getsourcefile(code) or inspect.getfile(code)
+        lines, first_line = source_lines(code, getattr(func, "__globals__", None))  # wrapper
+        filename = inspect.getsourcefile(code) or inspect.getfile(code)  # as what it wraps)
     except (OSError, TypeError) as exc:
         raise SrcadError(
             f"srcad cannot read the source of {name} ({exc})",
