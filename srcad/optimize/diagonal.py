@@ -158,9 +158,9 @@ class Diagonal:
             return self.is_matrix(node.value, name)
         if _numpy_call(node, "transpose") and len(node.args) == 1 and not node.keywords:
             return self.is_matrix(node.args[0], name)
-        if (_numpy_call(node, "swapaxes") and len(node.args) == 3 and not node.keywords
-                and all(isinstance(a, gast.Constant) for a in node.args[1:])
-                and sorted(a.value for a in node.args[1:]) in ([-2, -1], [0, 1])):
+        axes = [_int(a) for a in node.args[1:]] if _numpy_call(node, "swapaxes") else None
+        if (axes is not None and len(node.args) == 3 and not node.keywords
+                and None not in axes and sorted(axes) in ([-2, -1], [0, 1])):
             return self.is_matrix(node.args[0], name)
         return (_helper_call(node, "as_lower_factor", 2) and isinstance(node.args[1], gast.Name)
                 and self.is_matrix(node.args[0], name))

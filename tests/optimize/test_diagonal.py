@@ -347,3 +347,16 @@ def test_the_trace_of_a_product_read_once_is_the_sum_of_its_terms():
             g = np.einsum('ij,ji->', A, A.T) * w
             return g
         """, (A, B, v, w), **dict(FACTS, shape_of={**SHAPES, "M": (4, 4)}.get))
+
+
+def test_its_transposes_are_the_matrix():
+    check_rewrite(scale_by_diagonals, """
+        def f(A, B, v, w):
+            D = np.diag(v)
+            g = np.swapaxes(D, -1, -2) @ w + A @ np.swapaxes(D, 0, 1) + A @ D.T
+            return g
+        """, """
+        def f(A, B, v, w):
+            g = v * w + A * v + A * v
+            return g
+        """, (A, B, v, w), **FACTS)
