@@ -18,9 +18,9 @@ of n^3 met a diagonal matrix. Two rewrites:
    vector g (the adjoint of np.diag(v) of a vector: g on the diagonal of a square matrix of
    zeros), or undiagonal(g, a, 0, 0, 1) of a square a (the adjoint of np.diagonal(a): a float
    vector g, or of np.trace(a): np.expand_dims(number, -1), the number on the whole diagonal,
-   A @ (c I) = A * c); read as itself, its transpose (D.T, np.transpose(D), np.swapaxes(D, -1, -2): the
-   same matrix) or as_lower_factor(D, l) (D or its transpose: Cholesky's adjoint, which meets
-   one from a log-determinant's np.diag(L)). Each read in a product is rewritten, in the
+   A @ (c I) = A * c); read as itself, its transpose (D.T, np.transpose(D),
+   np.swapaxes(D, -1, -2): the same matrix) or as_lower_factor(D, l) (D or its transpose:
+   Cholesky's adjoint, which meets one from a log-determinant's np.diag(L)). Each read in a product is rewritten, in the
    top-level assignments after the binding, up to the first statement that is not an
    assignment or comes after a store into the vector; where no read is left, the matrix is not
    made.

@@ -68,7 +68,8 @@ PIPELINE = (
                 "returns_values", "fresh_name", "new_shapes", "shapes")),
     Pass("diagonal", scale_by_diagonals, switch="diagonal", modes=REVERSE, specialized=True,
          needs=("shape_of", "loads", "binds", "derived", "returns_values", "arrays",
-                "inexact", "mutated"), calls=("np.diag", "np.diagonal", "np.trace", "undiag", "undiagonal")),
+                "inexact", "mutated"),
+         calls=("np.diag", "np.diagonal", "np.trace", "undiag", "undiagonal")),
     Group("resimplify", simplify(), modes=REVERSE, specialized=True),
     Pass("signs", sink_signs, switch="signs", modes=REVERSE, needs=("derived", "binds"),
          keeps=("binds", "loads", "top_once")),  # (only minus signs and + - change)
