@@ -295,9 +295,3 @@ def runnable_text(source):
         source = source[:at + 1] + "\n" * text.count("\n") + source[at + 1 + len(text):]
         helpers.append(name)
     return source, tuple(helpers)
-    code = compile(source, path, "exec")
-    with _LOCK:
-        _CODES[key] = code
-        while len(_CODES) > _MAX_CODES:
-            _CODES.popitem(last=False)
-    return path, code

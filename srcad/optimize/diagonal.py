@@ -20,10 +20,10 @@ of n^3 met a diagonal matrix. Two rewrites:
    vector g, or of np.trace(a): np.expand_dims(number, -1), the number on the whole diagonal,
    A @ (c I) = A * c); read as itself, its transpose (D.T, np.transpose(D),
    np.swapaxes(D, -1, -2): the same matrix) or as_lower_factor(D, l) (D or its transpose:
-   Cholesky's adjoint, which meets one from a log-determinant's np.diag(L)). Each read in a product is rewritten, in the
-   top-level assignments after the binding, up to the first statement that is not an
-   assignment or comes after a store into the vector; where no read is left, the matrix is not
-   made.
+   Cholesky's adjoint, which meets one from a log-determinant's np.diag(L)). Each read in a
+   product is rewritten, in the top-level assignments after the binding, up to the first
+   statement that is not an assignment or comes after a store into the vector; where no read
+   is left, the matrix is not made.
 
 2. The diagonal of a matrix product (the adjoint of np.diag(v) again, now reading a diagonal:
    undiag(M, v) for a vector v; np.diag(M), np.diagonal(M) in user code) where the product
@@ -46,15 +46,10 @@ templates' temporaries) are rewritten.
 """
 import gast
 
-from ..syntax.naming import clone, name_counts, walk
-from ..syntax.nodes import call, constant_node, is_name, name as name_node
+from ..syntax.naming import clone, name_counts, number_value, walk
+from ..syntax.nodes import call, constant_node, is_name, name as name_node, numpy_call
 from .read_once import (fold_read_once, ndim_of, once_bound_values, replace_first,
                         stores_into)
-
-
-def _numpy_call(node, *attrs):
-    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
-            and is_name(node.func.value, "np") and node.func.attr in attrs)
 
 
 def _helper_call(node, ident, arity):
@@ -70,13 +65,9 @@ def _transposed(node):
 
 
 def _int(node):
-    """The int a Constant node (or a negated one) holds, else None."""
-    sign = 1
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
-        node, sign = node.operand, -1
-    if isinstance(node, gast.Constant) and type(node.value) is int:
-        return sign * node.value
-    return None
+    """The int a literal (a negated one too) is, else None."""
+    value = number_value(node)
+    return value if type(value) is int else None
 
 
 def _zero(node):
@@ -109,7 +100,7 @@ class Diagonal:
     def vector_of(self, value):
         """(the name of the vector, or a number node, whose diagonal matrix value is; whether
         it is a number), or None."""
-        if _numpy_call(value, "diag") and len(value.args) == 1 and not value.keywords:
+        if numpy_call(value, "diag") and len(value.args) == 1 and not value.keywords:
             shape = self.shape(value.args[0])
             if shape is not None and len(shape) == 1 and self.plain_vector(value.args[0].id):
                 return value.args[0].id, False
@@ -130,7 +121,7 @@ class Diagonal:
         outer = self.shape(square)
         if outer is None or len(outer) != 2 or outer[0] != outer[1]:
             return None
-        if _numpy_call(g, "expand_dims") and len(g.args) == 2 and _int(g.args[1]) == -1 and (
+        if numpy_call(g, "expand_dims") and len(g.args) == 2 and _int(g.args[1]) == -1 and (
                 isinstance(g.args[0], gast.Constant) and type(g.args[0].value) is float or (
                     self.shape(g.args[0]) == () and self.float_vector(g.args[0].id))):
             return g.args[0], True  # (a number on the whole diagonal: trace's adjoint)
@@ -156,9 +147,9 @@ class Diagonal:
             return True
         if isinstance(node, gast.Attribute) and node.attr == "T":
             return self.is_matrix(node.value, name)
-        if _numpy_call(node, "transpose") and len(node.args) == 1 and not node.keywords:
+        if numpy_call(node, "transpose") and len(node.args) == 1 and not node.keywords:
             return self.is_matrix(node.args[0], name)
-        axes = [_int(a) for a in node.args[1:]] if _numpy_call(node, "swapaxes") else None
+        axes = [_int(a) for a in node.args[1:]] if numpy_call(node, "swapaxes") else None
         if (axes is not None and len(node.args) == 3 and not node.keywords
                 and None not in axes and sorted(axes) in ([-2, -1], [0, 1])):
             return self.is_matrix(node.args[0], name)
@@ -257,7 +248,7 @@ class Diagonal:
             vector = self.shape(node.args[1])  # (the v of np.diag(v) this is the adjoint of)
             if vector is None or len(vector) != 1:
                 return None
-        elif not (_numpy_call(node, "diag", "diagonal", "trace") and len(node.args) == 1
+        elif not (numpy_call(node, "diag", "diagonal", "trace") and len(node.args) == 1
                   and not node.keywords):
             return None
         matrix = node.args[0]
@@ -291,7 +282,7 @@ class Diagonal:
             def at(node):  # (the one read of the product: it is the diagonal's, or none is)
                 if not (isinstance(node, gast.Call) and self.matrix_of_diagonal(node) == name):
                     return None
-                trace = _numpy_call(node, "trace")  # (the sum of the diagonal)
+                trace = numpy_call(node, "trace")  # (the sum of the diagonal)
                 if strong:  # sum_k a_ik b_ki with safe_matmul's strong zeros
                     terms = call(["safe_mul"], a, _transposed(b))
                     return gast.Call(func=gast.Attribute(value=terms, attr="sum",

@@ -18,12 +18,12 @@ reverse mode: the RNN benchmark's gradient, T = 50, 344 -> 316 us; docs/performa
 in reverse mode all the same: its peak memory is the end of the primal loop, where the tape is
 full, and the T rows of products add to it (that RNN's peak 57 -> 69 KiB, over the benchmark's
 1.5x of the hand-written gradient's). Forward mode keeps no tape; there, and in the forward
-sweeps of second derivatives (a Hessian-vector product through a gradient's loops), it runs. Row t of
-np.dot(xs, U.T) is np.dot(U, xs[t]) for every integer t, negative ones and out-of-range ones
-(an IndexError) too; the sums may add in another order (BLAS's matrix product against its
-matrix-vector product), so where the code returns f's values (returns_values) only products
-that feed no value are hoisted. In forward mode a tangent's product (dU.dot(xs[t])) stays in
-the loop: the build knows no tangent's shape.
+sweeps of second derivatives (a Hessian-vector product through a gradient's loops), it runs.
+Row t of np.dot(xs, U.T) is np.dot(U, xs[t]) for every integer t, negative ones and
+out-of-range ones (an IndexError) too; the sums may add in another order (BLAS's matrix
+product against its matrix-vector product), so where the code returns f's values
+(returns_values) only products that feed no value are hoisted. In forward mode a tangent's
+product (dU.dot(xs[t])) stays in the loop: the build knows no tangent's shape.
 
 Applies, for a loop `for t in R:` at the top level of the function, to a product
 np.dot(M, r), M.dot(r), M @ r, np.matmul(M, r) (M (m, k): np.dot(X, M.T)) or with r first
@@ -42,7 +42,7 @@ import gast
 
 from ..analysis.defuse import feeding_values
 from ..syntax.naming import walk
-from ..syntax.nodes import assign, call, comment, is_name, name, reversed_name
+from ..syntax.nodes import assign, call, comment, is_name, name, numpy_call, reversed_name
 
 
 # the most items a hoisted product may have: the loop made one row at a time (in forward mode,
@@ -59,13 +59,10 @@ def _product(node):
     if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
             and not node.keywords):
         return None
-    func = node.func
-    if (isinstance(func.value, gast.Name) and func.value.id == "np"
-            and func.attr in ("dot", "matmul") and len(node.args) == 2):
+    if numpy_call(node, "dot", "matmul") and len(node.args) == 2:
         return node.args[0], node.args[1]
-    if func.attr == "dot" and len(node.args) == 1 and not (
-            isinstance(func.value, gast.Name) and func.value.id == "np"):
-        return func.value, node.args[0]
+    if node.func.attr == "dot" and len(node.args) == 1 and not numpy_call(node):
+        return node.func.value, node.args[0]
     return None
 
 

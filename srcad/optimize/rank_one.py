@@ -13,15 +13,13 @@ level, and every product it meets on the way out is a matrix product with it on 
 """
 import gast
 
-from ..syntax.nodes import call
+from ..syntax.nodes import call, numpy_call
 from .read_once import fold_read_once, ndim_of, once_bound_values, replace_first
 
 
 def _outer_of(value):
     """(u, v) for np.outer(u, v) of two names, else None."""
-    if (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
-            and isinstance(value.func.value, gast.Name) and value.func.value.id == "np"
-            and value.func.attr == "outer" and len(value.args) == 2 and not value.keywords
+    if (numpy_call(value, "outer") and len(value.args) == 2 and not value.keywords
             and all(isinstance(a, gast.Name) for a in value.args)):
         return tuple(value.args)
     return None

@@ -8,7 +8,7 @@ import gast
 
 from ..analysis.shapes import expression_shape
 from ..syntax.naming import walk
-from ..syntax.nodes import is_name
+from ..syntax.nodes import is_name, numpy_call
 
 
 def ndim_of(node, shape_of, defs, depth=0):
@@ -23,9 +23,7 @@ def ndim_of(node, shape_of, defs, depth=0):
         return ndim_of(defs[node.id], shape_of, defs, depth + 1)
     if isinstance(node, gast.Attribute) and node.attr == "T":
         return ndim_of(node.value, shape_of, defs, depth + 1)
-    if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
-            and isinstance(node.func.value, gast.Name) and node.func.value.id == "np"
-            and node.func.attr in ("swapaxes", "transpose") and node.args):
+    if numpy_call(node, "swapaxes", "transpose") and node.args:
         return ndim_of(node.args[0], shape_of, defs, depth + 1)
     return None
 

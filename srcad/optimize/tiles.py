@@ -27,7 +27,7 @@ import gast
 
 from ..runtime import HELPERS
 from ..syntax.naming import walk
-from ..syntax.nodes import call, is_name, name
+from ..syntax.nodes import call, is_name, name, numpy_call
 from .inplace import sizes_of
 
 # array methods that do not write into their array (calls of other methods are taken to)
@@ -92,9 +92,9 @@ def _zeros(stmt):
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
             and is_name(stmt.targets[0]) and isinstance(stmt.value, gast.Call)):
         return None
-    func, args = stmt.value.func, stmt.value.args
-    if not (isinstance(func, gast.Attribute) and func.attr == "zeros"
-            and is_name(func.value, "np") and not stmt.value.keywords and 1 <= len(args) <= 2):
+    args = stmt.value.args
+    if not (numpy_call(stmt.value, "zeros") and not stmt.value.keywords
+            and 1 <= len(args) <= 2):
         return None
     shape = args[0]
     if isinstance(shape, gast.Constant) and isinstance(shape.value, tuple):

@@ -49,7 +49,7 @@ import numpy as np
 
 from ..syntax.convert import gast_to_ast
 from ..syntax.naming import walk
-from ..syntax.nodes import assign, call, comment, is_name, name, reversed_name
+from ..syntax.nodes import assign, call, comment, is_name, name, numpy_call, reversed_name
 
 _OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 _ENDS = (gast.Break, gast.Continue, gast.Return, gast.Yield, gast.YieldFrom)
@@ -57,8 +57,7 @@ _ENDS = (gast.Break, gast.Continue, gast.Return, gast.Yield, gast.YieldFrom)
 
 def _ufunc(node):
     """Whether node is a call np.f(args) of a one-output ufunc with its number of arguments."""
-    if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
-            and is_name(node.func.value, "np") and not node.keywords):
+    if not (numpy_call(node) and not node.keywords):
         return False
     found = getattr(np, node.func.attr, None)
     return isinstance(found, np.ufunc) and found.nout == 1 and len(node.args) == found.nin

@@ -24,6 +24,12 @@ def is_name(node, ident=None):
     return isinstance(node, gast.Name) and (ident is None or node.id == ident)
 
 
+def numpy_call(node, *names):
+    """Whether node is a call np.<name>(...) of one of these names (of any, when none given)."""
+    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+            and is_name(node.func.value, "np") and (not names or node.func.attr in names))
+
+
 def reversed_name(node):
     """R for R[::-1] (R a name; the step -1 as a number or as a negated 1), else None."""
     if not (isinstance(node, gast.Subscript) and is_name(node.value)
