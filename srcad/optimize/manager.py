@@ -23,6 +23,7 @@ from ..analysis.defuse import (bound_once_at_top, mutated_names, parameters,
                                reads_and_writes)
 from ..analysis.shapes import float_chars
 from ..syntax.naming import called_names, name_counts, shared_nodes, stored_roots
+from ..syntax.nodes import dotted_parts
 
 
 class Build:
@@ -140,11 +141,11 @@ class Facts:
         self._code, self._known = code, {}
         return self
 
-    def counted(self, counts, stored):
-        """counts and stored: the facts of the code as it is now (census counts them on the
-        way), kept unless they are known already (the same)."""
-        self._known.setdefault("counts", counts)
-        self._known.setdefault("stored", stored)
+    def counted(self, counted):
+        """counted: facts of the code as it is now (census counts them on the way), kept unless
+        they are known already (the same)."""
+        for fact, value in counted.items():
+            self._known.setdefault(fact, value)
 
     def changed(self, code, keeps):
         """The code was changed (into code): only the facts in keeps stay."""
@@ -168,15 +169,17 @@ def fingerprint(code, after):
 
 
 def census(code, after):
-    """(fingerprint(code, after), naming.name_counts(code), the names stored into: the ids of
-    naming.stored_roots(code)): all in one walk. The manager fingerprints the code after every
-    pass, and the passes ask for the fact counts (binds and loads) and the names stored into of
-    most versions of the code: counted on the way, they cost no walk of their own.
-    The walk is naming.walk's (so the counts' dicts are in the order name_counts gives)."""
+    """(fingerprint(code, after), the facts counted on the way): all in one walk. The manager
+    fingerprints the code after every pass, and the passes ask for the facts counts
+    (naming.name_counts: binds and loads), stored (the names stored into: the ids of
+    naming.stored_roots) and calls (naming.called_names) of most versions of the code: counted
+    on the way, they cost no walk of their own. The walk is naming.walk's (so the counts'
+    dicts are in the order name_counts gives)."""
     parts, ids = [], []
-    bound, loads, roots = {}, {}, []
+    bound, loads, roots, calls = {}, {}, [], []
     append, ast, name = parts.append, gast.AST, gast.Name
-    load, store, param, subscript = gast.Load, gast.Store, gast.Param, gast.Subscript
+    load, store, param = gast.Load, gast.Store, gast.Param
+    subscript, call = gast.Subscript, gast.Call
     stack = [code]
     pop, push, keep = stack.pop, stack.append, ids.append
     while stack:
@@ -196,6 +199,8 @@ def census(code, after):
         if kind is subscript and type(n.ctx) is store and type(n.value) is name:
             roots.append(n.value.id)  # (y[i] = v binds y: counted after the names, as
             # name_counts does)
+        elif kind is call:
+            calls.append(n.func)
         size = len(stack)
         for field in n._fields:
             value = getattr(n, field, None)
@@ -216,7 +221,12 @@ def census(code, after):
                                  f"copies")
     for var in roots:
         bound[var] = bound.get(var, 0) + 1
-    return parts, (bound, loads), set(roots)
+    called = set()
+    for func in calls:
+        dotted = dotted_parts(func)
+        if dotted is not None:
+            called.add(".".join(dotted))
+    return parts, {"counts": (bound, loads), "stored": set(roots), "calls": called}
 
 
 def unshared(code, after):
@@ -231,8 +241,8 @@ def run_passes(code, passes, build, facts, stop=None):
     checked and fingerprinted after each entry (a group as a whole); within a group a pass
     keeps only the facts it declares."""
     facts.about(code)
-    before, counts, stored = census(code, "the derivative pass")
-    facts.counted(counts, stored)
+    before, counted = census(code, "the derivative pass")
+    facts.counted(counted)
 
     def one(entry, checked):
         nonlocal code, before
@@ -242,12 +252,12 @@ def run_passes(code, passes, build, facts, stop=None):
                 code = entry.run(code, facts)
             finally:
                 facts._allowed = None
-            now, counts, stored = census(code, entry.name) if checked else (None, None, None)
+            now, counted = census(code, entry.name) if checked else (None, None)
             if now is None or now != before:
                 facts.changed(code, entry.keeps)
                 before = now if now is not None else before
-            if counts is not None:
-                facts.counted(counts, stored)
+            if counted is not None:
+                facts.counted(counted)
         return entry.name == stop
 
     for entry in passes:
@@ -259,11 +269,11 @@ def run_passes(code, passes, build, facts, stop=None):
             for member in entry.passes:
                 if one(member, False):
                     return unshared(code, member.name)
-            now, counts, stored = census(code, entry.name)
+            now, counted = census(code, entry.name)
             if now != before:
                 facts.changed(code, ())  # (the members dropped what they did not keep)
                 before = now
-            facts.counted(counts, stored)
+            facts.counted(counted)
         if entry.name == stop:
             return code
     return code

@@ -53,13 +53,16 @@ class FoldConstants(Transformer):
             return node
         return result
 
-    def generic_visit(self, node):
-        if isinstance(node, (gast.BinOp, gast.UnaryOp)):
-            for child in (getattr(node, "left", None), getattr(node, "right", None),
-                          getattr(node, "operand", None)):
-                if isinstance(child, gast.BinOp):
-                    child.operand_of_arithmetic = True
-        return super().generic_visit(node)
+    @staticmethod
+    def mark_operands(node):
+        """Marks the operands of arithmetic node (a BinOp or UnaryOp) that are arithmetic
+        themselves, before they are folded (see identity). (Done by visit_BinOp and
+        visit_UnaryOp, not by an override of generic_visit: the class keeps the plain walk,
+        which skips the leaves, contexts and operators.)"""
+        for child in (getattr(node, "left", None), getattr(node, "right", None),
+                      getattr(node, "operand", None)):
+            if isinstance(child, gast.BinOp):
+                child.operand_of_arithmetic = True
 
     def surely_array(self, node):
         """Whether an expression's value is surely a numpy array (so / by 0 is inf, not
@@ -92,6 +95,7 @@ class FoldConstants(Transformer):
         return False
 
     def visit_BinOp(self, node):
+        self.mark_operands(node)
         node = self.generic_visit(node)
         left, right = node.left, node.right
         numbers = (int, float)
@@ -159,6 +163,7 @@ class FoldConstants(Transformer):
         return None
 
     def visit_UnaryOp(self, node):
+        self.mark_operands(node)
         node = self.generic_visit(node)
         if isinstance(node.op, gast.USub) and _number(node.operand):
             return gast.Constant(value=-node.operand.value, kind=None)
