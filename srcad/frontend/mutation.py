@@ -201,11 +201,14 @@ class MutationFence:
 
     # liveness -----------------------------------------------------------------------------
     def liveness(self, stmts, live):
-        """Record, backwards, the names read after each statement; returns the names live
-        before the block."""
+        """Record, backwards, the names read after each statement the checks ask about
+        (needs_live); returns the names live before the block. (The set is updated in place
+        and copied only for those statements: a copy for every statement was quadratic in a
+        function with many names live at once.)"""
         live = set(live)
         for stmt in reversed(stmts):
-            self.live[id(stmt)] = set(live)
+            if self.needs_live(stmt):
+                self.live[id(stmt)] = set(live)
             if isinstance(stmt, gast.If):
                 live = (self.liveness(stmt.body, live) | self.liveness(stmt.orelse, live)
                         | loaded_names(stmt.test))
@@ -219,10 +222,24 @@ class MutationFence:
                     inner = again
                 live = inner
             elif isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
-                live = (live - {stmt.targets[0].id}) | loaded_names(stmt.value)
+                live.discard(stmt.targets[0].id)
+                live |= loaded_names(stmt.value)
             else:
-                live = live | loaded_names(stmt)
+                live |= loaded_names(stmt)
         return live
+
+    def needs_live(self, stmt):
+        """Whether a check asks which names are read after stmt (sharing): stores into arrays,
+        in-place updates, expression statements (lst.append), and calls of functions that are
+        not the libraries' (the user's may update their arguments)."""
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
+            return True
+        if getattr(stmt, "augmented", None) is not None:
+            return True
+        if isinstance(stmt.value, gast.Call):
+            op = self.scope.lookup(stmt.value.func)
+            return op is None or canonical_name(op) is None
+        return False
 
     # what a value may point to ------------------------------------------------------------
     def site(self, node):

@@ -201,6 +201,9 @@ def _fold_block(stmts, tangents, loads, stores):
             if isinstance(child, list) and child:
                 _fold_block(child, tangents, loads, stores)
     pending = {}  # tangent -> (index of its statement, form, names it reads)
+    readers = {}  # name -> the pending tangents whose statements read it (which a statement
+    # binding the name makes stale: found here, not by a look at every pending tangent per
+    # statement, which was quadratic in a block of many tangents read late)
     removed = set()
     for j, stmt in enumerate(stmts):
         if is_comment(stmt):
@@ -219,20 +222,35 @@ def _fold_block(stmts, tangents, loads, stores):
                 if not isinstance(node, gast.Name) and (
                         used or _operations(node) < _operations(stmt.value)):
                     stmt.value = node
-                    removed.update(pending.pop(t)[0] for t in used)
+                    for t in used:
+                        removed.add(_unpend(pending, readers, t))
         if _barrier(stmt):
             pending.clear()
+            readers.clear()
         else:
-            written = _written(stmt)
-            for t in [t for t, (_, _, names) in pending.items() if names & written]:
-                del pending[t]
+            for var in _written(stmt):
+                for t in list(readers.get(var, ())):
+                    _unpend(pending, readers, t)
         if is_tangent and loads.get(target) == 1 and stores.get(target) == 1 and (
                 _operations(stmt.value) <= MAX_OPERATIONS):
             form = _linear(stmt.value, tangents, {}, set())
             if isinstance(form, dict) and len(form) == 1 and target not in form:
                 pending[target] = (j, form, loaded_names(stmt.value))
+                for var in pending[target][2]:
+                    readers.setdefault(var, set()).add(target)
     if removed:
         stmts[:] = _drop(stmts, removed, tangents)
+
+
+def _unpend(pending, readers, tangent):
+    """Drop a pending tangent (and its entries in readers); returns its statement's index."""
+    index, _, names = pending.pop(tangent)
+    for var in names:
+        waiting = readers[var]
+        waiting.discard(tangent)
+        if not waiting:
+            del readers[var]
+    return index
 
 
 def _operations(node):
