@@ -7,8 +7,8 @@
     .venv/bin/python benchmarks/build_time.py --sizes 200,400,800 --no-loops
     .venv/bin/python benchmarks/build_time.py --plot docs/build_time.png   # log-log plot
 
-Two families of functions, written to a new file for every build (srcad reads source through
-inspect), so that no cache entry can match:
+Three families of functions, written to a new file for every build (srcad reads source
+through inspect), so that no cache entry can match:
 
     chain(N)                        loops(k, depth)
     def f(x):                       def f(x, n):
@@ -19,6 +19,14 @@ inspect), so that no cache entry can match:
         return np.sum(tN)                       ...  (k statements)
                                                 t0 = tk
                                         return np.sum(t0)
+    wide(N): N values live at once (a chain has one)
+    def f(x):
+        a0 = np.sin(x * 0.001)
+        ...                             (N statements)
+        s = a0
+        s = s + a1
+        ...                             (N - 1 statements)
+        return np.sum(s)
 
 For each function, four cold builds: grad (reverse mode) and jvp (forward mode), each
   generic       srcad.source(f, mode): the code for any shapes;
@@ -79,6 +87,14 @@ def chain_source(n):
     lines = ["import numpy as np", "", "", "def f(x):", "    t0 = x"]
     lines += [f"    t{i} = np.sin(t{i - 1}) + t{i - 1} * 0.5" for i in range(1, n + 1)]
     lines.append(f"    return np.sum(t{n})")
+    return "\n".join(lines) + "\n"
+
+
+def wide_source(n):
+    """def f(x) of n values a{i} = np.sin(x * c_i), all live until they are summed."""
+    lines = ["import numpy as np", "", "", "def f(x):"]
+    lines += [f"    a{i} = np.sin(x * {0.001 * (i + 1)})" for i in range(n)]
+    lines += ["    s = a0"] + [f"    s = s + a{i}" for i in range(1, n)] + ["    return np.sum(s)"]
     return "\n".join(lines) + "\n"
 
 
@@ -202,7 +218,8 @@ def main(argv=None):
                         help="also 10,000 statements (and loop bodies of 1,000)")
     parser.add_argument("--sizes", help="chain sizes, comma-separated (default 10,100,1000)")
     parser.add_argument("--bodies", help="loop body sizes, comma-separated (default 10,100)")
-    parser.add_argument("--no-loops", action="store_true", help="only the chains")
+    parser.add_argument("--no-loops", action="store_true", help="no loop nests")
+    parser.add_argument("--no-wide", action="store_true", help="no wide functions")
     parser.add_argument("--budget", type=float, default=60.0,
                         help="seconds: a column stops after a build slower than this")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
@@ -225,6 +242,13 @@ def main(argv=None):
         chain = measure([(f"chain N={n}", "chain", chain_source(n), (x,)) for n in sizes],
                         options.budget, log)
         print(table("function", chain))
+        wide = {}
+        if not options.no_wide:
+            log("wide:")
+            wide = measure([(f"wide N={n}", "wide", wide_source(n), (x,)) for n in sizes],
+                           options.budget, log)
+            print()
+            print(table("many values live", wide))
         nests = {}
         if not options.no_loops:
             log("loops:")
@@ -239,7 +263,8 @@ def main(argv=None):
         if options.json:
             with open(options.json, "w", encoding="utf-8") as handle:
                 json.dump({label: {" ".join(c): row[c] for c in COLUMNS}
-                           for label, row in {**chain, **nests}.items()}, handle, indent=1)
+                           for label, row in {**chain, **wide, **nests}.items()}, handle,
+                          indent=1)
     finally:
         shutil.rmtree(_DIRECTORY, ignore_errors=True)
     return 0
