@@ -237,7 +237,8 @@ class MutationFence:
         if getattr(stmt, "augmented", None) is not None:
             return True
         if isinstance(stmt.value, gast.Call):
-            op = self.scope.lookup(stmt.value.func)
+            op = self.scope.lookup(stmt.value.func, unwrap=False)  # (not a srcad
+            # derivative's function: looking at that may build it)
             return op is None or canonical_name(op) is None
         return False
 
