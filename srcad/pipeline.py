@@ -394,9 +394,13 @@ def _frontend(func, kind, wrt, stage, disabled):
     if stage == "slices":
         return function_source(fdef)
     inlined = set()
-    if "inline" not in disabled:  # (small helpers of the module: their derivatives built
-        fdef = inline_helpers(fdef, func, Scope(func, assigned_names(fdef)),  # with the
-                              REGISTRY.knows, inlined)  # caller's, specialized; resolved next)
+    if "inline" not in disabled:
+        # small helpers of the module, and the nested functions lifted above (not a try's):
+        # their derivatives built with the caller's, specialized; resolved next
+        helpers = Scope(func, assigned_names(fdef))
+        helpers.injected = {ident: function for ident, function in lifted.items()
+                            if not getattr(function, "__srcad_try__", False)}
+        fdef = inline_helpers(fdef, func, helpers, REGISTRY.knows, inlined)
     if stage == "inline":
         return function_source(fdef)
     scope = resolve(fdef, func, info, lifted)

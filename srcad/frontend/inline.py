@@ -12,14 +12,17 @@ caller's probe sees, with no generic helper code (unbroadcast, dot_axes) and no 
                                                 it is)
 
 A helper is written in when it is a plain function of the caller's module (the same globals,
-no closure), has no template of its own, ends with its only return, is short (at most _MOST
-statements), takes no *args or **kwargs and only constant defaults, contains nothing the fence
-would refuse, nested functions, try, global declarations or yield, changes no parameter's
-value in place (p += v, p[i] = v, p.append(v), p.sort(): such a call is refused as a call, with
-the helper's name), and reads no global that a name of the caller hides. Its names are renamed fresh; its statements keep the call's position,
-so comments and errors point at the call. Helpers it calls are written in too, to a depth of
-_DEPTH (a recursive helper never is). Anything else stays a call (rules/calls.py differentiates
-it from its source).
+no closure) or a function defined in the caller (lift.py has made it one, whose parameters
+take what it reads of the caller, passed at each call), has no template of its own, ends with
+its only return, is short (at most _MOST statements), takes no *args or **kwargs and only
+constant defaults, contains nothing the fence would refuse, nested functions, try, global
+declarations or yield, changes no parameter's value in place (p += v, p[i] = v, p.append(v),
+p.sort(): such a call is refused as a call, with the helper's name), and reads no global that a
+name of the caller hides. Its names are renamed fresh; its statements keep the call's position,
+so comments and errors point at the call (an error in an expression of a nested function, at
+its own place in the caller). Helpers it calls are written in too, to a depth of _DEPTH (a
+recursive helper never is). Anything else stays a call (rules/calls.py differentiates it from
+its source).
 """
 import inspect
 import types
@@ -36,6 +39,10 @@ from .parse import parse_function
 
 _MOST = 40
 _DEPTH = 3
+# what lift.py sets on a nested function it lifts (its text, the user's def it came from): such
+# a function is written in like a module's (a function lifted from a try block also carries
+# __srcad_try__, and stays a call)
+_LIFTED_MARKS = frozenset({"__srcad_lifted_text__", "__srcad_lifted_from__"})
 _STOPS = (gast.FunctionDef, gast.Lambda, gast.ClassDef, gast.Try, gast.Global, gast.Nonlocal,
           gast.Yield, gast.YieldFrom, gast.Await)
 
@@ -43,7 +50,8 @@ _STOPS = (gast.FunctionDef, gast.Lambda, gast.ClassDef, gast.Try, gast.Global, g
 def _written_in(func, caller, templated):
     """The helper's def, parsed, if it may be written into a function of `caller`'s module."""
     if not (isinstance(func, types.FunctionType) and func.__globals__ is caller.__globals__
-            and func.__closure__ is None and not templated(func) and not func.__dict__
+            and func.__closure__ is None and not templated(func)
+            and set(func.__dict__) <= _LIFTED_MARKS
             and func.__code__.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
                                           | inspect.CO_GENERATOR) == 0):
         return None
@@ -176,8 +184,8 @@ def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
             out.append(gast.Assign(targets=[name(mapping[param.name], gast.Store())],
                                    value=argument, type_comment=None))
         body = [Substitute(direct).visit(Rename(mapping).visit(s)) for s in hdef.body]
-        if isinstance(value.func, gast.Name):
-            inlined.add(value.func.id)
+        if isinstance(value.func, gast.Name) and not hasattr(helper, "__srcad_lifted_from__"):
+            inlined.add(value.func.id)  # (a global; a nested function is the caller's own)
         result = body.pop().value
         out += body
         if isinstance(stmt, gast.Assign):
@@ -186,9 +194,12 @@ def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
             out.append(gast.Return(value=result))
         else:
             out.append(gast.Expr(value=result))
-        for s in out:  # (comments and errors point at the call)
+        nested = hasattr(helper, "__srcad_lifted_from__")
+        for s in out:  # (comments and errors point at the call; in a nested function, an
+            # error in an expression points at its own place, in the user's function too)
             for node in walk(s):
-                if "lineno" in getattr(node, "_attributes", ()):
+                if "lineno" in getattr(node, "_attributes", ()) and not (
+                        nested and isinstance(node, gast.expr)):
                     gast.copy_location(node, stmt)
         return out
 

@@ -451,14 +451,19 @@ def test_helpers_whose_derivative_is_called_are_not_imported(user_module, tmp_pa
 
 def test_nested_lambda_and_a_nested_function_passed_as_a_value(user_module, tmp_path, rng):
     """A nested function passed to a helper (apply(sq, z)) is read by name in the generated
-    code; the emitted module had no such name (NameError at the call). Its source is written
-    in."""
+    code where the helpers stay calls; the emitted module had no such name (NameError at the
+    call). Its source is written in. (Written into the caller, the helper and the nested
+    function are gone: the numbers are the same.)"""
     x = rng.normal(size=(4, 3))
     _, (got,) = emit_and_run(user_module.lambdas, tmp_path, "lambdas_grad", (x,))
     assert_same(got, srcad.grad(user_module.lambdas)(x))
     text, (got,) = emit_and_run(user_module.passes_a_nested_function, tmp_path,
-                                "passes_nested_grad", (x,))
+                                "passes_nested_grad", (x,), disable=("inline",))
     assert "sq" in function_names(text)
+    assert_same(got, srcad.grad(user_module.passes_a_nested_function)(x))
+    text, (got,) = emit_and_run(user_module.passes_a_nested_function, tmp_path,
+                                "passes_nested_inlined_grad", (x,))
+    assert "sq" not in function_names(text) and "apply" not in function_names(text)
     assert_same(got, srcad.grad(user_module.passes_a_nested_function)(x))
 
 

@@ -174,8 +174,10 @@ def make_model(scale):
 def test_nested_functions_and_lambdas_are_lifted():
     loss = make_model(0.5)
     srcad.check_grads(loss, (X[:2].copy(), X[2:].copy() + 1.0), wrt=(0, 1), order=2)
-    text = srcad.source(loss, wrt=(0, 1))
+    text = srcad.source(loss, wrt=(0, 1), disable=("inline",))  # (lifted, and called)
     assert "g_forward_v_w(x, scale=scale, w=w)" in text and "def g_backward_v_w" in text
+    text = srcad.source(loss, wrt=(0, 1))  # (lifted, then written into the caller)
+    assert "g_forward" not in text and "def g_backward" not in text
 
 
 def test_a_nested_function_passed_as_a_value_is_refused_where_it_cannot_be_followed():
