@@ -20,8 +20,9 @@ import types
 import gast
 
 from ..backend.emit import function_source
+from ..runtime import HELPERS
 from .parse import _lambda_as_def
-from ..syntax.naming import bound_counts, clone, loaded_names, stored_roots, walk
+from ..syntax.naming import bound_counts, clone, loaded_names, Rename, stored_roots, walk
 from ..syntax.visitor import Transformer
 
 
@@ -38,6 +39,7 @@ def _nested(stmt):
 
 def lift(fdef, func, info, local_names, write_module):
     """Take nested functions out of fdef; returns {name: function object} to bind them to."""
+    _rename_helper_homonyms(fdef, local_names)
     nested = {}
     body = []
     computed = {}  # name -> {parameter: the name holding its default, computed at the def}
@@ -117,6 +119,31 @@ def lift(fdef, func, info, local_names, write_module):
     _CallRewriter(lifted, info).visit_body(body)
     fdef.body = body
     return {name: entry[0] for name, entry in lifted.items()}
+
+
+def _rename_helper_homonyms(fdef, local_names):
+    """A nested function named like a runtime helper (def safe_div(a, b): ...) renamed fresh in
+    fdef (safe_div_1): lifted, it is bound by its name next to the derivative, whose code calls
+    the runtime helper by that name (the adjoint of a division): the user's function took the
+    helper's place, and the derivative's numbers were wrong."""
+    names = [found[0] for found in map(_nested, fdef.body) if found is not None]
+    clashing = sorted(set(names) & HELPERS.keys())
+    if not clashing:
+        return
+    taken = set(local_names) | set(HELPERS) | {n.id for n in walk(fdef) if type(n) is gast.Name}
+    mapping = {}
+    for name in clashing:
+        fresh, k = name, 0
+        while fresh in taken:
+            k += 1
+            fresh = f"{name}_{k}"
+        taken.add(fresh)
+        mapping[name] = fresh
+    renamer = Rename(mapping)
+    for stmt in fdef.body:
+        if isinstance(stmt, gast.FunctionDef) and stmt.name in mapping:
+            stmt.name = mapping[stmt.name]
+        renamer.visit(stmt)
 
 
 def _refuse_writes_outside(node, name, outer, info):
