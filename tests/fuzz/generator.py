@@ -188,9 +188,11 @@ class _Builder:
                                            if _uses(body_lines + [return_line], p.name)]
         params += self.side
         signature = ", ".join(p.name for p in params)
-        helpers = self.helpers_text()
+        helpers = "\n\n\n".join(h.text for h in self.scope.helpers if not h.nested)
+        nested = [line for h in self.scope.helpers if h.nested for line in h.text.split("\n")]
         text = "import numpy as np\n\n\n" + (helpers + "\n\n\n" if helpers else "")
-        text += f"def f({signature}):\n" + "\n".join(stmts.indent(body_lines + [return_line]))
+        text += f"def f({signature}):\n" + "\n".join(stmts.indent(nested + body_lines
+                                                                  + [return_line]))
         if "srcad." in text:  # (a loop marked srcad.checkpoint)
             text = "import srcad\n" + text
         if "scipy.linalg." in text:  # (stmts.linalg's scipy forms)

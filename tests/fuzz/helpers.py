@@ -13,6 +13,9 @@
     (methods)    about one in four is a method of an object made at module level, reading
                  self.scale, with a docstring of several lines: the object called, or its
                  bound method bound to the helper's name
+    (nested)     about one plain helper in two that f itself calls is defined inside f
+                 (srcad lifts it out, and writes it into f where it is small); a helper's
+                 body never calls one (a nested function calling another is refused)
 
 A helper's body is made by the same statement and expression families as f's, in a scope of
 its own: its parameters are its variables, the size parameters are not in scope (so shapes come
@@ -36,6 +39,7 @@ class Helper:
     takes_log: bool = False
     takes_list: bool = False
     recursive: bool = False  # h(v, depth): the caller passes a small int depth
+    nested: bool = False  # defined at the top of f's body, not at module level
 
 
 def _scope_for(scope, params):
@@ -102,7 +106,10 @@ def make_helper(scope, returns):
     elif check % 4 == 3:
         text = _method(name, body, results, names, bound=check // 4 % 2 == 1)
         scope.tags.add("helper_bound_method" if check // 4 % 2 else "helper_callable_object")
-    helper = Helper(name, params, tuple(returns), text, takes_log)
+    nested = check % 4 in (0, 2) and check // 4 % 2 == 0 and not scope.helper_depth
+    if nested:
+        scope.tags.add("helper_nested")
+    helper = Helper(name, params, tuple(returns), text, takes_log, nested=nested)
     scope.helpers.append(helper)
     scope.tags.add("helper" if len(returns) == 1 else "helper_tuple")
     if scope.helper_depth:
@@ -165,8 +172,10 @@ def _arguments(scope, helper, depth):
 
 
 def _usable(scope, helper):
-    """A helper the scope may call: not itself (no recursion), taking log only where log is."""
+    """A helper the scope may call: not itself (no recursion), taking log only where log is, and
+    one nested in f from f only."""
     return not helper.takes_list and (not helper.takes_log or "log" in scope.side_effects) and \
+        not (helper.nested and scope.helper_depth) and \
         all(scope.of_shape(shape) or shape == () for _, shape in helper.params)
 
 
