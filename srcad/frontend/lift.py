@@ -39,6 +39,7 @@ def _nested(stmt):
 
 def lift(fdef, func, info, local_names, write_module):
     """Take nested functions out of fdef; returns {name: function object} to bind them to."""
+    _number_redefinitions(fdef, local_names)
     _rename_helper_homonyms(fdef, local_names)
     nested = {}
     body = []
@@ -121,6 +122,49 @@ def lift(fdef, func, info, local_names, write_module):
     return {name: entry[0] for name, entry in lifted.items()}
 
 
+def _fresh_names(fdef, local_names):
+    """A function giving names that fdef, its locals and the runtime helpers do not use."""
+    taken = set(local_names) | set(HELPERS) | {n.id for n in walk(fdef) if type(n) is gast.Name}
+
+    def fresh(name):
+        ident, k = name, 0
+        while ident in taken:
+            k += 1
+            ident = f"{name}_{k}"
+        taken.add(ident)
+        return ident
+    return fresh
+
+
+def _number_redefinitions(fdef, local_names):
+    """A nested function defined twice under one name (def g ...; a = g(x); def g ...; b =
+    g(x)): each definition after the first renamed fresh (g_1), and the reads after it, up to
+    the next, read it; so each call calls the definition before it, as Python does. (Lifted by
+    name, the last definition was the one every call ran: a wrong gradient.) Only for names
+    that nothing else binds (anything else: left as written, and refused where it is read)."""
+    defined = [found[0] for found in map(_nested, fdef.body) if found is not None]
+    twice = {name for name in defined if defined.count(name) > 1} - {
+        n.id for stmt in fdef.body if _nested(stmt) is None for n in walk(stmt)
+        if type(n) is gast.Name and type(n.ctx) is not gast.Load}
+    if not twice:
+        return
+    fresh = _fresh_names(fdef, local_names)
+    current, seen = {}, set()
+    for stmt in fdef.body:
+        found = _nested(stmt)
+        if found is not None and found[0] in twice:
+            name = found[0]
+            if name in seen:
+                current[name] = fresh(name)
+                if isinstance(stmt, gast.FunctionDef):
+                    stmt.name = current[name]
+                else:
+                    stmt.targets[0].id = current[name]
+            seen.add(name)
+        elif current:
+            Rename(current).visit(stmt)
+
+
 def _rename_helper_homonyms(fdef, local_names):
     """A nested function named like a runtime helper (def safe_div(a, b): ...) renamed fresh in
     fdef (safe_div_1): lifted, it is bound by its name next to the derivative, whose code calls
@@ -130,16 +174,9 @@ def _rename_helper_homonyms(fdef, local_names):
     clashing = sorted(set(names) & HELPERS.keys())
     if not clashing:
         return
-    taken = set(local_names) | set(HELPERS) | {n.id for n in walk(fdef) if type(n) is gast.Name}
-    mapping = {}
-    for name in clashing:
-        fresh, k = name, 0
-        while fresh in taken:
-            k += 1
-            fresh = f"{name}_{k}"
-        taken.add(fresh)
-        mapping[name] = fresh
-    renamer = Rename(mapping)
+    fresh = _fresh_names(fdef, local_names)
+    renamer = Rename({name: fresh(name) for name in clashing})
+    mapping = renamer.mapping
     for stmt in fdef.body:
         if isinstance(stmt, gast.FunctionDef) and stmt.name in mapping:
             stmt.name = mapping[stmt.name]
