@@ -41,6 +41,7 @@ def lift(fdef, func, info, local_names, write_module):
     """Take nested functions out of fdef; returns {name: function object} to bind them to."""
     _number_redefinitions(fdef, local_names)
     _rename_helper_homonyms(fdef, local_names)
+    _refuse_reads_before_definitions(fdef, info)
     nested = {}
     body = []
     computed = {}  # name -> {parameter: the name holding its default, computed at the def}
@@ -163,6 +164,23 @@ def _number_redefinitions(fdef, local_names):
             seen.add(name)
         elif current:
             Rename(current).visit(stmt)
+
+
+def _refuse_reads_before_definitions(fdef, info):
+    """A nested function read before its def (a = g(x); def g(v): ...): Python raises
+    UnboundLocalError there, where the lifted function would be called and the derivative
+    computed. Refused at the read."""
+    waiting = {found[0] for found in map(_nested, fdef.body) if found is not None}
+    for stmt in fdef.body:
+        found = _nested(stmt)
+        if found is not None:
+            waiting.discard(found[0])
+            continue
+        for node in walk(stmt):
+            if type(node) is gast.Name and type(node.ctx) is gast.Load and node.id in waiting:
+                raise info.error(node, f"{node.id} is read here before the nested function "
+                                       f"{node.id} is defined: Python raises UnboundLocalError "
+                                       f"here", hint=f"define {node.id} before this line")
 
 
 def _rename_helper_homonyms(fdef, local_names):
