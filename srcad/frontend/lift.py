@@ -167,20 +167,23 @@ def _number_redefinitions(fdef, local_names):
 
 
 def _refuse_reads_before_definitions(fdef, info):
-    """A nested function read before its def (a = g(x); def g(v): ...): Python raises
-    UnboundLocalError there, where the lifted function would be called and the derivative
-    computed. Refused at the read."""
+    """A nested function read before its def (a = g(x); def g(v): ...), with nothing else
+    bound to its name before: Python raises UnboundLocalError there, where the lifted function
+    would be called and the derivative computed. Refused at the read. (A name bound to a value
+    first, g = 2.0, is read as that value: left to the rest of srcad.)"""
     waiting = {found[0] for found in map(_nested, fdef.body) if found is not None}
     for stmt in fdef.body:
         found = _nested(stmt)
         if found is not None:
             waiting.discard(found[0])
             continue
-        for node in walk(stmt):
+        nodes = walk(stmt)
+        for node in nodes:
             if type(node) is gast.Name and type(node.ctx) is gast.Load and node.id in waiting:
                 raise info.error(node, f"{node.id} is read here before the nested function "
                                        f"{node.id} is defined: Python raises UnboundLocalError "
                                        f"here", hint=f"define {node.id} before this line")
+        waiting -= {node.id for node in nodes if type(node) is gast.Name}
 
 
 def _rename_helper_homonyms(fdef, local_names):
