@@ -162,7 +162,8 @@ def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
             argument = bound.arguments.get(param)
             if not (isinstance(argument, (gast.Name, gast.Attribute))
                     and scope.lookup(argument) is not None) or param in stored or {
-                        n.id for n in walk(argument) if isinstance(n, gast.Name)} & own:
+                        n.id for n in walk(argument) if isinstance(n, gast.Name)} & (
+                        own - called):  # (f=f: the parameter's own name goes with it)
                 return None  # (rules/calls.py specializes the helper to it instead)
         hdef.body = [Substitute({p: bound.arguments[p] for p in called}).visit(s)
                      for s in hdef.body]
@@ -170,7 +171,8 @@ def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
                               stack + (helper,))
         own |= {n.id for n in walk(hdef) if isinstance(n, gast.Name) and not isinstance(
             n.ctx, gast.Load)}
-        mapping = {ident: fresh(ident) for ident in sorted(own)}
+        mapping = {ident: fresh(ident) for ident in sorted(own - called)}  # (a parameter
+        # the helper calls was replaced by the caller's name for the function: not renamed)
         out, direct = [], {}
         for param in params.values():  # p_1 = argument (or its constant default)
             if param.name in called:

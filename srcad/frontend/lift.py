@@ -71,52 +71,70 @@ def lift(fdef, func, info, local_names, write_module):
     if not nested:
         return {}
     cells = set(func.__code__.co_freevars)
-    lifted = {}
-    for name, node in nested.items():
+    reads = {}  # name -> what it reads of f's (values, and the nested functions it calls)
+    for name, node in list(nested.items()):
         args = node.args
         if node.decorator_list or args.vararg or args.kwarg:
             raise info.error(node, f"srcad lifts nested functions with plain parameters only; "
                                    f"{name} has decorators, *args or **kwargs",
                              hint="define it at module level")
-        node = clone(node)  # (computed defaults: None here, every call passes them)
-        none = gast.Constant(value=None, kind=None)
+        node = nested[name] = clone(node)  # (computed defaults: None here, every call passes
+        none = gast.Constant(value=None, kind=None)  # them)
         args = node.args
         args.defaults = [d if isinstance(d, gast.Constant) else clone(none)
                          for d in args.defaults]
         args.kw_defaults = [d if d is None or isinstance(d, gast.Constant) else clone(none)
                             for d in args.kw_defaults]
         _refuse_writes_outside(node, name, local_names | cells, info)
-        own = set(bound_counts(node))
-        free = loaded_names(node) - own
+        free = loaded_names(node) - set(bound_counts(node))
         if name in free:
             raise info.error(node, f"nested function {name} calls itself: srcad lifts a nested "
                                    f"function out of the function around it, where its own name "
                                    f"is not bound", hint=f"define {name} at module level (srcad "
                                                          f"follows recursive calls there)")
-        for other in nested:
-            if other != name and other in free:
-                raise info.error(node, f"nested function {name} calls nested function {other}: "
-                                       f"srcad lifts one level of nesting",
-                                 hint=f"define {other} at module level")
-        extras = sorted((free & (local_names | cells)) - set(nested))
+        for other in sorted(set(nested) & free):  # (passed at each call, as f's values are)
+            if name in _nested_reads(nested, other):
+                raise info.error(node, f"nested functions {name} and {other} call each other: "
+                                       f"srcad lifts them out of the function around them, "
+                                       f"where they cannot reach each other",
+                                 hint=f"define {name} and {other} at module level (srcad "
+                                      f"follows recursive calls there)")
+            if computed[other]:
+                raise info.error(node, f"nested function {name} calls nested function {other}, "
+                                       f"whose default is computed from the function's values: "
+                                       f"srcad passes such a default from the function's calls "
+                                       f"only", hint=f"pass {other} that argument here")
+        reads[name] = (free & (local_names | cells)) - {name}
+    shapes = {}  # name -> (None, what it is passed at each call, its parameters, computed)
+    for name, node in nested.items():
+        extras = set(reads[name])
+        for other in _nested_reads(nested, name):  # (and what the ones it calls are passed)
+            extras |= reads[other] - {name}
+        args = node.args
+        shapes[name] = (None, sorted(extras), [a.id for a in args.posonlyargs + args.args],
+                        computed[name])
+    lifted = {}
+    for name, node in nested.items():
+        extras, params = shapes[name][1], shapes[name][2]
         lifted_def = clone(node)
         lifted_def.decorator_list = []
         for extra in extras:
             lifted_def.args.kwonlyargs.append(gast.Name(id=extra, ctx=gast.Param(),
                                                         annotation=None, type_comment=None))
             lifted_def.args.kw_defaults.append(None)
+        _CallRewriter(shapes, info).visit_body(lifted_def.body)  # (the nested functions it
+        # calls are passed what they read)
         text = function_source(lifted_def)
         path = write_module(text, f"lifted_{func.__qualname__}_{name}".replace("<", "").replace(
             ">", "").replace(".", "_"))
         code = compile(text, path, "exec")
         function_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-        defaults = tuple(d.value for d in args.defaults) or None
+        defaults = tuple(d.value for d in node.args.defaults) or None
         function = types.FunctionType(function_code, func.__globals__, name, defaults)
         function.__qualname__ = f"{func.__qualname__}.<locals>.{name}"
         function.__module__ = func.__module__
         function.__srcad_lifted_text__ = text
         function.__srcad_lifted_from__ = (info, lifted_def)  # (parse: the user's lines)
-        params = [a.id for a in args.posonlyargs + args.args]
         lifted[name] = (function, extras, params, computed[name])
     _CallRewriter(lifted, info).visit_body(body)
     fdef.body = body
@@ -171,7 +189,8 @@ def _refuse_reads_before_definitions(fdef, info):
     bound to its name before: Python raises UnboundLocalError there, where the lifted function
     would be called and the derivative computed. Refused at the read. (A name bound to a value
     first, g = 2.0, is read as that value: left to the rest of srcad.)"""
-    waiting = {found[0] for found in map(_nested, fdef.body) if found is not None}
+    nested = dict(found for found in map(_nested, fdef.body) if found is not None)
+    waiting = set(nested)
     for stmt in fdef.body:
         found = _nested(stmt)
         if found is not None:
@@ -183,7 +202,27 @@ def _refuse_reads_before_definitions(fdef, info):
                 raise info.error(node, f"{node.id} is read here before the nested function "
                                        f"{node.id} is defined: Python raises UnboundLocalError "
                                        f"here", hint=f"define {node.id} before this line")
+            if type(node) is gast.Name and type(node.ctx) is gast.Load and node.id in nested:
+                late = sorted(_nested_reads(nested, node.id) & waiting)
+                if late:  # (it reads them when it is called: here)
+                    raise info.error(node, f"{node.id} reads the nested function {late[0]}, "
+                                           f"which is defined after this line: Python raises "
+                                           f"NameError here", hint=f"define {late[0]} before "
+                                                                   f"this line")
         waiting -= {node.id for node in nodes if type(node) is gast.Name}
+
+
+def _nested_reads(nested, name):
+    """The nested functions (of nested: name -> def node) that calling `name` reads, directly
+    or through the ones it reads."""
+    found, todo = set(), [name]
+    while todo:
+        node = nested[todo.pop()]
+        for other in (loaded_names(node) - set(bound_counts(node))) & set(nested):
+            if other not in found:
+                found.add(other)
+                todo.append(other)
+    return found
 
 
 def _rename_helper_homonyms(fdef, local_names):

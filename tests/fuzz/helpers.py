@@ -14,8 +14,8 @@
                  self.scale, with a docstring of several lines: the object called, or its
                  bound method bound to the helper's name
     (nested)     about one plain helper in two that f itself calls is defined inside f
-                 (srcad lifts it out, and writes it into f where it is small); a helper's
-                 body never calls one (a nested function calling another is refused)
+                 (srcad lifts it out, and writes it into f where it is small); a function
+                 defined in f (stmts.closures) may call it, a helper's body never does
 
 A helper's body is made by the same statement and expression families as f's, in a scope of
 its own: its parameters are its variables, the size parameters are not in scope (so shapes come

@@ -831,9 +831,8 @@ def closures(scope, depth=2):
     if kind == "alias":
         function = scope.pick(["np.tanh", "np.sin", "np.cos", "np.exp"])
         lines = [f"{fn} = {function}", f"{t} = {fn}({a.text}) + {fn}({b.text}) * 0.5"]
-    else:  # (its body a function's: a helper nested in f is not called there, srcad lifts
-        # one level of nesting)
-        inner = scope.child(in_loop=True, helper_depth=scope.helper_depth + 1)
+    else:  # (its body may call a helper nested in f: one nested function calling another)
+        inner = scope.child(in_loop=True)
         inner.add(Var(v, shape))
         body = expr(inner, shape, depth)
         if not re.search(rf"\b{v}\b", body.text):
