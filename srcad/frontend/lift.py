@@ -13,7 +13,12 @@ their own, so calls of them are differentiated like calls of any helper (calls.p
 The names the nested function reads from f become keyword arguments passed at each call, so it
 sees their values at the time of the call, as a closure would. A default computed from f's
 values (def g(v, s=scale)) is computed where the def was (g_s_default = scale) and passed by
-the calls that leave it out, as Python evaluates it once, at the def.
+the calls that leave it out, as Python evaluates it once, at the def. A nested function that
+calls another is passed that one (and what it reads) the same way. Where a name would not mean
+what Python makes it mean, the names are made distinct first: a nested function named like a
+runtime helper is renamed (the derivative calls the helper by its name), and so is each later
+definition under a name defined twice; a read before the def is refused.
+(inline.py then writes most of them into their caller, like a helper of the module.)
 """
 import types
 
