@@ -103,8 +103,11 @@ def key(func, mode, kind, wrt, signature):
 
 
 def _module_helpers(func, depth=3):
-    """The source of each function of func's module that func reads (and they read, to the
-    depth frontend/inline.py writes helpers in): a build may hold their code written in."""
+    """The source of each function that func reads by a global name (and those of its module
+    read, to the depth frontend/inline.py writes helpers in), from func's module or imported
+    from another (from mylib import rhs): a build may hold their code written in. (The
+    functions of another module are not followed further: inline writes one in only where it
+    reads no function of its module.)"""
     texts, seen, todo = [], {func}, [(func, 0)]
     while todo:
         current, level = todo.pop()
@@ -112,14 +115,14 @@ def _module_helpers(func, depth=3):
             continue
         for name in sorted(current.__code__.co_names):
             value = func.__globals__.get(name)
-            if isinstance(value, types.FunctionType) and value.__globals__ is func.__globals__ \
-                    and value not in seen:
+            if isinstance(value, types.FunctionType) and value not in seen:
                 seen.add(value)
                 try:
                     texts.append((name, inspect.getsource(value.__code__)))
                 except (OSError, TypeError):
                     texts.append((name, None))
-                todo.append((value, level + 1))
+                if value.__globals__ is func.__globals__:
+                    todo.append((value, level + 1))
     return sorted(texts, key=str)
 
 

@@ -24,7 +24,9 @@ its own place in the caller). Helpers it calls are written in too, to a depth of
 recursive helper never is). Anything else stays a call (rules/calls.py differentiates it from
 its source).
 """
+import builtins
 import inspect
+import sysconfig
 import types
 
 import gast
@@ -43,13 +45,19 @@ _DEPTH = 3
 # a function is written in like a module's (a function lifted from a try block also carries
 # __srcad_try__, and stays a call)
 _LIFTED_MARKS = frozenset({"__srcad_lifted_text__", "__srcad_lifted_from__"})
+_INSTALLED = ("site-packages", "dist-packages")  # (where installed libraries live)
+_STDLIB = sysconfig.get_paths()["stdlib"]
+_ABSENT = object()
 _STOPS = (gast.FunctionDef, gast.Lambda, gast.ClassDef, gast.Try, gast.Global, gast.Nonlocal,
           gast.Yield, gast.YieldFrom, gast.Await)
 
 
 def _written_in(func, caller, templated):
-    """The helper's def, parsed, if it may be written into a function of `caller`'s module."""
-    if not (isinstance(func, types.FunctionType) and func.__globals__ is caller.__globals__
+    """The helper's def, parsed, if it may be written into a function of `caller`'s module (or
+    of another of the user's modules, where every global it reads is a module that the caller
+    reads under the same name: see _reads_alike)."""
+    own = isinstance(func, types.FunctionType) and func.__globals__ is caller.__globals__
+    if not (isinstance(func, types.FunctionType) and (own or _users_module(func))
             and func.__closure__ is None and not templated(func)
             and set(func.__dict__) <= _LIFTED_MARKS
             and func.__code__.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
@@ -75,8 +83,45 @@ def _written_in(func, caller, templated):
     params = {a.id for a in args.args + args.kwonlyargs}
     if any(changed_root(node) in params for s in body for node in walk(s)):
         return None  # (a helper that changes its argument stays a call: refused as one, there)
+    if not own and not _reads_alike(fdef, func, caller):
+        return None
     fdef.body = body
     return fdef
+
+
+def _watchable(call, helper, caller):
+    """Whether a later redefinition of the helper would be seen (Built.inlined: the caller's
+    global names of the helpers written in): a helper of another module is written in only
+    where it is called by a name (from mylib import rhs; rhs(y)), not as mylib.rhs(y)."""
+    return isinstance(call.func, gast.Name) or getattr(helper, "__globals__", None) is (
+        caller.__globals__)
+
+
+def _users_module(func):
+    """Whether func comes from a module of the user's (not an installed library's or Python's
+    own: those stay calls, differentiated from their source by rules/calls.py)."""
+    if (func.__module__ or "").split(".")[0] == __name__.split(".")[0]:
+        return False  # (srcad's own functions: the runtime's, differentiated by templates)
+    path = getattr(inspect.getmodule(func), "__file__", None) or ""
+    return bool(path) and not any(part in path for part in _INSTALLED) and not path.startswith(
+        _STDLIB)
+
+
+def _reads_alike(fdef, func, caller):
+    """Whether every global name the helper's def reads means the same in the caller: the same
+    module object in both modules' globals (np, math), or a builtin in both. Written into the
+    caller, the helper's statements read the caller's globals; a value (a constant, another
+    function of the helper's module) could differ there or be rebound in one module only: such
+    a helper stays a call."""
+    local = {n.id for n in walk(fdef) if isinstance(n, gast.Name) and not isinstance(
+        n.ctx, gast.Load)} | {a.id for a in walk(fdef.args) if isinstance(a, gast.Name)}
+    for ident in {n.id for n in walk(fdef) if isinstance(n, gast.Name)} - local:
+        mine = func.__globals__.get(ident, _ABSENT)
+        theirs = caller.__globals__.get(ident, _ABSENT)
+        if mine is not theirs or not (isinstance(mine, types.ModuleType) or (
+                mine is _ABSENT and hasattr(builtins, ident))):
+            return False
+    return True
 
 
 _CONDITIONAL = (gast.BoolOp, gast.IfExp, gast.ListComp, gast.SetComp, gast.DictComp,
@@ -137,7 +182,8 @@ def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
                 k.arg is None for k in value.keywords):
             return None
         helper = scope.lookup(value.func)
-        if helper is None or helper in stack or depth >= _DEPTH:
+        if helper is None or helper in stack or depth >= _DEPTH or not _watchable(
+                value, helper, func):
             return None
         hdef = written_in(helper)
         if hdef is None:
@@ -212,7 +258,8 @@ def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
     def candidate(call):
         """Whether a call would be written in if it were a statement's whole value."""
         helper = scope.lookup(call.func)
-        return helper is not None and helper not in stack and depth < _DEPTH and not any(
+        return helper is not None and helper not in stack and depth < _DEPTH and _watchable(
+            call, helper, func) and not any(
             isinstance(a, gast.Starred) for a in call.args) and not any(
             k.arg is None for k in call.keywords) and written_in(helper) is not None
 
