@@ -12,8 +12,10 @@ caller's probe sees, with no generic helper code (unbroadcast, dot_axes) and no 
                                                 it is)
 
 A helper is written in when it is a plain function of the caller's module (the same globals,
-no closure) or a function defined in the caller (lift.py has made it one, whose parameters
-take what it reads of the caller, passed at each call), has no template of its own, ends with
+no closure), of another module of the user's where every global it reads means what it means
+in the caller (_reads_alike: np, math, builtins) and the caller calls it by a name of its own,
+or a function defined in the caller (lift.py has made it one, whose parameters take what it
+reads of the caller, passed at each call), has no template of its own, ends with
 its only return, is short (at most _MOST statements), takes no *args or **kwargs and only
 constant defaults, contains nothing the fence would refuse, nested functions, try, global
 declarations or yield, changes no parameter's value in place (p += v, p[i] = v, p.append(v),
