@@ -27,6 +27,7 @@ import gast
 from ..backend.emit import function_source
 from ..runtime import HELPERS
 from .parse import _lambda_as_def
+from .statements import Fresh
 from ..syntax.naming import bound_counts, clone, loaded_names, Rename, stored_roots, walk
 from ..syntax.visitor import Transformer
 
@@ -147,16 +148,10 @@ def lift(fdef, func, info, local_names, write_module):
 
 
 def _fresh_names(fdef, local_names):
-    """A function giving names that fdef, its locals and the runtime helpers do not use."""
-    taken = set(local_names) | set(HELPERS) | {n.id for n in walk(fdef) if type(n) is gast.Name}
-
-    def fresh(name):
-        ident, k = name, 0
-        while ident in taken:
-            k += 1
-            ident = f"{name}_{k}"
-        taken.add(ident)
-        return ident
+    """A Fresh (statements.py) giving names that fdef, its locals and the runtime helpers do
+    not use."""
+    fresh = Fresh(fdef)
+    fresh.taken |= set(local_names) | set(HELPERS)
     return fresh
 
 
