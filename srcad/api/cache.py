@@ -200,8 +200,8 @@ class Instance:
                 dependency_syncs = self._bind_dependencies(comp, namespace, key, callee)
             finally:
                 in_progress.pop(key, None)
-        inlined = tuple((name, (), func.__globals__[name]) for name in built.inlined
-                        if name in func.__globals__)  # (helpers written in: the same ones)
+        inlined = tuple(_inlined_watches(func, built.inlined))  # (helpers written in: the
+        # same ones)
         self.function.__srcad_sync__ = self._make_sync(func, built, namespace, dependency_syncs,
                                                        self._watched(func, built) + inlined)
         self.sync = self.function.__srcad_sync__
@@ -306,6 +306,15 @@ class Instance:
 
 
 _CLASS_CALL = object()  # (a step of a watched path: the __call__ of the value's class)
+
+
+def _inlined_watches(func, inlined):
+    """(name, path, helper) for each helper written into func's derivative, as func reaches it
+    from a global: the name itself (rhs) or a dotted path from a module it holds (mylib.rhs)."""
+    for entry in inlined:
+        root, *path = entry.split(".")
+        if root in func.__globals__:
+            yield root, tuple(path), _followed(func.__globals__[root], tuple(path))
 
 
 def _is_callee(found, path, callee):

@@ -29,6 +29,7 @@ import warnings
 
 from .. import templates
 from ..backend.files import build_dir, compile_module, module_stem, write_atomically
+from ..frontend.inline import is_users_module
 from ..frontend.resolve import canonical_name
 from ..pipeline import Built
 from ..rules.calls import CALLEE_KINDS
@@ -113,8 +114,13 @@ def _module_helpers(func, depth=3):
         current, level = todo.pop()
         if level >= depth:
             continue
-        for name in sorted(current.__code__.co_names):
-            value = func.__globals__.get(name)
+        names = sorted(current.__code__.co_names)
+        reached = [(name, func.__globals__.get(name)) for name in names]
+        reached += [(f"{name}.{attribute}", getattr(module, attribute, None))  # (mylib.rhs:
+                    for name, module in list(reached) if isinstance(module, types.ModuleType)
+                    and is_users_module(module)  # an attribute name of the code, of a module
+                    for attribute in names]  # of the user's)
+        for name, value in reached:
             if isinstance(value, types.FunctionType) and value not in seen:
                 seen.add(value)
                 try:
@@ -162,6 +168,12 @@ def _names(value):
     return isinstance(value, list) and all(_is_name(v) for v in value)
 
 
+def _paths(value):
+    """A list of names and dotted paths of names (Built.inlined: mylib.rhs)."""
+    return isinstance(value, list) and all(
+        isinstance(v, str) and all(_is_name(part) for part in v.split(".")) for v in value)
+
+
 def _is_int(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -175,7 +187,7 @@ _FIELDS = {"source": lambda v: isinstance(v, str), "function_name": _is_name,
                _is_name(s) or (_is_int(s) and s >= 0) for s in v),
            "sized_floats": lambda v: isinstance(v, list) and all(
                _is_name(s) or (_is_int(s) and s >= 0) for s in v),
-           "inlined": _names}
+           "inlined": _paths}
 
 
 def _function(module, qualname):

@@ -93,18 +93,28 @@ def _written_in(func, caller, templated):
 
 def _watchable(call, helper, caller):
     """Whether a later redefinition of the helper would be seen (Built.inlined: the caller's
-    global names of the helpers written in): a helper of another module is written in only
-    where it is called by a name (from mylib import rhs; rhs(y)), not as mylib.rhs(y)."""
-    return isinstance(call.func, gast.Name) or getattr(helper, "__globals__", None) is (
-        caller.__globals__)
+    global names, or dotted paths from a module it holds, of the helpers written in): a helper
+    of another module is written in where it is called by a name (from mylib import rhs;
+    rhs(y)) or as an attribute of a module the caller holds in a global (mylib.rhs(y))."""
+    if isinstance(call.func, gast.Name) or getattr(helper, "__globals__", None) is (
+            caller.__globals__):
+        return True
+    parts = dotted_parts(call.func)
+    return parts is not None and isinstance(caller.__globals__.get(parts[0]), types.ModuleType)
 
 
 def _users_module(func):
     """Whether func comes from a module of the user's (not an installed library's or Python's
     own: those stay calls, differentiated from their source by rules/calls.py)."""
-    if (func.__module__ or "").split(".")[0] == __name__.split(".")[0]:
-        return False  # (srcad's own functions: the runtime's, differentiated by templates)
-    path = getattr(inspect.getmodule(func), "__file__", None) or ""
+    return is_users_module(inspect.getmodule(func))
+
+
+def is_users_module(module):
+    """Whether a module is the user's: one with a file, not srcad's own (the runtime's functions
+    are differentiated by templates), an installed library's or Python's."""
+    if module is None or (module.__name__ or "").split(".")[0] == __name__.split(".")[0]:
+        return False
+    path = getattr(module, "__file__", None) or ""
     return bool(path) and not any(part in path for part in _INSTALLED) and not path.startswith(
         _STDLIB)
 
@@ -234,8 +244,10 @@ def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
             out.append(gast.Assign(targets=[name(mapping[param.name], gast.Store())],
                                    value=argument, type_comment=None))
         body = [Substitute(direct).visit(Rename(mapping).visit(s)) for s in hdef.body]
-        if isinstance(value.func, gast.Name) and not hasattr(helper, "__srcad_lifted_from__"):
-            inlined.add(value.func.id)  # (a global; a nested function is the caller's own)
+        parts = dotted_parts(value.func)
+        if parts is not None and not hasattr(helper, "__srcad_lifted_from__"):
+            inlined.add(".".join(parts))  # (a global, or a path from a module in one: watched;
+            # a nested function is the caller's own)
         result = body.pop().value
         out += body
         if isinstance(stmt, gast.Assign):

@@ -5,8 +5,10 @@ the call is by a name of the caller's (so a rebinding of that name is seen, Buil
 every global the helper reads is a module the caller reads under the same name, or a builtin
 (np, math): anything else (a constant or another function of its module, which the caller's
 globals could not show) keeps the helper a call, which reads its module's globals when it runs.
-The disk cache key now holds the source of the imported functions the function reads, as it
-held those of its own module's (a changed helper is a new key, in a new process too).
+A helper called as an attribute of a module the caller holds (mylib.rhs(y)) is written in too,
+and watched by that path. The disk cache key now holds the source of the imported functions the
+function reads, by name or as a module's attribute, as it held those of its own module's (a
+changed helper is a new key, in a new process too).
 """
 import importlib.util
 import itertools
@@ -111,12 +113,25 @@ def test_a_helper_reading_a_value_of_its_module_stays_a_call_and_reads_it_when_i
     assert not np.allclose(before, after)
 
 
-def test_a_helper_called_as_an_attribute_stays_a_call(modules):
-    _, user = modules
+def test_a_helper_called_as_a_modules_attribute_is_written_in_and_watched(modules):
+    """mylib.rhs(y): written in, and watched as the path mylib.rhs: another function bound
+    there later is what the next call differentiates."""
+    library, user = modules
     args = (Y0, 0.8, A)
-    assert "rhs_forward" in srcad.source(user.integrate_by_attribute, wrt=(0, 1, 2), args=args)
-    got = srcad.grad(user.integrate_by_attribute)(*args)
-    np.testing.assert_allclose(got, central_gradient(user.integrate_by_attribute, args, 0),
+    assert "rhs_forward" not in srcad.source(user.integrate_by_attribute, wrt=(0, 1, 2),
+                                             args=args)
+    g = srcad.grad(user.integrate_by_attribute)
+    np.testing.assert_allclose(g(*args), central_gradient(user.integrate_by_attribute, args, 0),
+                               rtol=1e-6, atol=1e-9)
+    other = library.__file__.replace(".py", "_other.py")
+    with open(other, "w", encoding="utf-8") as handle:
+        handle.write("import numpy as np\n\n\ndef rhs(y, k, a):\n"
+                     "    return a @ y - k * np.sin(y)\n")
+    spec = importlib.util.spec_from_file_location(f"{library.__name__}_other", other)
+    replacement = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(replacement)
+    library.rhs = replacement.rhs
+    np.testing.assert_allclose(g(*args), central_gradient(user.integrate_by_attribute, args, 0),
                                rtol=1e-6, atol=1e-9)
 
 
@@ -125,6 +140,7 @@ def test_the_disk_key_holds_the_imported_helpers_source(modules):
     and name, another text, another key."""
     library, user = modules
     before = diskcache.key(user.integrate, "reverse", "grad", 0, None)
+    by_attribute = diskcache.key(user.integrate_by_attribute, "reverse", "grad", 0, None)
     path = library.__file__
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
@@ -137,3 +153,6 @@ def test_the_disk_key_holds_the_imported_helpers_source(modules):
     user.rhs = edited.rhs
     assert (user.rhs.__module__, user.rhs.__qualname__) == (library.__name__, "rhs")
     assert diskcache.key(user.integrate, "reverse", "grad", 0, None) != before
+    library.rhs = edited.rhs  # (read as mylib.rhs: the module's function, edited)
+    assert diskcache.key(user.integrate_by_attribute, "reverse", "grad", 0, None) != (
+        by_attribute)
