@@ -111,24 +111,24 @@ def lift(fdef, func, info, local_names, write_module):
                                        f"srcad passes such a default from the function's calls "
                                        f"only", hint=f"pass {other} that argument here")
         reads[name] = (free & (local_names | cells)) - {name}
-    shapes = {}  # name -> (None, what it is passed at each call, its parameters, computed)
+    calls = {}  # name -> (what it is passed at each call, its parameters, computed defaults)
     for name, node in nested.items():
         extras = set(reads[name])
         for other in _nested_reads(nested, name):  # (and what the ones it calls are passed)
             extras |= reads[other] - {name}
         args = node.args
-        shapes[name] = (None, sorted(extras), [a.id for a in args.posonlyargs + args.args],
-                        computed[name])
+        calls[name] = (sorted(extras), [a.id for a in args.posonlyargs + args.args],
+                       computed[name])
     lifted = {}
     for name, node in nested.items():
-        extras, params = shapes[name][1], shapes[name][2]
+        extras = calls[name][0]
         lifted_def = clone(node)
         lifted_def.decorator_list = []
         for extra in extras:
             lifted_def.args.kwonlyargs.append(gast.Name(id=extra, ctx=gast.Param(),
                                                         annotation=None, type_comment=None))
             lifted_def.args.kw_defaults.append(None)
-        _CallRewriter(shapes, info).visit_body(lifted_def.body)  # (the nested functions it
+        _CallRewriter(calls, info).visit_body(lifted_def.body)  # (the nested functions it
         # calls are passed what they read)
         text = function_source(lifted_def)
         path = write_module(text, f"lifted_{func.__qualname__}_{name}".replace("<", "").replace(
@@ -141,10 +141,10 @@ def lift(fdef, func, info, local_names, write_module):
         function.__module__ = func.__module__
         function.__srcad_lifted_text__ = text
         function.__srcad_lifted_from__ = (info, lifted_def)  # (parse: the user's lines)
-        lifted[name] = (function, extras, params, computed[name])
-    _CallRewriter(lifted, info).visit_body(body)
+        lifted[name] = function
+    _CallRewriter(calls, info).visit_body(body)
     fdef.body = body
-    return {name: entry[0] for name, entry in lifted.items()}
+    return lifted
 
 
 def _fresh_names(fdef, local_names):
@@ -269,8 +269,8 @@ def _refuse_writes_outside(node, name, outer, info):
 class _CallRewriter(Transformer):
     """g(x) -> g(x, w=w): pass the lifted function what it read from f."""
 
-    def __init__(self, lifted, info):
-        self.lifted = lifted
+    def __init__(self, calls, info):
+        self.calls = calls  # name -> (what it is passed, its parameters, computed defaults)
         self.info = info
 
     def visit_body(self, stmts):
@@ -278,8 +278,8 @@ class _CallRewriter(Transformer):
             self.visit(stmt)
 
     def visit_Call(self, node):
-        if isinstance(node.func, gast.Name) and node.func.id in self.lifted:
-            _, extras, params, computed = self.lifted[node.func.id]
+        if isinstance(node.func, gast.Name) and node.func.id in self.calls:
+            extras, params, computed = self.calls[node.func.id]
             node.args = [self.visit(a) for a in node.args]
             for kw in node.keywords:
                 kw.value = self.visit(kw.value)
@@ -292,8 +292,8 @@ class _CallRewriter(Transformer):
         return self.generic_visit(node)
 
     def visit_Name(self, node):
-        if node.id in self.lifted and isinstance(node.ctx, gast.Load) and any(
-                self.lifted[node.id][i] for i in (1, 3)):  # (one that reads nothing of f's is
+        if node.id in self.calls and isinstance(node.ctx, gast.Load) and any(
+                self.calls[node.id][i] for i in (0, 2)):  # (one that reads nothing of f's is
             # a plain function: a call it is passed to is specialized to it, calls.py)
             raise self.info.error(node, f"srcad can pass the nested function {node.id} as a "
                                         f"value only if it reads none of the function's names",

@@ -12,7 +12,6 @@ everything live or pending at every statement.
 No time is asserted (benchmarks/build_time.py measures it): the work is counted. The numbers
 are checked too, against the derivative by hand.
 """
-import importlib.util
 import itertools
 import sys
 
@@ -21,6 +20,7 @@ import pytest
 
 import srcad
 from srcad.frontend import mutation
+from tests.generated import module_function
 
 _COUNT = itertools.count()
 
@@ -35,16 +35,7 @@ def wide_source(n):
 @pytest.fixture
 def wide(tmp_path):
     """wide(n) -> f of wide_source(n), from a file of its own (srcad reads the source)."""
-    def load(n):
-        name = f"srcad_wide_{next(_COUNT)}"
-        path = tmp_path / f"{name}.py"
-        path.write_text(wide_source(n))
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        return module.f
-    yield load
+    return lambda n: module_function(wide_source(n), f"srcad_wide_{next(_COUNT)}", tmp_path)
 
 
 X = np.array([0.3, -0.7, 1.1])
