@@ -16,13 +16,13 @@ one at a time, in the order they run, until the result departs from the referenc
 Verify mode costs one more build and call per specialization: for tests, not production.
 """
 import copy
-import os
 import types
 
 import numpy as np
 
 from ..errors import SrcadError, VerifyError
 from ..analysis.isolation import quiet, roots_of, Saved
+from ..optimize.manager import verify_requested
 from ..pipeline import PASSES
 from .trees import check_real
 
@@ -31,9 +31,7 @@ ALL = frozenset(PASSES)
 
 def verify_on(verify):
     """verify, or SRCAD_VERIFY's setting when verify is None."""
-    if verify is None:
-        return os.environ.get("SRCAD_VERIFY", "").lower() not in ("", "0", "false", "no", "off")
-    return bool(verify)
+    return verify_requested() if verify is None else bool(verify)
 
 
 def verify_call(derivative, entry, args, kwargs, extra):

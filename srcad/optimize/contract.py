@@ -51,6 +51,7 @@ _LETTERS = string.ascii_letters
 class Contract:
     def __init__(self, fdef, facts):
         self.fdef = fdef
+        self.contracted_any = False  # (whether a sum became a contraction)
         self.shape_of = facts.shape_of
         self.float_of = facts.float_of
         self.top_once = facts.top_once
@@ -264,6 +265,7 @@ class Contract:
         if isinstance(node, gast.Call):
             found = self.contraction(node, body, index)
             if found is not None:
+                self.contracted_any = True
                 return found
         for field, value in gast.iter_fields(node):
             if isinstance(value, gast.AST):
@@ -375,4 +377,8 @@ def _view_shape(shape, positions, node):
 
 def contract_sums(fdef, facts):
     """The pass (see the module docstring)."""
-    return Contract(fdef, facts).run()
+    contract = Contract(fdef, facts)
+    contract.run()
+    if not contract.contracted_any:
+        facts.unchanged()
+    return fdef

@@ -34,6 +34,7 @@ class Factor:
         self.counts = facts.binds
         self.loads = facts.loads
         self.defs = {}  # name bound once at the top level -> its value
+        self.merged = False  # (whether two contributions became one)
 
     def scaled(self, value):
         """(s, X) for s * X or X * s with s a number or a scalar name, else None."""
@@ -108,10 +109,15 @@ class Factor:
         body[j].value = gast.BinOp(left=s, op=gast.Mult(), right=gast.BinOp(
             left=x, op=gast.Add(), right=y))
         del body[i]
+        self.merged = True
         return True
 
 
 def factor_contributions(fdef, facts):
     """The pass (see the module docstring). facts.float_of(name): the float dtype character of
     name's values, or None (all must agree: one dtype, one rounding)."""
-    return Factor(fdef, facts).run()
+    factor = Factor(fdef, facts)
+    factor.run()
+    if not factor.merged:
+        facts.unchanged()
+    return fdef

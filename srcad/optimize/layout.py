@@ -282,7 +282,7 @@ def lay_out(fdef, facts):
     returns f's values (returns_values: a gradient's sums may add in another order, a value's
     may not)."""
     shape_of = facts.shape_of or facts.shapes.get
-    uses = None
+    uses, changed = None, False
     for node in walk(fdef):
         if not _candidate(node, facts.arrays, shape_of):
             continue
@@ -298,4 +298,7 @@ def lay_out(fdef, facts):
             keywords=[gast.keyword(arg="order", value=gast.Constant(value="F", kind=None))])
         uses.parent[id(value.left)] = uses.parent[id(value.right)] = node.value
         uses.parent[id(node.value)] = node
+        changed = True
+    if not changed:
+        facts.unchanged()
     return fdef

@@ -15,8 +15,13 @@ that it keeps it; facts of the build (the probe's dtypes, the names of adjoints)
       cancel, broadcasts, factor                 -> stops here: the code of stage "factor"
 
 After each pass the code is checked for nodes in two places (unshared) and fingerprinted, so
-that a pass that changed nothing leaves every fact valid.
+that a pass that changed nothing leaves every fact valid. A pass that found nothing to rewrite
+may say so (facts.unchanged()): the census after it is skipped, its facts stay; with
+SRCAD_VERIFY set (the tests and the fuzzer set it) the census is taken anyway and a pass that
+said so and changed the code is an internal error.
 """
+import os
+
 import gast
 
 from ..analysis.defuse import (bound_once_at_top, mutated_names, parameters,
@@ -117,6 +122,7 @@ class Facts:
         self._known = {}
         self._code = None
         self._allowed = None  # the facts the running pass declared (None: any)
+        self._unchanged = False  # the running pass said it changed nothing (unchanged())
 
     def __getattr__(self, fact):
         if fact.startswith("_"):
@@ -146,6 +152,11 @@ class Facts:
         they are known already (the same)."""
         for fact, value in counted.items():
             self._known.setdefault(fact, value)
+
+    def unchanged(self):
+        """Said by a pass that changed nothing: it found nothing to rewrite before it touched a
+        node (run_passes then skips the census after it; see the module docstring)."""
+        self._unchanged = True
 
     def changed(self, code, keeps):
         """The code was changed (into code): only the facts in keeps stay."""
@@ -235,45 +246,73 @@ def unshared(code, after):
     return code
 
 
+def verify_requested():
+    """Whether SRCAD_VERIFY is set on: the derivatives check themselves (api/verify.py) and the
+    passes are held to what they say (run_passes)."""
+    return os.environ.get("SRCAD_VERIFY", "").lower() not in ("", "0", "false", "no", "off")
+
+
 def run_passes(code, passes, build, facts, stop=None):
     """Run the passes (Pass and Group entries, in order) that run for this build over code;
     stop: the stage to stop after (a pass's or a group's name). Returns the code. The code is
-    checked and fingerprinted after each entry (a group as a whole); within a group a pass
-    keeps only the facts it declares."""
+    checked and fingerprinted after each entry (a group as a whole) that did not say it changed
+    nothing (Facts.unchanged; a group: none of its passes did); within a group a pass keeps
+    only the facts it declares."""
     facts.about(code)
     before, counted = census(code, "the derivative pass")
     facts.counted(counted)
+    holding = verify_requested()
 
     def one(entry, checked):
+        """Run entry if it runs for this build; returns whether it said it changed nothing."""
         nonlocal code, before
         if entry.runs(build) and (not entry.calls or not entry.calls.isdisjoint(facts.calls)):
-            facts._allowed = entry.needs
+            facts._allowed, facts._unchanged = entry.needs, False
             try:
                 code = entry.run(code, facts)
             finally:
                 facts._allowed = None
+            if facts._unchanged:
+                if holding and checked:  # (a group's members: held as the group, below)
+                    _held_to_its_word(code, before, entry.name)
+                return True
             now, counted = census(code, entry.name) if checked else (None, None)
             if now is None or now != before:
                 facts.changed(code, entry.keeps)
                 before = now if now is not None else before
             if counted is not None:
                 facts.counted(counted)
-        return entry.name == stop
+            return False
+        return True
 
     for entry in passes:
         if not isinstance(entry, Group):
-            if one(entry, True):
+            one(entry, True)
+            if entry.name == stop:
                 return code
             continue
         if entry.runs(build):
+            untouched = True
             for member in entry.passes:
-                if one(member, False):
+                untouched = one(member, False) and untouched
+                if member.name == stop:
                     return unshared(code, member.name)
-            now, counted = census(code, entry.name)
-            if now != before:
-                facts.changed(code, ())  # (the members dropped what they did not keep)
-                before = now
-            facts.counted(counted)
+            if untouched and holding:
+                _held_to_its_word(code, before, entry.name)
+            elif not untouched:
+                now, counted = census(code, entry.name)
+                if now != before:
+                    facts.changed(code, ())  # (the members dropped what they did not keep)
+                    before = now
+                facts.counted(counted)
         if entry.name == stop:
             return code
     return code
+
+
+def _held_to_its_word(code, before, name):
+    """A pass (or every pass of a group) said it changed nothing: an internal error if the code
+    is not what it was (SRCAD_VERIFY)."""
+    if census(code, name)[0] != before:
+        raise AssertionError(f"srcad internal error: {name} said it changed nothing "
+                             f"(facts.unchanged()) and changed the code")

@@ -35,6 +35,7 @@ def _negated(value):
 
 class SinkSigns:
     def __init__(self, fdef, facts):
+        self.sunk = False  # (whether a minus sign moved)
         self.derived = facts.derived
         self.defs = {v: s for v, s in bound_once(fdef, facts.binds).items()
                      if v in self.derived}  # derivative name bound by one statement -> it
@@ -91,6 +92,7 @@ class SinkSigns:
             steps = self.plan(var)
             if steps is None:
                 continue
+            self.sunk = True
             if isinstance(value, gast.UnaryOp):
                 stmt.value = value.operand
                 self.parent[id(stmt.value)] = stmt
@@ -121,5 +123,8 @@ class SinkSigns:
 
 def sink_signs(fdef, facts):
     """The pass (see the module docstring)."""
-    SinkSigns(fdef, facts).run()
+    signs = SinkSigns(fdef, facts)
+    signs.run()
+    if not signs.sunk:
+        facts.unchanged()
     return fdef

@@ -48,6 +48,7 @@ class ReduceStrength(Transformer):
         self.float_arrays = float_arrays  # names always bound to float (or complex) arrays
         self.shapes = shapes  # probed shapes of names
         self.arrays = arrays  # names always bound to arrays (numpy.ndarray itself)
+        self.changed = False  # (a call rewritten: the visits return the nodes they change)
 
     def array(self, node):
         """Is node a name bound to an array, or its transpose?"""
@@ -101,6 +102,11 @@ class ReduceStrength(Transformer):
         return at(total, constant_node(None)) if keepdims and not kept else total
 
     def visit_Call(self, node):
+        new = self.rewrite_call(node)
+        self.changed = self.changed or new is not node
+        return new
+
+    def rewrite_call(self, node):
         node = self.generic_visit(node)
         short = self.short_reduction(node)
         if short is not None:
@@ -150,4 +156,6 @@ def reduce_strength(fdef, facts):
     arrays = facts.arrays
     visitor = ReduceStrength(facts.inexact & arrays, facts.shapes, arrays)
     fdef.body = [visitor.visit(stmt) for stmt in fdef.body]
+    if not visitor.changed:
+        facts.unchanged()
     return fdef

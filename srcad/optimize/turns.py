@@ -94,6 +94,7 @@ def _bound(stmt):
 class Turns:
     def __init__(self, fdef, facts):
         self.fdef = fdef
+        self.paired = False  # (whether a primal and an adjoint loop were paired: looked at)
         self.top_once = facts.top_once
         self.shape_of = facts.shape_of
         self.arrays = facts.arrays
@@ -110,6 +111,7 @@ class Turns:
             if type(back) is gast.For and is_name(back.target):
                 forward = self.primal_loop(body, position)
                 if forward is not None:
+                    self.paired = True
                     added = self.batch(body, body.index(forward), position)
                     position += added
             position += 1
@@ -360,4 +362,8 @@ def _shown(expression):
 
 def batch_turn_expressions(fdef, facts):
     """The pass (see the module docstring)."""
-    return Turns(fdef, facts).run()
+    turns = Turns(fdef, facts)
+    turns.run()
+    if not turns.paired:
+        facts.unchanged()
+    return fdef

@@ -109,6 +109,44 @@ def _rename(code):
     return code
 
 
+def _says_unchanged(change):
+    def run(code, facts):
+        facts.unchanged()
+        return _rename(code) if change else code
+    return run
+
+
+def test_a_pass_that_says_it_changed_nothing_is_not_censused_after(monkeypatch):
+    """A pass that says it changed nothing (facts.unchanged()) keeps every fact, and the census
+    after it is skipped; without SRCAD_VERIFY its word is taken."""
+    monkeypatch.setenv("SRCAD_VERIFY", "0")
+    taken = []
+    real = manager.census
+    monkeypatch.setattr(manager, "census", lambda code, after: taken.append(after) or real(
+        code, after))
+    quiet = manager.Pass("quiet", _says_unchanged(False))
+    idle = manager.Pass("idle", lambda code, facts: code)
+    group = manager.Group("both_quiet", [quiet, quiet])
+    manager.run_passes(_fdef("def f(x):\n    b = x\n    return b\n"), [quiet, idle, group],
+                       manager.Build("reverse", "grad", False), manager.Facts({}))
+    assert taken == ["the derivative pass", "idle"]
+
+
+def test_a_pass_that_says_it_changed_nothing_and_did_is_an_internal_error(monkeypatch):
+    """With SRCAD_VERIFY (the tests' and the fuzzer's setting) a pass is held to its word, alone
+    or as one of a group (where the group's census would otherwise be skipped)."""
+    monkeypatch.setenv("SRCAD_VERIFY", "1")
+    liar = manager.Pass("liar", _says_unchanged(True))
+    quiet = manager.Pass("quiet", _says_unchanged(False))
+    build = manager.Build("reverse", "grad", False)
+    for entries, name in (([liar], "liar"), ([manager.Group("both", [quiet, liar])], "both")):
+        with pytest.raises(AssertionError, match=f"{name} said it changed nothing"):
+            manager.run_passes(_fdef("def f(x):\n    b = x\n    return b\n"), entries, build,
+                               manager.Facts({}))
+    manager.run_passes(_fdef("def f(x):\n    b = x\n    return b\n"), [quiet], build,
+                       manager.Facts({}))  # (telling the truth)
+
+
 def test_a_pass_declared_for_some_calls_runs_only_where_one_is_made():
     ran = []
     outer = manager.Pass("outer", lambda code, facts: ran.append(1) or code, calls=("np.outer",))
