@@ -70,6 +70,7 @@ class Hoist:
     def __init__(self, fdef, facts):
         self.fdef = fdef
         self.facts = facts
+        self.looked = False  # (whether a loop at the top level was looked at)
         self.top_once = facts.top_once
         self.binds = facts.binds
         self.params = set(facts.params)
@@ -124,6 +125,7 @@ class Hoist:
         for position, stmt in enumerate(self.fdef.body):
             if isinstance(stmt, gast.For) and is_name(stmt.target):
                 body.extend(self.loop(stmt, position))
+                self.looked = True
             else:
                 body.append(stmt)
         self.fdef.body = body
@@ -258,4 +260,8 @@ class _Replacer(gast.NodeTransformer):
 
 def hoist_row_products(fdef, facts):
     """The pass (see the module docstring)."""
-    return Hoist(fdef, facts).run()
+    hoist = Hoist(fdef, facts)
+    hoist.run()
+    if not hoist.looked:  # (no loop at the top level: nothing to hoist from)
+        facts.unchanged()
+    return fdef
