@@ -104,18 +104,17 @@ def key(func, mode, kind, wrt, signature):
 
 
 def _module_helpers(func, depth=3):
-    """The source of each function that func reads by a global name (and those of its module
-    read, to the depth frontend/inline.py writes helpers in), from func's module or imported
-    from another (from mylib import rhs): a build may hold their code written in. (The
-    functions of another module are not followed further: inline writes one in only where it
-    reads no function of its module.)"""
+    """The source of each function that func reads by a global name (and those that these
+    read, to the depth frontend/inline.py writes helpers in), from func's module or from
+    another of the user's (from mylib import rhs; mylib.rhs, and what rhs reads of mylib): a
+    build may hold their code written in."""
     texts, seen, todo = [], {func}, [(func, 0)]
     while todo:
         current, level = todo.pop()
         if level >= depth:
             continue
         names = sorted(current.__code__.co_names)
-        reached = [(name, func.__globals__.get(name)) for name in names]
+        reached = [(name, current.__globals__.get(name)) for name in names]
         reached += [(f"{name}.{attribute}", getattr(module, attribute, None))  # (mylib.rhs:
                     for name, module in list(reached) if isinstance(module, types.ModuleType)
                     and is_users_module(module)  # an attribute name of the code, of a module
@@ -127,7 +126,8 @@ def _module_helpers(func, depth=3):
                     texts.append((name, inspect.getsource(value.__code__)))
                 except (OSError, TypeError):
                     texts.append((name, None))
-                if value.__globals__ is func.__globals__:
+                if value.__globals__ is func.__globals__ or is_users_module(
+                        inspect.getmodule(value)):
                     todo.append((value, level + 1))
     return sorted(texts, key=str)
 

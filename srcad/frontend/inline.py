@@ -12,9 +12,10 @@ caller's probe sees, with no generic helper code (unbroadcast, dot_axes) and no 
                                                 it is)
 
 A helper is written in when it is a plain function of the caller's module (the same globals,
-no closure), of another module of the user's where every global it reads means what it means
-in the caller (_reads_alike: np, math, builtins) and the caller calls it by a name of its own,
-or a function defined in the caller (lift.py has made it one, whose parameters take what it
+no closure), of another module of the user's that the caller calls by a name of its own or as
+an attribute of a module it holds (the globals it reads: the modules the caller reads under
+the same name, builtins, and the rest as attributes of its module, SCALE -> mylib.SCALE, where
+the caller holds that module: _foreign_reads), or a function defined in the caller (lift.py has made it one, whose parameters take what it
 reads of the caller, passed at each call), has no template of its own, ends with
 its only return, is short (at most _MOST statements), takes no *args or **kwargs and only
 constant defaults, contains nothing the fence would refuse, nested functions, try, global
@@ -37,6 +38,7 @@ import numpy as np
 from ..errors import SrcadError
 from ..syntax.naming import clone, Namer, Rename, Substitute, walk
 from ..syntax.nodes import dotted_parts, name
+from ..syntax.visitor import Transformer
 from .fence import check
 from .mutation import CHANGING_METHODS, changed_root
 from .parse import parse_function
@@ -56,8 +58,8 @@ _STOPS = (gast.FunctionDef, gast.Lambda, gast.ClassDef, gast.Try, gast.Global, g
 
 def _written_in(func, caller, templated):
     """The helper's def, parsed, if it may be written into a function of `caller`'s module (or
-    of another of the user's modules, where every global it reads is a module that the caller
-    reads under the same name: see _reads_alike)."""
+    of another of the user's modules, its global reads as the caller reads them: see
+    _foreign_reads)."""
     own = isinstance(func, types.FunctionType) and func.__globals__ is caller.__globals__
     if not (isinstance(func, types.FunctionType) and (own or _users_module(func))
             and func.__closure__ is None and not templated(func)
@@ -85,8 +87,11 @@ def _written_in(func, caller, templated):
     params = {a.id for a in args.args + args.kwonlyargs}
     if any(changed_root(node) in params for s in body for node in walk(s)):
         return None  # (a helper that changes its argument stays a call: refused as one, there)
-    if not own and not _reads_alike(fdef, func, caller):
-        return None
+    if not own:
+        foreign = _foreign_reads(fdef, func, caller)
+        if foreign is None:
+            return None
+        body = [_ReadThrough(foreign).visit(s) for s in body]
     fdef.body = body
     return fdef
 
@@ -119,21 +124,47 @@ def is_users_module(module):
         _STDLIB)
 
 
-def _reads_alike(fdef, func, caller):
-    """Whether every global name the helper's def reads means the same in the caller: the same
-    module object in both modules' globals (np, math), or a builtin in both. Written into the
-    caller, the helper's statements read the caller's globals; a value (a constant, another
-    function of the helper's module) could differ there or be rebound in one module only: such
-    a helper stays a call."""
+def _foreign_reads(fdef, func, caller):
+    """For a helper of another of the user's modules: {each global name it reads that the
+    caller's module does not read alike: the name of a global of the caller's that holds the
+    helper's module}, or None where the helper cannot be written in. Written into the caller,
+    the helper's statements read the caller's globals: a module read under the same name in
+    both (np, math) and a builtin neither module rebinds read alike; any other global (a
+    constant, another function of the helper's module) is read as an attribute of the helper's
+    module (SCALE -> mylib.SCALE), which is what the helper reads when it runs, rebound or not,
+    where the caller holds that module (import mylib). A global the helper's module lacks
+    (NameError when it runs), a module it reads under another name than the caller, or a
+    builtin one of them rebinds: None (the helper stays a call)."""
     local = {n.id for n in walk(fdef) if isinstance(n, gast.Name) and not isinstance(
         n.ctx, gast.Load)} | {a.id for a in walk(fdef.args) if isinstance(a, gast.Name)}
-    for ident in {n.id for n in walk(fdef) if isinstance(n, gast.Name)} - local:
+    holders = sorted(ident for ident, value in caller.__globals__.items() if isinstance(
+        value, types.ModuleType) and vars(value) is func.__globals__)
+    foreign = {}
+    for ident in sorted({n.id for n in walk(fdef) if isinstance(n, gast.Name)} - local):
         mine = func.__globals__.get(ident, _ABSENT)
         theirs = caller.__globals__.get(ident, _ABSENT)
-        if mine is not theirs or not (isinstance(mine, types.ModuleType) or (
+        if mine is theirs and (isinstance(mine, types.ModuleType) or (
                 mine is _ABSENT and hasattr(builtins, ident))):
-            return False
-    return True
+            continue  # (read alike)
+        if mine is _ABSENT or isinstance(mine, types.ModuleType) or not holders:
+            return None
+        foreign[ident] = holders[0]
+    return foreign
+
+
+class _ReadThrough(Transformer):
+    """Each read of a global name in `foreign` (name -> the caller's name of the helper's
+    module) as that module's attribute: SCALE -> mylib.SCALE (see _foreign_reads)."""
+
+    def __init__(self, foreign):
+        self.foreign = foreign
+
+    def visit_Name(self, node):
+        holder = self.foreign.get(node.id)
+        if holder is None or not isinstance(node.ctx, gast.Load):
+            return node
+        return gast.copy_location(gast.Attribute(
+            value=gast.copy_location(name(holder), node), attr=node.id, ctx=gast.Load()), node)
 
 
 _CONDITIONAL = (gast.BoolOp, gast.IfExp, gast.ListComp, gast.SetComp, gast.DictComp,
@@ -225,8 +256,9 @@ def inline_helpers(fdef, func, scope, templated, inlined, depth=0, stack=()):
                 return None  # (rules/calls.py specializes the helper to it instead)
         hdef.body = [Substitute({p: bound.arguments[p] for p in called}).visit(s)
                      for s in hdef.body]
-        hdef = inline_helpers(hdef, helper, scope, templated, inlined, depth + 1,
-                              stack + (helper,))
+        hdef = inline_helpers(  # (a helper of another module reads as the caller does now)
+            hdef, helper if helper.__globals__ is func.__globals__ else func, scope, templated,
+            inlined, depth + 1, stack + (helper,))
         own |= {n.id for n in walk(hdef) if isinstance(n, gast.Name) and not isinstance(
             n.ctx, gast.Load)}
         mapping = {ident: fresh(ident) for ident in sorted(own - called)}  # (a parameter
