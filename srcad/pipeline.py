@@ -63,7 +63,7 @@ from .optimize.singular import singular_names
 from .rules.calls import CALLEE_KINDS, derivative_name
 from .rules.registry import REGISTRY
 from .runtime import HELPERS
-from .syntax.naming import clone, Namer, Rename, walk
+from .syntax.naming import called_names, clone, Namer, Rename, walk
 from .version import __version__
 
 # The optimizations, in the order they run; each can be switched off by name (build's
@@ -142,11 +142,11 @@ class Built:
 
     FIELDS = ("source", "function_name", "user_globals", "user_cells", "wrt_names",
               "tangent_names", "filename", "lineno", "function_text", "header", "free_values",
-              "sized_floats", "inlined")
+              "sized_floats", "inlined", "called")
 
     def __init__(self, source, function_name, func, user_globals, user_cells, wrt_names,
                  tangent_names, filename, lineno, dependencies=(), function_text="", header="",
-                 lifted=(), free_values=(), sized_floats=(), inlined=()):
+                 lifted=(), free_values=(), sized_floats=(), inlined=(), called=()):
         self.source = source
         self.header = header
         self.dependencies = dict(dependencies)  # name -> (callee, kind, wrt) (calls.py)
@@ -170,6 +170,10 @@ class Built:
         # the global names of the helpers written into the code (frontend/inline.py): a call
         # finds them the same functions, or builds anew (api/cache.py)
         self.inlined = sorted(inlined)
+        # the dotted paths from a global or closure name of the functions the code calls
+        # (model.predict, mylib.model.predict): a callee's derivative bound here is watched
+        # along them (another method there, another object's class: built anew, api/cache.py)
+        self.called = sorted(called)
 
 
 class Outline:
@@ -318,9 +322,10 @@ class Front:
     or value changes: the first call's specialized build takes a copy of what srcad.grad(f)'s
     outline made, instead of parsing, inlining, resolving and lowering f again."""
 
-    def __init__(self, fdef, info, scope, inlined, names, namer, read=None):
+    def __init__(self, fdef, info, scope, inlined, names, namer, called, read=None):
         self.fdef, self.info, self.scope = fdef, info, scope
         self.inlined, self.names, self.namer = inlined, names, namer
+        self.called = called  # (Built.called)
         self.read = self.values_read() if read is None else read
 
     def values_read(self):
@@ -342,7 +347,7 @@ class Front:
     def copy(self):
         """A copy later stages may change (the tree, the scope's sets, the namer's names)."""
         return Front(clone(self.fdef), self.info, self.scope.copy(), set(self.inlined),
-                     list(self.names), self.namer.copy(), self.read)
+                     list(self.names), self.namer.copy(), self.called, self.read)
 
 
 _FRONTS = collections.OrderedDict()  # (func, kind, wrt, registry version, inline?) -> Front
@@ -411,6 +416,9 @@ def _frontend(func, kind, wrt, stage, disabled):
         check_outside_iterators(fdef, scope, info)  # (next(batches): once per run)
     if stage == "resolve":
         return function_source(fdef)
+    free = scope.user_globals | scope.user_cells  # (what the code calls through a free name's
+    called = sorted(path for path in called_names(fdef)  # attributes, before methods are
+                    if "." in path and path.split(".")[0] in free)  # functions: Built.called)
     if hasattr(func, "__srcad_classes__"):  # a method of an object read from a list: its
         fdef = methods_of_classes(fdef, func, scope)  # self's class is known (object_loops)
     fdef = mark_checkpoints(fdef, scope, info)  # (for t in srcad.checkpoint(...): a mark)
@@ -433,7 +441,7 @@ def _frontend(func, kind, wrt, stage, disabled):
     if stage == "desugar":
         return function_source(fdef)
     fdef = anf(fdef, namer.fresh, namer.fresh_name)
-    return Front(fdef, info, scope, inlined, names, namer)
+    return Front(fdef, info, scope, inlined, names, namer, called)
 
 
 def _rename_helper_names(fdef, scope):
@@ -633,4 +641,4 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     source = module_text([text], header)
     return Built(source, derivative.name, func, scope.user_globals, scope.user_cells, names,
                  tangents, info.filename, info.first_line, builder.dependencies.entries, text,
-                 header, scope.injected, free_values, sized_floats, inlined)
+                 header, scope.injected, free_values, sized_floats, inlined, front.called)

@@ -245,13 +245,19 @@ class Instance:
         """(name, path, callee) for each callee whose derivative is bound here, as the generated
         code reaches it from a global or closure variable: the value itself (path ()), an
         attribute of a module it holds (mod.helper), the function of a bound method it holds
-        (step = model.apply; mod.shuffle) and that method's object, or the __call__ of its
-        object's class (a callable object): a redefinition, or another object bound there, is
-        seen at the next call."""
+        (step = model.apply; mod.shuffle) and that method's object, the __call__ of its
+        object's class (a callable object), or along a path the code calls (Built.called:
+        model.predict, mylib.model.predict), the function there or the function of the method
+        there and that method's object: a redefinition, or another object bound there (of
+        another class), is seen at the next call."""
         callees = {id(key[0]): key[0] for key in built.dependencies.values()}
         if not callees:
             return ()
         cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+        called = {}  # name -> the attribute paths the code calls from it
+        for path in getattr(built, "called", ()):
+            root, *rest = path.split(".")
+            called.setdefault(root, []).append(tuple(rest))
         out = []
         for name in list(built.user_globals) + list(built.user_cells):
             try:
@@ -259,10 +265,12 @@ class Instance:
             except (KeyError, ValueError):
                 continue
             module = isinstance(value, types.ModuleType)
+            reached = [step for rest in called.get(name, ()) for step in (rest, rest + (
+                "__func__",))]
             for callee in callees.values():
                 paths = ((callee.__name__,), (callee.__name__, "__func__")) if module else (
                     (), ("__func__",), (_CLASS_CALL,))
-                for path in paths:
+                for path in paths + tuple(reached):
                     if _is_callee(_followed(value, path), path, callee):
                         out.append((name, path, callee))
                         if path[-1:] == ("__func__",):  # (the bound method's object, which

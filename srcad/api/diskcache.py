@@ -187,7 +187,7 @@ _FIELDS = {"source": lambda v: isinstance(v, str), "function_name": _is_name,
                _is_name(s) or (_is_int(s) and s >= 0) for s in v),
            "sized_floats": lambda v: isinstance(v, list) and all(
                _is_name(s) or (_is_int(s) and s >= 0) for s in v),
-           "inlined": _paths}
+           "inlined": _paths, "called": _paths}
 
 
 def _function(module, qualname):
@@ -250,7 +250,8 @@ def load(digest, func):
     return Built(data["source"], data["function_name"], func, data["user_globals"],
                  data["user_cells"], data["wrt_names"], data["tangent_names"], data["filename"],
                  data["lineno"], dependencies, data["function_text"], data["header"],
-                 free_values=data["free_values"], sized_floats=data["sized_floats"])
+                 free_values=data["free_values"], sized_floats=data["sized_floats"],
+                 inlined=data["inlined"], called=data["called"])
 
 
 def store(digest, built):

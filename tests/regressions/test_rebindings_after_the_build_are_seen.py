@@ -1,0 +1,154 @@
+"""What a derivative's code calls, rebound after the build, is what the next call differentiates:
+never the old function's derivative with the new values (a wrong number, silently).
+
+Two ways this failed:
+- A method called through a global object (model.predict(x)) is differentiated as the function
+  of its class found at the build. The watches (api/cache.py) followed a global to itself, its
+  bound method's function or its class's __call__, not to a method called on it: the object
+  rebound to one of another class with a method of that name (a notebook cell making another
+  model), or the class's method rebound, kept the old method's derivative. The build now keeps
+  the attribute paths the code calls from its free names (Built.called: model.predict,
+  mylib.model.predict, before methods become functions) and watches the function at the end
+  of each and the method's object.
+- A build read back from the disk cache (SRCAD_CACHE_DIR) lost the helpers written into it
+  (Built.inlined was checked, not kept): a helper redefined after that was not seen.
+"""
+import importlib
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import srcad
+import srcad.api.cache
+import srcad.api.callees
+from tests.regressions.numeric import central_gradient
+
+X = np.array([0.3, -0.7, 1.1])
+
+
+class Model:
+    def __init__(self, s):
+        self.s = s
+
+    def predict(self, y):
+        return self.s * np.cos(y)
+
+
+class Other:
+    def __init__(self, s):
+        self.s = s
+
+    def predict(self, y):
+        return self.s * np.sin(y) ** 3
+
+
+model = Model(1.5)
+
+
+def through_a_global_object(x):
+    return np.sum((model.predict(x) + x) ** 2)
+
+
+def test_a_global_object_rebound_to_one_of_another_class_is_seen():
+    global model
+    g = srcad.grad(through_a_global_object)
+    saved = model
+    try:
+        np.testing.assert_allclose(g(X), central_gradient(through_a_global_object, (X,), 0),
+                                   rtol=1e-7)
+        model = Other(2.0)  # (the same method name, another class: another derivative)
+        np.testing.assert_allclose(g(X), central_gradient(through_a_global_object, (X,), 0),
+                                   rtol=1e-7)
+    finally:
+        model = saved
+
+
+def test_a_method_of_the_class_rebound_is_seen(monkeypatch):
+    g = srcad.grad(through_a_global_object)
+    np.testing.assert_allclose(g(X), central_gradient(through_a_global_object, (X,), 0),
+                               rtol=1e-7)
+    monkeypatch.setattr(Model, "predict", lambda self, y: self.s * np.tanh(y) ** 2)
+    np.testing.assert_allclose(g(X), central_gradient(through_a_global_object, (X,), 0),
+                               rtol=1e-7)
+
+
+LIBRARY = """
+import numpy as np
+
+
+class Model:
+    def __init__(self, s):
+        self.s = s
+
+    def predict(self, y):
+        return self.s * np.cos(y)
+
+
+model = Model(1.5)
+
+
+def step(y):
+    return model.predict(y) + y
+"""
+
+CALLER = """
+import numpy as np
+import {lib}
+from {lib} import step
+
+
+def helper(y):
+    return np.sin(y) * 2.0
+
+
+def through_a_helper_of_another_module(x):
+    return np.sum(step(x) ** 2)
+
+
+def with_a_helper(x):
+    return np.sum(helper(x) ** 2)
+"""
+
+
+@pytest.fixture
+def modules(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    lib, caller = f"srcad_rebound_lib_{id(tmp_path)}", f"srcad_rebound_caller_{id(tmp_path)}"
+    (tmp_path / f"{lib}.py").write_text(LIBRARY)
+    (tmp_path / f"{caller}.py").write_text(textwrap.dedent(CALLER.format(lib=lib)))
+    importlib.invalidate_caches()
+    yield importlib.import_module(lib), importlib.import_module(caller)
+    for name in (lib, caller):
+        sys.modules.pop(name, None)
+
+
+def test_a_method_reached_through_a_helper_of_another_module_is_watched(modules, monkeypatch):
+    """step, written in, calls mylib.model.predict: the class's method rebound is seen."""
+    library, caller = modules
+    f = caller.through_a_helper_of_another_module
+    g = srcad.grad(f)
+    np.testing.assert_allclose(g(X), central_gradient(f, (X,), 0), rtol=1e-7)
+    monkeypatch.setattr(library.Model, "predict", lambda self, y: self.s * np.tanh(y) ** 2)
+    np.testing.assert_allclose(g(X), central_gradient(f, (X,), 0), rtol=1e-7)
+
+
+def test_a_build_read_from_the_disk_cache_watches_the_helpers_written_in(modules, tmp_path,
+                                                                         monkeypatch):
+    _, caller = modules
+    monkeypatch.setenv("SRCAD_CACHE_DIR", str(tmp_path / "cache"))
+    srcad.grad(caller.with_a_helper)(X)  # (built, and kept on disk)
+    srcad.api.cache.forget_all()  # (what a new process has: the disk only, and the module's
+    srcad.api.callees.forget_all()  # functions made anew from the same file)
+    f = importlib.reload(caller).with_a_helper
+    builds = []
+    real = srcad.api.cache.build
+    monkeypatch.setattr(srcad.api.cache, "build", lambda *a, **k: builds.append(1) or real(
+        *a, **k))
+    g = srcad.grad(f)
+    np.testing.assert_allclose(g(X), central_gradient(f, (X,), 0), rtol=1e-7)
+    assert builds == []  # (read from the disk)
+    monkeypatch.setattr(caller, "helper", lambda y: np.tanh(y) ** 3)
+    np.testing.assert_allclose(g(X), central_gradient(f, (X,), 0), rtol=1e-7)
