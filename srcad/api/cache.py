@@ -305,7 +305,8 @@ class Instance:
             for name, cell in cell_items:
                 namespace[name] = cell.cell_contents
             for name, path, callee in watched:  # (a few identity tests)
-                value = namespace.get(name) if name in bound else user_globals.get(name)
+                value = namespace.get(name) if name in bound else _free_value(
+                    name, cells, user_globals)
                 if not _is_callee(_followed(value, path), path, callee):
                     shown = "".join(f".{p}" for p in path if p is not _CLASS_CALL)
                     raise Stale(f"{name}{shown} is no longer "
@@ -318,11 +319,26 @@ _CLASS_CALL = object()  # (a step of a watched path: the __call__ of the value's
 
 def _inlined_watches(func, inlined):
     """(name, path, helper) for each helper written into func's derivative, as func reaches it
-    from a global: the name itself (rhs) or a dotted path from a module it holds (mylib.rhs)."""
+    from a closure variable or a global (a closure variable first, as Python looks names up):
+    the name itself (rhs) or a dotted path from a module it holds (mylib.rhs)."""
+    cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
     for entry in inlined:
         root, *path = entry.split(".")
-        if root in func.__globals__:
-            yield root, tuple(path), _followed(func.__globals__[root], tuple(path))
+        if root in cells or root in func.__globals__:
+            yield root, tuple(path), _followed(_free_value(root, cells, func.__globals__),
+                                               tuple(path))
+
+
+def _free_value(name, cells, user_globals):
+    """What func's code reads by a free name: its closure variable's value (None if empty), else
+    the global's (None if there is none)."""
+    cell = cells.get(name)
+    if cell is None:
+        return user_globals.get(name)
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return None
 
 
 def _is_callee(found, path, callee):

@@ -12,6 +12,9 @@ Two ways this failed:
   of each and the method's object.
 - A build read back from the disk cache (SRCAD_CACHE_DIR) lost the helpers written into it
   (Built.inlined was checked, not kept): a helper redefined after that was not seen.
+- A helper written in from a closure variable (a function defined in a factory, read by the
+  closure differentiated) was watched as a global: the variable rebound (nonlocal) was not seen.
+  Watches now read a closure variable first, as Python does.
 """
 import importlib
 import sys
@@ -151,4 +154,28 @@ def test_a_build_read_from_the_disk_cache_watches_the_helpers_written_in(modules
     np.testing.assert_allclose(g(X), central_gradient(f, (X,), 0), rtol=1e-7)
     assert builds == []  # (read from the disk)
     monkeypatch.setattr(caller, "helper", lambda y: np.tanh(y) ** 3)
+    np.testing.assert_allclose(g(X), central_gradient(f, (X,), 0), rtol=1e-7)
+
+
+def _factory():
+    def helper(y):
+        return np.sin(y) * 2.0
+
+    def f(x):
+        return np.sum(helper(x) ** 2)
+
+    def swap():
+        nonlocal helper
+
+        def helper(y):
+            return np.tanh(y) ** 3
+    return f, swap
+
+
+def test_a_helper_written_in_from_a_closure_variable_rebound_is_seen():
+    f, swap = _factory()
+    g = srcad.grad(f)
+    assert "helper_forward" not in srcad.source(f, args=(X,))  # (written in)
+    np.testing.assert_allclose(g(X), central_gradient(f, (X,), 0), rtol=1e-7)
+    swap()
     np.testing.assert_allclose(g(X), central_gradient(f, (X,), 0), rtol=1e-7)
