@@ -28,7 +28,8 @@ from .analysis.activity import analyze
 from .analysis.complexes import real_parts
 from .analysis.invariance import inert_names
 from .analysis.shapes import probe
-from .analysis.values import float_values_read, unread_values
+from .analysis.values import (attribute_reads, float_values_read, unread_values,
+                              value_guards)
 from .backend.emit import function_source, module_text
 from .backend.files import write_module
 from .errors import SrcadError
@@ -142,11 +143,12 @@ class Built:
 
     FIELDS = ("source", "function_name", "user_globals", "user_cells", "wrt_names",
               "tangent_names", "filename", "lineno", "function_text", "header", "free_values",
-              "sized_floats", "inlined", "called")
+              "sized_floats", "inlined", "called", "guards")
 
     def __init__(self, source, function_name, func, user_globals, user_cells, wrt_names,
                  tangent_names, filename, lineno, dependencies=(), function_text="", header="",
-                 lifted=(), free_values=(), sized_floats=(), inlined=(), called=()):
+                 lifted=(), free_values=(), sized_floats=(), inlined=(), called=(),
+                 guards=()):
         self.source = source
         self.header = header
         self.dependencies = dict(dependencies)  # name -> (callee, kind, wrt) (calls.py)
@@ -174,6 +176,9 @@ class Built:
         # (model.predict, mylib.model.predict): a callee's derivative bound here is watched
         # along them (another method there, another object's class: built anew, api/cache.py)
         self.called = sorted(called)
+        # what code specialized to its arguments assumed of the free values it read: [path,
+        # how, text] (analysis/values.py value_guards), checked at every call
+        self.guards = [list(guard) for guard in guards]
 
 
 class Outline:
@@ -577,9 +582,11 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
         example is not None) else ()  # (the probe's facts are final here)
     free = {name: scope.free_value(name) for name in scope.user_globals | scope.user_cells
             if name not in scope.local_names}
-    sized_floats = float_values_read(fdef, *example, shapes=shapes, free={
-        name: value for name, (found, value) in free.items() if found}) if (
+    found_free = {name: value for name, (found, value) in free.items() if found}
+    sized_floats = float_values_read(fdef, *example, shapes=shapes, free=found_free) if (
         example is not None) else ()
+    guards = value_guards(fdef, kinds, floats, found_free, attribute_reads(
+        fdef, found_free)) if example is not None else ()  # (what the code assumed of them)
     real_values = real_parts(fdef, scope, activity, floats, bool(shapes), info, names) if (
         stage != "outline") else set()  # (complex values: where they may go, and the real
     # ones whose adjoints take the real part; the outline, which checks f, builds for any)
@@ -641,4 +648,5 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
     source = module_text([text], header)
     return Built(source, derivative.name, func, scope.user_globals, scope.user_cells, names,
                  tangents, info.filename, info.first_line, builder.dependencies.entries, text,
-                 header, scope.injected, free_values, sized_floats, inlined, front.called)
+                 header, scope.injected, free_values, sized_floats, inlined, front.called,
+                 guards)

@@ -31,7 +31,7 @@ import gast
 import numpy as np
 
 from ..syntax.naming import bound_counts, parents, walk
-from ..syntax.nodes import SHAPE_ATTRIBUTES
+from ..syntax.nodes import dotted_parts, SHAPE_ATTRIBUTES
 
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.MatMult)
 _SIGNS = (gast.USub, gast.UAdd)
@@ -371,3 +371,139 @@ def _changes_lengths(block):
                 node.func.attr in _LIST_CHANGES):
             return True
     return False
+
+
+# What a specialized build assumed about the free values it read (globals, closure variables and
+# attributes of them): the probe ran with them, and its shapes, dtypes and branches are written
+# into the code as it ran with its arguments'. The arguments are keyed by signature; the free
+# values are guarded (api/cache.py checks each guard at every call, and builds anew where one
+# fails): an array's type, dtype and shape, a number's type (an int's or bool's value where the
+# code reads it as more than a number: value_guards), a list's, tuple's or dict's length and
+# items alike, a string's value, any other object's type. A float's value that decides a shape
+# makes the API take the code for any shapes instead (float_values_read).
+_GUARD_DEPTH = 3  # (items of items of items: deeper ones by type)
+_GUARD_ITEMS = 64  # (the items of a longer list, tuple or dict: its length and the first ones)
+
+
+def guard_text(value, how, depth=0):
+    """The text of what a build assumed about value (see above). how: "value" (an int's value
+    too, and a list's, tuple's or dict's items), "number" (an int by its type: read in
+    arithmetic only) or "type" (a list or dict the code only changes: its type)."""
+    kind = type(value)
+    if how == "type":
+        return f"{kind.__module__}.{kind.__qualname__}"
+    if kind is np.ndarray:
+        return f"array {value.dtype.str} {value.shape}"
+    if isinstance(value, np.generic):
+        return f"scalar {value.dtype.str}"
+    if kind in (int, bool):
+        return f"{kind.__name__} {value}" if how == "value" else kind.__name__
+    if kind in (float, complex):
+        return kind.__name__
+    if value is None or kind is str:
+        return repr(value)
+    if kind in (list, tuple) and depth < _GUARD_DEPTH:  # (items by value: read by index)
+        return f"{kind.__name__} {len(value)} [" + ", ".join(
+            guard_text(item, "value", depth + 1) for item in value[:_GUARD_ITEMS]) + "]"
+    if kind is dict and depth < _GUARD_DEPTH:
+        return f"dict {len(value)} {{" + ", ".join(
+            f"{key!r}: {guard_text(item, 'value', depth + 1)}"
+            for key, item in list(value.items())[:_GUARD_ITEMS]
+            if type(key) in (str, int)) + "}"
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def value_guards(fdef, kinds, floats, free, paths):
+    """[(path, how, text)] for a specialized build (see guard_text): each free name the code
+    reads (free: name -> value; modules, functions, classes and other callables are watched as
+    callees are, api/cache.py) and each attribute path it reads from one (paths, dotted:
+    mylib.W, cfg.n). An int's or bool's value is guarded where the code reads it as more than a
+    number (_value_read, as for arguments; an attribute path's always), so that a counter read
+    in arithmetic only costs no build per value; a list or dict that the code only changes
+    (LOG.append(v), seen[k] = v) by its type, so that a log growing at every call costs no
+    build per call."""
+    guarded = {name: value for name, value in free.items() if _guarded(value)}
+    guarded.update((path, value) for path, value in paths.items() if _guarded(value))
+    ints = {name for name, value in free.items() if name in guarded and type(value) in (
+        int, bool)}
+    reads = _reads(fdef, kinds, floats, ints) if ints else {}
+    changed_only = _changed_only(fdef, set(guarded))
+    out = []
+    for path in sorted(guarded):
+        value = guarded[path]
+        how = "type" if path in changed_only and type(value) in (list, dict) else (
+            "number" if path in ints and not _value_read(path, reads) else "value")
+        out.append((path, how, guard_text(value, how)))
+    return out
+
+
+_CHANGES = _LIST_CHANGES | {"clear", "update", "setdefault", "add", "discard"}
+
+
+def _changed_only(fdef, paths):
+    """The free names and attribute paths (dotted) among paths that the code reads only to
+    change them: the object of a method call that changes a container (append, update, ...)
+    or the container of a store (seen[k] = v)."""
+    parent_of = parents(fdef)
+    read = set()
+    for node in walk(fdef):
+        if type(node) not in (gast.Name, gast.Attribute) or type(node.ctx) is not gast.Load:
+            continue
+        parts = dotted_parts(node)
+        path = ".".join(parts) if parts is not None else None
+        if path not in paths:
+            continue
+        parent = parent_of.get(id(node))  # (a method's receiver: the call, naming.parents)
+        if type(parent) is gast.Call and type(parent.func) is gast.Attribute and (
+                parent.func.value is node and parent.func.attr in _CHANGES):
+            continue  # (LOG.append(v))
+        if type(parent) is gast.Subscript and parent.value is node and type(
+                parent.ctx) is gast.Store:
+            continue  # (seen[k] = v)
+        read.add(path)
+    return set(paths) - read
+
+
+def _guarded(value):
+    return not (isinstance(value, (types.ModuleType, type, types.FunctionType,
+                                   types.BuiltinFunctionType, types.MethodType, np.ufunc))
+                or (callable(value) and not isinstance(value, (np.ndarray, np.generic))))
+
+
+def attribute_reads(fdef, free):
+    """{dotted path: its value now} of the attribute chains the code reads (not calls) from a
+    free name (free: name -> value): mylib.W, cfg.n, cfg.sizes."""
+    called = {id(node.func) for node in walk(fdef) if type(node) is gast.Call}
+    out = {}
+    for node in walk(fdef):
+        if type(node) is not gast.Attribute or id(node) in called or (
+                type(node.ctx) is not gast.Load):
+            continue
+        parts = dotted_parts(node)
+        if parts is None or parts[0] not in free:
+            continue
+        value = free[parts[0]]
+        try:
+            for part in parts[1:]:
+                value = getattr(value, part)
+        except Exception:  # noqa: BLE001 - (f itself reads it: where that raises, no guard)
+            continue
+        out[".".join(parts)] = value
+    return out
+
+
+def guards_hold(func, guards):
+    """Whether each guard ([path, how, text]: value_guards) holds for what func reads now
+    (a build kept on disk, read back by another process, where the values may differ)."""
+    cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+    for path, how, text in guards:
+        root, *rest = path.split(".")
+        try:
+            value = cells[root].cell_contents if root in cells else func.__globals__[root]
+            for part in rest:
+                value = getattr(value, part)
+        except Exception:  # noqa: BLE001 - (missing, or an attribute that raises: not held)
+            return False
+        if guard_text(value, how) != text:
+            return False
+    return True

@@ -18,7 +18,10 @@ import collections
 import threading
 import types
 
+import numpy as np
+
 from .. import runtime
+from ..analysis.values import guard_text
 from . import diskcache
 from ..backend.files import cache_dir, compile_module, module_stem, restore  # noqa: F401 (API)
 from ..pipeline import attached, build, forget_fronts, Outline, target_function
@@ -290,8 +293,11 @@ class Instance:
         global_names = tuple(built.user_globals)
         cell_items = tuple((name, cells[name]) for name in built.user_cells)
         bound = set(global_names) | set(built.user_cells)
+        guards = tuple((path.split(".")[0], tuple(path.split(".")[1:]), how, text)
+                       for path, how, text in getattr(built, "guards", ()))
+        checked = [None] * len(guards)  # (per guard: the value it last held, and its shape)
         if upstream is None and not global_names and not cell_items and not dependency_syncs and (
-                not watched):
+                not watched) and not guards:
             return None
 
         def sync():
@@ -311,6 +317,18 @@ class Instance:
                     shown = "".join(f".{p}" for p in path if p is not _CLASS_CALL)
                     raise Stale(f"{name}{shown} is no longer "
                                 f"{getattr(callee, '__qualname__', 'the object it was')}")
+            for i, (name, path, how, text) in enumerate(guards):
+                value = namespace.get(name) if name in bound else _free_value(
+                    name, cells, user_globals)
+                if path:
+                    value = _followed(value, path)
+                now = _held(value)
+                if now is not None and now == checked[i]:
+                    continue  # (the same objects as at the last call: as good as then)
+                if guard_text(value, how) != text:
+                    raise Stale(f"{name}{''.join(f'.{p}' for p in path)} is no longer what "
+                                f"the code was specialized to ({text})")
+                checked[i] = now
         return sync
 
 
@@ -327,6 +345,48 @@ def _inlined_watches(func, inlined):
         if root in cells or root in func.__globals__:
             yield root, tuple(path), _followed(_free_value(root, cells, func.__globals__),
                                                tuple(path))
+
+
+_FLAT = (int, float, bool, complex, str, type(None))  # (values that do not change in place)
+
+
+def _held(value):
+    """What a guarded value is made of, to compare with an earlier call's cheaply: the object
+    and, for an array, its shape and dtype (changed in place, they change); for a list or a
+    dict, its keys and items too where each item is a number, a string or an array (a list
+    holding lists, or over 64 items: None, looked at in full every time)."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return _Same(value), value.shape, value.dtype
+    if kind is not list and kind is not dict:
+        return _Same(value), None
+    items = tuple(value.values()) if kind is dict else tuple(value)
+    if len(items) > 64:
+        return None
+    parts = []
+    for item in items:
+        if type(item) is np.ndarray:
+            parts.append((_Same(item), item.shape, item.dtype))
+        elif type(item) in _FLAT:
+            parts.append(_Same(item))
+        else:
+            return None
+    return _Same(value), tuple(value) if kind is dict else None, tuple(parts)
+
+
+class _Same:
+    """An object compared by identity (a NumPy array's == compares its items)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return self.value is other.value
+
+    def __hash__(self):
+        return id(self.value)
 
 
 def _free_value(name, cells, user_globals):

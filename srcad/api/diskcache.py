@@ -29,6 +29,7 @@ import warnings
 
 from .. import templates
 from ..backend.files import build_dir, compile_module, module_stem, write_atomically
+from ..analysis.values import guards_hold
 from ..frontend.inline import is_users_module
 from ..frontend.resolve import canonical_name
 from ..pipeline import Built
@@ -174,6 +175,13 @@ def _paths(value):
         isinstance(v, str) and all(_is_name(part) for part in v.split(".")) for v in value)
 
 
+def _guards(value):
+    """Built.guards as store writes them: [dotted path, how, text]."""
+    return isinstance(value, list) and all(
+        isinstance(g, list) and len(g) == 3 and _paths([g[0]]) and g[1] in (
+            "value", "number", "type") and isinstance(g[2], str) for g in value)
+
+
 def _is_int(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -187,7 +195,7 @@ _FIELDS = {"source": lambda v: isinstance(v, str), "function_name": _is_name,
                _is_name(s) or (_is_int(s) and s >= 0) for s in v),
            "sized_floats": lambda v: isinstance(v, list) and all(
                _is_name(s) or (_is_int(s) and s >= 0) for s in v),
-           "inlined": _paths, "called": _paths}
+           "inlined": _paths, "called": _paths, "guards": _guards}
 
 
 def _function(module, qualname):
@@ -238,6 +246,8 @@ def load(digest, func):
         return None
     if not set(data["user_cells"]) <= set(func.__code__.co_freevars):
         return None
+    if not guards_hold(func, data["guards"]):  # (specialized to other free values than these)
+        return None
     dependencies = _dependencies(data.get("dependencies"))
     if dependencies is None:
         return None
@@ -251,7 +261,7 @@ def load(digest, func):
                  data["user_cells"], data["wrt_names"], data["tangent_names"], data["filename"],
                  data["lineno"], dependencies, data["function_text"], data["header"],
                  free_values=data["free_values"], sized_floats=data["sized_floats"],
-                 inlined=data["inlined"], called=data["called"])
+                 inlined=data["inlined"], called=data["called"], guards=data["guards"])
 
 
 def store(digest, built):
