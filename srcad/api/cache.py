@@ -15,6 +15,7 @@ Threads: the tables are read and written under _LOCK, and one thread builds what
 at once (_once: the others wait for its result, and build it themselves if it raised).
 """
 import collections
+import operator
 import threading
 import types
 
@@ -322,13 +323,15 @@ class Instance:
                     name, cells, user_globals)
                 if path:
                     value = _followed(value, path)
-                now = _held(value)
-                if now is not None and now == checked[i]:
-                    continue  # (the same objects as at the last call: as good as then)
+                last = checked[i]  # (the same objects as at the last call: as good as then)
+                if last is not None and last[0] is value and (last[1] is None or (
+                        value.shape == last[1] and value.dtype is last[2] if type(
+                            value) is np.ndarray else _same(value, last))):
+                    continue
                 if guard_text(value, how) != text:
                     raise Stale(f"{name}{''.join(f'.{p}' for p in path)} is no longer what "
                                 f"the code was specialized to ({text})")
-                checked[i] = now
+                checked[i] = _held(value)
         return sync
 
 
@@ -351,42 +354,33 @@ _FLAT = (int, float, bool, complex, str, type(None))  # (values that do not chan
 
 
 def _held(value):
-    """What a guarded value is made of, to compare with an earlier call's cheaply: the object
-    and, for an array, its shape and dtype (changed in place, they change); for a list or a
-    dict, its keys and items too where each item is a number, a string or an array (a list
-    holding lists, or over 64 items: None, looked at in full every time)."""
+    """What a guarded value is made of, to tell at a later call whether it is the same (_same):
+    the object; for an array, its shape and dtype (changed in place, they change); for a list
+    or dict, its keys and its items, each a number, a string or an array (whose shape and dtype
+    are kept too). None (looked at in full every time): a list or dict holding anything else,
+    or over 64 items."""
     kind = type(value)
     if kind is np.ndarray:
-        return _Same(value), value.shape, value.dtype
-    if kind is not list and kind is not dict:
-        return _Same(value), None
+        return value, value.shape, value.dtype
+    if kind is not dict and kind is not list:
+        return value, None, None
     items = tuple(value.values()) if kind is dict else tuple(value)
-    if len(items) > 64:
+    if len(items) > 64 or not all(type(item) in _FLAT or type(item) is np.ndarray
+                                  for item in items):
         return None
-    parts = []
-    for item in items:
-        if type(item) is np.ndarray:
-            parts.append((_Same(item), item.shape, item.dtype))
-        elif type(item) in _FLAT:
-            parts.append(_Same(item))
-        else:
-            return None
-    return _Same(value), tuple(value) if kind is dict else None, tuple(parts)
+    return value, tuple(value) if kind is dict else (), items, tuple(
+        (item.shape, item.dtype) for item in items if type(item) is np.ndarray)
 
 
-class _Same:
-    """An object compared by identity (a NumPy array's == compares its items)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-    def __eq__(self, other):
-        return self.value is other.value
-
-    def __hash__(self):
-        return id(self.value)
+def _same(value, last):
+    """Whether a list or dict, the object last (_held) was made of, is as it was then (an
+    array's shape and dtype, the sync compares itself)."""
+    kind = type(value)
+    items = last[2]
+    return len(value) == len(items) and all(map(operator.is_, value.values() if (
+        kind is dict) else value, items)) and (kind is list or tuple(value) == last[1]) and (
+        not last[3] or tuple((item.shape, item.dtype) for item in items
+                             if type(item) is np.ndarray) == last[3])
 
 
 def _free_value(name, cells, user_globals):

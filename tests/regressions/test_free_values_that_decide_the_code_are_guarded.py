@@ -173,3 +173,25 @@ def test_a_global_list_the_code_only_appends_to_costs_no_build_per_call(monkeypa
     for _ in range(3):
         g(V)
     assert builds == [] and len(LOG) == 4
+
+
+ROWS = np.array([[0.5, -1.2], [2.0, 0.3]])
+
+
+def short_maximum_over_a_row_of_a_global(v):
+    m = np.max(np.sin(v[:, None] * ROWS[0]), axis=1)
+    return np.sum(m ** 2)
+
+
+def test_a_global_array_reshaped_in_place():
+    """The same object, another shape (the sync compares the objects it saw at the last call
+    first: an array's shape is compared too)."""
+    g = srcad.grad(short_maximum_over_a_row_of_a_global)
+    np.testing.assert_allclose(g(V), central_gradient(short_maximum_over_a_row_of_a_global,
+                                                      (V,), 0), rtol=1e-6, atol=1e-9)
+    try:
+        ROWS.shape = (1, 4)
+        np.testing.assert_allclose(g(V), central_gradient(short_maximum_over_a_row_of_a_global,
+                                                          (V,), 0), rtol=1e-6, atol=1e-9)
+    finally:
+        ROWS.shape = (2, 2)
