@@ -49,9 +49,14 @@ def a_count_in_a_config(x):
     return np.sum(m ** 2)
 
 
-def _check(f, arg):
-    np.testing.assert_allclose(srcad.grad(f)(arg), central_gradient(f, (arg,), 0), rtol=1e-6,
-                               atol=1e-9)
+@pytest.fixture
+def builds(monkeypatch):
+    """A list that gets an item for each build made from now on."""
+    made = []
+    real = srcad.api.cache.build
+    monkeypatch.setattr(srcad.api.cache, "build", lambda *a, **k: made.append(1) or real(
+        *a, **k))
+    return made
 
 
 def test_a_global_int_that_decides_a_shape_rebound(monkeypatch):
@@ -81,13 +86,10 @@ def test_a_config_changed_in_place(monkeypatch):
                                atol=1e-9)
 
 
-def test_a_counter_read_in_arithmetic_costs_no_build_per_value(monkeypatch):
+def test_a_counter_read_in_arithmetic_costs_no_build_per_value(monkeypatch, builds):
     g = srcad.grad(a_counter_in_arithmetic)
     g(V)
-    builds = []
-    real = srcad.api.cache.build
-    monkeypatch.setattr(srcad.api.cache, "build", lambda *a, **k: builds.append(1) or real(
-        *a, **k))
+    builds.clear()
     for step in range(1, 6):
         monkeypatch.setitem(globals(), "STEP", step)
         np.testing.assert_allclose(g(V), central_gradient(a_counter_in_arithmetic, (V,), 0),
@@ -163,13 +165,10 @@ def appends_to_a_global_log(v):
     return y
 
 
-def test_a_global_list_the_code_only_appends_to_costs_no_build_per_call(monkeypatch):
+def test_a_global_list_the_code_only_appends_to_costs_no_build_per_call(builds):
     g = srcad.grad(appends_to_a_global_log)
     g(V)
-    builds = []
-    real = srcad.api.cache.build
-    monkeypatch.setattr(srcad.api.cache, "build", lambda *a, **k: builds.append(1) or real(
-        *a, **k))
+    builds.clear()
     for _ in range(3):
         g(V)
     assert builds == [] and len(LOG) == 4
