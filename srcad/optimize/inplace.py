@@ -121,6 +121,7 @@ class InPlace:
         self.shape_of_name = shape_of_name  # known shapes (a specialized gradient), or None
         self.specialized = specialized  # (else argument zeros are not owned: module docstring)
         self.sizes = sizes or {}  # name -> the int it is bound to in every call (sizes_of)
+        self.changed = False  # (whether a statement was rewritten)
 
     # the dataflow: owned names after a block -------------------------------------------
     # owned: name -> "array" (an array it allocated: items may be updated in place) or "any"
@@ -183,6 +184,7 @@ class InPlace:
                 stmt = self.unit_views(stmt)
                 first = self.scatter(stmt)
                 if first is not None:  # two statements: allocate, then store
+                    self.changed = True
                     for part in first:
                         owned = self.transfer_one(part, owned)
                     out.extend(first)
@@ -190,7 +192,9 @@ class InPlace:
                     if stored is not None:
                         written[first[0].targets[0].id] = [stored]
                     continue
-                stmt = self.rewrite(stmt, owned, written)
+                rewritten = self.rewrite(stmt, owned, written)
+                self.changed = self.changed or rewritten is not stmt
+                stmt = rewritten
             owned = self.transfer_one(stmt, owned)
             out.append(stmt)
         return out
@@ -246,6 +250,7 @@ class InPlace:
             shape = self.unit_view_shape(node) if isinstance(node, gast.Call) else None
             if shape is None:
                 return node
+            self.changed = True
             return gast.Call(func=gast.Attribute(value=gast.Name(
                 id="np", ctx=gast.Load(), annotation=None, type_comment=None), attr="reshape",
                 ctx=gast.Load()), args=[node.args[0], gast.Constant(value=shape, kind=None)],
@@ -389,8 +394,11 @@ def in_place(fdef, facts):
     indices = loop_targets - set(facts.params) - reassigned
     specialized = facts.shape_of is not None  # (None but in builds specialized to shapes)
     sizes = sizes_of(fdef.body, facts.params, facts.shape_of, facts.binds) if specialized else {}
-    fdef.body = InPlace(indices, facts.shape_of if facts.seeded else None,
-                        specialized=specialized, sizes=sizes).block(fdef.body, {})
+    rewriter = InPlace(indices, facts.shape_of if facts.seeded else None,
+                       specialized=specialized, sizes=sizes)
+    fdef.body = rewriter.block(fdef.body, {})
+    if not rewriter.changed:  # (the rewrites make new nodes: none made, none changed)
+        facts.unchanged()
     return fdef
 
 
