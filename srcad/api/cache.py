@@ -297,8 +297,11 @@ class Instance:
         guards = tuple((path.split(".")[0], tuple(path.split(".")[1:]), how, text)
                        for path, how, text in getattr(built, "guards", ()))
         checked = [None] * len(guards)  # (per guard: the value it last held, and its shape)
+        # func's defaults, which the generated function took (_own_defaults) and the probe ran
+        # with where a call leaves them out: others bound since (f.__defaults__ = ...) build anew
+        defaults = getattr(func, "__defaults__", None), getattr(func, "__kwdefaults__", None)
         if upstream is None and not global_names and not cell_items and not dependency_syncs and (
-                not watched) and not guards:
+                not watched) and not guards and defaults == (None, None):
             return None
 
         def sync():
@@ -318,6 +321,10 @@ class Instance:
                     shown = "".join(f".{p}" for p in path if p is not _CLASS_CALL)
                     raise Stale(f"{name}{shown} is no longer "
                                 f"{getattr(callee, '__qualname__', 'the object it was')}")
+            if getattr(func, "__defaults__", None) is not defaults[0] or getattr(
+                    func, "__kwdefaults__", None) is not defaults[1]:
+                raise Stale(f"the defaults of {func.__qualname__} are no longer those it was "
+                            f"built with")
             for i, (name, path, how, text) in enumerate(guards):
                 value = namespace.get(name) if name in bound else _free_value(
                     name, cells, user_globals)

@@ -15,6 +15,9 @@ Two ways this failed:
 - A helper written in from a closure variable (a function defined in a factory, read by the
   closure differentiated) was watched as a global: the variable rebound (nonlocal) was not seen.
   Watches now read a closure variable first, as Python does.
+- f's defaults replaced (f.__defaults__ = ...): the generated function kept the old ones, and
+  its code the shapes the probe saw with them. The sync compares them with those it was built
+  with.
 """
 import importlib
 import sys
@@ -179,3 +182,22 @@ def test_a_helper_written_in_from_a_closure_variable_rebound_is_seen():
     np.testing.assert_allclose(g(X), central_gradient(f, (X,), 0), rtol=1e-7)
     swap()
     np.testing.assert_allclose(g(X), central_gradient(f, (X,), 0), rtol=1e-7)
+
+
+def with_defaults(v, w=np.array([0.5, -1.2]), *, k=2):
+    m = np.max(np.sin(v[:, None] * w[:k]), axis=1)
+    return np.sum(m ** 2)
+
+
+def test_defaults_replaced_after_the_build_are_seen(monkeypatch):
+    """The generated function takes f's defaults when it is bound, and the probe ran with them
+    where the call leaves them out (a maximum over 2 items, written out): f.__defaults__ or
+    f.__kwdefaults__ bound anew builds anew (2.1 off before)."""
+    v = np.random.default_rng(3).normal(size=40)
+    g = srcad.grad(with_defaults)
+    np.testing.assert_allclose(g(v), central_gradient(with_defaults, (v,), 0), rtol=1e-6,
+                               atol=1e-9)
+    monkeypatch.setattr(with_defaults, "__defaults__", (np.array([0.5, -1.2, 2.0]),))
+    monkeypatch.setattr(with_defaults, "__kwdefaults__", {"k": 3})
+    np.testing.assert_allclose(g(v), central_gradient(with_defaults, (v,), 0), rtol=1e-6,
+                               atol=1e-9)
