@@ -300,8 +300,13 @@ class Instance:
         # func's defaults, which the generated function took (_own_defaults) and the probe ran
         # with where a call leaves them out: others bound since (f.__defaults__ = ...) build anew
         defaults = getattr(func, "__defaults__", None), getattr(func, "__kwdefaults__", None)
+        # and the code of func and of each function watched, which a reload may replace in the
+        # same function object (IPython's autoreload sets __code__): another code builds anew
+        code = getattr(func, "__code__", None)
+        watched = tuple((name, path, callee, getattr(callee, "__code__", None))
+                        for name, path, callee in watched)
         if upstream is None and not global_names and not cell_items and not dependency_syncs and (
-                not watched) and not guards and defaults == (None, None):
+                not watched) and not guards and defaults == (None, None) and code is None:
             return None
 
         def sync():
@@ -314,17 +319,20 @@ class Instance:
                     namespace[name] = user_globals[name]
             for name, cell in cell_items:
                 namespace[name] = cell.cell_contents
-            for name, path, callee in watched:  # (a few identity tests)
+            for name, path, callee, callee_code in watched:  # (a few identity tests)
                 value = namespace.get(name) if name in bound else _free_value(
                     name, cells, user_globals)
-                if not _is_callee(_followed(value, path), path, callee):
+                found = _followed(value, path)
+                if not _is_callee(found, path, callee) or getattr(
+                        found, "__code__", None) is not callee_code:
                     shown = "".join(f".{p}" for p in path if p is not _CLASS_CALL)
                     raise Stale(f"{name}{shown} is no longer "
                                 f"{getattr(callee, '__qualname__', 'the object it was')}")
             if getattr(func, "__defaults__", None) is not defaults[0] or getattr(
-                    func, "__kwdefaults__", None) is not defaults[1]:
-                raise Stale(f"the defaults of {func.__qualname__} are no longer those it was "
-                            f"built with")
+                    func, "__kwdefaults__", None) is not defaults[1] or getattr(
+                    func, "__code__", None) is not code:
+                raise Stale(f"{func.__qualname__}'s code or defaults are no longer those it "
+                            f"was built with")
             for i, (name, path, how, text) in enumerate(guards):
                 value = namespace.get(name) if name in bound else _free_value(
                     name, cells, user_globals)

@@ -18,6 +18,8 @@ Two ways this failed:
 - f's defaults replaced (f.__defaults__ = ...): the generated function kept the old ones, and
   its code the shapes the probe saw with them. The sync compares them with those it was built
   with.
+- A function's code replaced in the same object (IPython's autoreload sets __code__), f's or a
+  helper's: the watches compared the objects only. They compare the code too.
 """
 import importlib
 import sys
@@ -201,3 +203,23 @@ def test_defaults_replaced_after_the_build_are_seen(monkeypatch):
     monkeypatch.setattr(with_defaults, "__kwdefaults__", {"k": 3})
     np.testing.assert_allclose(g(v), central_gradient(with_defaults, (v,), 0), rtol=1e-6,
                                atol=1e-9)
+
+
+def _code_helper(y):
+    return np.sin(y) * 2.0
+
+
+def _code_caller(x):
+    return np.sum(_code_helper(x) ** 2)
+
+
+def test_code_replaced_in_the_same_function_object_is_seen(monkeypatch):
+    """IPython's autoreload patches a reloaded module's functions in place: the same function
+    object, another __code__. The watches compared the objects only: the helper written in, and
+    f itself, kept their old derivatives (3.6 and 5.1 off). The sync compares their code too."""
+    g = srcad.grad(_code_caller)
+    np.testing.assert_allclose(g(X), central_gradient(_code_caller, (X,), 0), rtol=1e-7)
+    monkeypatch.setattr(_code_helper, "__code__", (lambda y: np.tanh(y) ** 3).__code__)
+    np.testing.assert_allclose(g(X), central_gradient(_code_caller, (X,), 0), rtol=1e-7)
+    monkeypatch.setattr(_code_caller, "__code__", (lambda x: np.sum(np.cos(x) ** 3)).__code__)
+    np.testing.assert_allclose(g(X), central_gradient(_code_caller, (X,), 0), rtol=1e-7)
