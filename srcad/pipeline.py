@@ -169,8 +169,10 @@ class Built:
         # length (analysis/values.py): the signature keys floats by type, so the API runs the
         # code for any shapes where there are some
         self.sized_floats = sorted(sized_floats, key=str)
-        # the global names of the helpers written into the code (frontend/inline.py): a call
-        # finds them the same functions, or builds anew (api/cache.py)
+        # the global names (or dotted paths) of the helpers written into the code
+        # (frontend/inline.py) and of the library functions read under a name of the user's
+        # (act = np.tanh; frontend/resolve.py): a call finds them the same objects, or builds
+        # anew (api/cache.py)
         self.inlined = sorted(inlined)
         # the dotted paths from a global or closure name of the functions the code calls
         # (model.predict, mylib.model.predict): a callee's derivative bound here is watched
@@ -414,6 +416,7 @@ def _frontend(func, kind, wrt, stage, disabled):
     if stage == "inline":
         return function_source(fdef)
     scope = resolve(fdef, func, info, lifted)
+    inlined |= scope.resolved  # (act = np.tanh, read as np.tanh: watched as a helper written in)
     for param, value in getattr(func, "__srcad_bindings__", {}).items():  # functions a call
         scope.local_names.discard(param)  # passes this callee (calls.with_function_arguments)
         scope.injected[param] = value

@@ -123,6 +123,10 @@ class Scope:
         self.aliases = {}  # a free name read under another one -> (its own name, a read)
         self.copies = {}  # a parameter named like a runtime helper -> the copy the body reads
         self.canonical = _library_roots()
+        # free names and attribute paths of the user's read as library functions (act = np.tanh;
+        # mylib.act): written as the library's, watched (Built.inlined) so another bound there
+        # builds anew
+        self.resolved = set()
 
     def copy(self):
         """A copy whose sets and dicts a later build may change without changing this one."""
@@ -132,6 +136,7 @@ class Scope:
             dict(self.copies))
         other.user_globals, other.user_cells, other.canonical = (
             set(self.user_globals), set(self.user_cells), dict(self.canonical))
+        other.resolved = set(self.resolved)
         return other
 
     def free_value(self, name):
@@ -235,9 +240,12 @@ class _Resolver(Transformer):
             return gast.copy_location(attribute_chain(alias + parts[module_depth:]), node)
         name = canonical_name(root) if not isinstance(root, (int, float, complex)) else None
         if name is not None:  # an attribute of a library object: norm.logpdf (from scipy.stats)
+            self._note_resolved(parts[0])
             return gast.copy_location(attribute_chain(dotted_parts(spelled(name)) + parts[1:]),
                                       node)
         self._note_user(parts[0])
+        if not isinstance(value, (int, float, complex)) and canonical_name(value) is not None:
+            self.scope.resolved.add(".".join(parts))  # (mylib.act, a library function)
         return node
 
     def visit_Name(self, node):
@@ -251,6 +259,7 @@ class _Resolver(Transformer):
             return node  # a runtime helper (in generated code being differentiated again)
         name = canonical_name(value) if not isinstance(value, (int, float, complex)) else None
         if name is not None:
+            self._note_resolved(node.id)
             return gast.copy_location(spelled(name), node)
         modname = library_module_name(value)
         if modname is not None:
@@ -258,6 +267,12 @@ class _Resolver(Transformer):
         if node.id in self.scope.cells or (node.id in self.scope.globals):
             self._note_user(node.id)
         return node
+
+    def _note_resolved(self, name):
+        """A free name of the user's (not a builtin) read as a library function or object."""
+        if name not in self.scope.injected and (name in self.scope.cells
+                                                 or name in self.scope.globals):
+            self.scope.resolved.add(name)
 
     def _note_user(self, name):
         if name in self.scope.injected:

@@ -20,6 +20,8 @@ Two ways this failed:
   with.
 - A function's code replaced in the same object (IPython's autoreload sets __code__), f's or a
   helper's: the watches compared the objects only. They compare the code too.
+- A library function read under a name of the user's (act = np.tanh), rebound: resolve wrote
+  np.tanh and watched nothing. Such names are watched as the helpers written in are.
 """
 import importlib
 import sys
@@ -223,3 +225,21 @@ def test_code_replaced_in_the_same_function_object_is_seen(monkeypatch):
     np.testing.assert_allclose(g(X), central_gradient(_code_caller, (X,), 0), rtol=1e-7)
     monkeypatch.setattr(_code_caller, "__code__", (lambda x: np.sum(np.cos(x) ** 3)).__code__)
     np.testing.assert_allclose(g(X), central_gradient(_code_caller, (X,), 0), rtol=1e-7)
+
+
+act = np.tanh
+
+
+def _through_an_alias(x):
+    return np.sum(act(x) ** 2)
+
+
+def test_a_library_function_read_under_a_name_of_the_users_rebound_is_seen(monkeypatch):
+    """act = np.tanh; f reads act(x): written as np.tanh's derivative, and act was not watched
+    (resolve spells it as the library's): another function bound to act kept tanh's
+    derivative (0.23 off). The names (and attribute paths: mylib.act) so read are watched as
+    the helpers written in are."""
+    g = srcad.grad(_through_an_alias)
+    np.testing.assert_allclose(g(X), central_gradient(_through_an_alias, (X,), 0), rtol=1e-7)
+    monkeypatch.setitem(globals(), "act", np.sin)
+    np.testing.assert_allclose(g(X), central_gradient(_through_an_alias, (X,), 0), rtol=1e-7)
