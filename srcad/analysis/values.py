@@ -24,6 +24,10 @@ container, a loop's range) reads the value: it stays in the key. A float compute
 must not reach such places either (the build is not correct for every value of a float that
 decides a shape). When unsure, the value stays in the key: a rebuild is slow; a build used for
 a value it was not correct for would give wrong numbers.
+
+The same holds for the free values the code reads (globals, closure variables, attributes of
+them), which no signature keys: value_guards says what the build assumed of each, and the API
+checks it at every call (see "What a specialized build assumed", below).
 """
 import types
 
@@ -373,7 +377,7 @@ def _changes_lengths(block):
     return False
 
 
-# What a specialized build assumed about the free values it read (globals, closure variables and
+# What a specialized build assumed: about the free values it read (globals, closure variables and
 # attributes of them): the probe ran with them, and its shapes, dtypes and branches are written
 # into the code as it ran with its arguments'. The arguments are keyed by signature; the free
 # values are guarded (api/cache.py checks each guard at every call, and builds anew where one
@@ -465,9 +469,9 @@ def _changed_only(fdef, paths):
 
 
 def _guarded(value):
-    return not (isinstance(value, (types.ModuleType, type, types.FunctionType,
-                                   types.BuiltinFunctionType, types.MethodType, np.ufunc))
-                or (callable(value) and not isinstance(value, (np.ndarray, np.generic))))
+    """Whether a free value is guarded: not a module, nor a function, class or other callable
+    (watched as callees are: api/cache.py)."""
+    return not isinstance(value, types.ModuleType) and not callable(value)
 
 
 def attribute_reads(fdef, free):

@@ -298,15 +298,17 @@ class Instance:
                        for path, how, text in getattr(built, "guards", ()))
         checked = [None] * len(guards)  # (per guard: the value it last held, and its shape)
         # func's defaults, which the generated function took (_own_defaults) and the probe ran
-        # with where a call leaves them out: others bound since (f.__defaults__ = ...) build anew
-        defaults = getattr(func, "__defaults__", None), getattr(func, "__kwdefaults__", None)
+        # with where a call leaves them out: others bound since (f.__defaults__ = ...) build anew;
         # and the code of func and of each function watched, which a reload may replace in the
-        # same function object (IPython's autoreload sets __code__): another code builds anew
+        # same function object (IPython's autoreload sets __code__): another code builds anew.
+        # (Checked where there is a sync: code that reads nothing of the user's runs without
+        # one, a call of its own, and does not see f's code or defaults replaced in place.)
+        defaults = getattr(func, "__defaults__", None), getattr(func, "__kwdefaults__", None)
         code = getattr(func, "__code__", None)
         watched = tuple((name, path, callee, getattr(callee, "__code__", None))
                         for name, path, callee in watched)
         if upstream is None and not global_names and not cell_items and not dependency_syncs and (
-                not watched) and not guards and defaults == (None, None) and code is None:
+                not watched) and not guards:
             return None
 
         def sync():
