@@ -428,6 +428,8 @@ def value_guards(fdef, kinds, floats, free, paths):
     build per call."""
     guarded = {name: value for name, value in free.items() if _guarded(value)}
     guarded.update((path, value) for path, value in paths.items() if _guarded(value))
+    if not guarded:
+        return []
     ints = {name for name, value in free.items() if name in guarded and type(value) in (
         int, bool)}
     reads = _reads(fdef, kinds, floats, ints) if ints else {}
@@ -477,6 +479,8 @@ def _guarded(value):
 def attribute_reads(fdef, free):
     """{dotted path: its value now} of the attribute chains the code reads (not calls) from a
     free name (free: name -> value): mylib.W, cfg.n, cfg.sizes."""
+    if not free:
+        return {}
     called = {id(node.func) for node in walk(fdef) if type(node) is gast.Call}
     out = {}
     for node in walk(fdef):
