@@ -500,14 +500,26 @@ def attribute_reads(fdef, free):
     return out
 
 
+def free_value(name, cells, user_globals):
+    """What a function's code reads by a free name (cells: its closure variables by name): the
+    closure variable's value (None if empty), else the global's (None if there is none)."""
+    cell = cells.get(name)
+    if cell is None:
+        return user_globals.get(name)
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return None
+
+
 def guards_hold(func, guards):
     """Whether each guard ([path, how, text]: value_guards) holds for what func reads now
     (a build kept on disk, read back by another process, where the values may differ)."""
     cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
     for path, how, text in guards:
         root, *rest = path.split(".")
+        value = free_value(root, cells, func.__globals__)
         try:
-            value = cells[root].cell_contents if root in cells else func.__globals__[root]
             for part in rest:
                 value = getattr(value, part)
         except Exception:  # noqa: BLE001 - (missing, or an attribute that raises: not held)

@@ -22,7 +22,7 @@ import types
 import numpy as np
 
 from .. import runtime
-from ..analysis.values import guard_text
+from ..analysis.values import free_value, guard_text
 from . import diskcache
 from ..backend.files import cache_dir, compile_module, module_stem, restore  # noqa: F401 (API)
 from ..pipeline import attached, build, forget_fronts, Outline, target_function
@@ -259,7 +259,7 @@ class Instance:
             return ()
         cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
         called = {}  # name -> the attribute paths the code calls from it
-        for path in getattr(built, "called", ()):
+        for path in built.called:
             root, *rest = path.split(".")
             called.setdefault(root, []).append(tuple(rest))
         out = []
@@ -294,8 +294,8 @@ class Instance:
         global_names = tuple(built.user_globals)
         cell_items = tuple((name, cells[name]) for name in built.user_cells)
         bound = set(global_names) | set(built.user_cells)
-        guards = tuple((path.split(".")[0], tuple(path.split(".")[1:]), how, text)
-                       for path, how, text in getattr(built, "guards", ()))
+        guards = tuple((root, tuple(rest), how, text) for path, how, text in built.guards
+                       for root, *rest in [path.split(".")])
         checked = [None] * len(guards)  # (per guard: the value it last held, and its shape)
         # func's defaults, which the generated function took (_own_defaults) and the probe ran
         # with where a call leaves them out: others bound since (f.__defaults__ = ...) build anew;
@@ -322,7 +322,7 @@ class Instance:
             for name, cell in cell_items:
                 namespace[name] = cell.cell_contents
             for name, path, callee, callee_code in watched:  # (a few identity tests)
-                value = namespace.get(name) if name in bound else _free_value(
+                value = namespace.get(name) if name in bound else free_value(
                     name, cells, user_globals)
                 found = _followed(value, path)
                 if not _is_callee(found, path, callee) or getattr(
@@ -336,7 +336,7 @@ class Instance:
                 raise Stale(f"{func.__qualname__}'s code or defaults are no longer those it "
                             f"was built with")
             for i, (name, path, how, text) in enumerate(guards):
-                value = namespace.get(name) if name in bound else _free_value(
+                value = namespace.get(name) if name in bound else free_value(
                     name, cells, user_globals)
                 if path:
                     value = _followed(value, path)
@@ -363,7 +363,7 @@ def _inlined_watches(func, inlined):
     for entry in inlined:
         root, *path = entry.split(".")
         if root in cells or root in func.__globals__:
-            yield root, tuple(path), _followed(_free_value(root, cells, func.__globals__),
+            yield root, tuple(path), _followed(free_value(root, cells, func.__globals__),
                                                tuple(path))
 
 
@@ -398,18 +398,6 @@ def _same(value, last):
         kind is dict) else value, items)) and (kind is list or tuple(value) == last[1]) and (
         not last[3] or tuple((item.shape, item.dtype) for item in items
                              if type(item) is np.ndarray) == last[3])
-
-
-def _free_value(name, cells, user_globals):
-    """What func's code reads by a free name: its closure variable's value (None if empty), else
-    the global's (None if there is none)."""
-    cell = cells.get(name)
-    if cell is None:
-        return user_globals.get(name)
-    try:
-        return cell.cell_contents
-    except ValueError:
-        return None
 
 
 def _is_callee(found, path, callee):

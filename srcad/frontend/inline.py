@@ -15,8 +15,9 @@ A helper is written in when it is a plain function of the caller's module (the s
 no closure), of another module of the user's that the caller calls by a name of its own or as
 an attribute of a module it holds (the globals it reads: the modules the caller reads under
 the same name, builtins, and the rest as attributes of its module, SCALE -> mylib.SCALE, where
-the caller holds that module: _foreign_reads), or a function defined in the caller (lift.py has made it one, whose parameters take what it
-reads of the caller, passed at each call), has no template of its own, ends with
+the caller holds that module: _foreign_reads), or a function defined in the caller (lift.py
+has made it one, whose parameters take what it reads of the caller, passed at each call),
+has no template of its own, ends with
 its only return, is short (at most _MOST statements), takes no *args or **kwargs and only
 constant defaults, contains nothing the fence would refuse, nested functions, try, global
 declarations or yield, changes no parameter's value in place (p += v, p[i] = v, p.append(v),
