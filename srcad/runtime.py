@@ -634,6 +634,53 @@ def zero_tangent(x):
 
 
 @helper(linear=False)
+def check_own_update(value, others, names, where):
+    """Refuse an update in place (`y += e`) of an array or list that another of f's inputs
+    shares (others, named names: f's other arguments, the global and closure values it reads,
+    and their items and attributes, one level down). In Python the update writes into that
+    storage, and the other name sees it; the derivative computes y + e as a new value (it
+    writes into no array it was given), so with shared storage it would compute another
+    function than f. where: the user's statement and line."""
+    if isinstance(value, np.ndarray):
+        def shared(other):
+            return isinstance(other, np.ndarray) and np.may_share_memory(value, other) and (
+                arrays_overlap(value, other))
+    elif isinstance(value, (list, dict)):
+        def shared(other):
+            return other is value
+    else:  # (a number, a tuple: += makes a new one, in Python too)
+        return
+    for other, label in zip(others, names):
+        if isinstance(other, (list, tuple)):
+            parts = [(item, f"{label}[{i}]") for i, item in enumerate(other)]
+        elif isinstance(other, dict):
+            parts = [(item, f"{label}[{key!r}]") for key, item in other.items()]
+        elif isinstance(other, (np.ndarray, str, bytes, int, float, complex)):
+            parts = []
+        else:  # (an object: its attributes, as model.W reads them)
+            parts = [(item, f"{label}.{key}") for key, item in getattr(
+                other, "__dict__", {}).items()]
+        for item, spelled in [(other, label)] + parts:
+            if shared(item):
+                raise ValueError(
+                    f"{where} updates an array in place that {spelled} shares (the same array, "
+                    f"or a view of it): in Python {spelled} sees the update, and srcad's "
+                    f"derivative, which never writes into the arrays it is given, cannot "
+                    f"compute that; pass a copy (.copy()) to one of them, or write the update "
+                    f"as a new value (y = y + e)")
+
+
+@helper(linear=False)
+def arrays_overlap(a, b):
+    """Whether two arrays whose memory bounds overlap share an element (interleaved views of one
+    array do not); a question too hard to answer counts as yes."""
+    try:
+        return np.shares_memory(a, b, max_work=10000)
+    except getattr(np, "exceptions", np).TooHardError:
+        return True
+
+
+@helper(linear=False)
 def check_cotangent(dy, y):
     """Refuse a vjp's cotangent dy that is not shaped like the output y (item by item for a
     tuple of outputs)."""

@@ -15,8 +15,9 @@ are called from user code (frontend/statements.py).
 import numpy as np
 
 from srcad.rules.registry import adjoint, d, linear, non_differentiable, tangent
-from srcad.runtime import (add_adjoint, added_at, array_like, as_gradient, aux_cotangent, aux_seed,
-                           check_cotangent, checkpoint, checkpoint_segments, dict_of, dict_with,
+from srcad.runtime import (add_adjoint, added_at, array_like, arrays_overlap, as_gradient,
+                           aux_cotangent, aux_seed, check_cotangent, check_own_update, checkpoint,
+                           checkpoint_segments, dict_of, dict_with,
                            dict_without, float_type, grad_hook, grad_seed, in_dtype_of,
                            item_adjoints, item_of, keys_of, list_index, list_slice,
                            matmul_adjoint_a, matmul_adjoint_b, safe_matmul,
@@ -198,5 +199,5 @@ def grad_hook_tangent(y, x, fn):
 non_differentiable(stop_gradient, name="srcad.stop_gradient")
 non_differentiable(checkpoint, name="srcad.checkpoint")
 non_differentiable(grad_seed, aux_seed, aux_cotangent, float_type, zero_gradient,
-                   check_cotangent, zero_tangent, no_adjoint, keys_of, checkpoint_segments,
-                   size_of, on_host, array_like, list_index, list_slice, repeats_sequence)
+                   check_cotangent, check_own_update, arrays_overlap, zero_tangent, no_adjoint,
+                   keys_of, checkpoint_segments, size_of, on_host, array_like, list_index, list_slice, repeats_sequence)

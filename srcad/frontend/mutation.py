@@ -26,9 +26,11 @@ names may share storage) tells the reverse pass which restores of stored arrays 
 """
 import builtins
 import collections.abc
+import functools
 import inspect
 import io
 import random
+import types
 
 import gast
 import numpy as np
@@ -198,6 +200,8 @@ class MutationFence:
         self.values = {}  # name -> the value it was last bound to (ANF temporaries: once)
         self.arrays = set()  # objects made by numpy calls: arrays, which copy stores (a set,
         # added to in place: a new frozenset per numpy call was quadratic)
+        self.updates = {}  # id(stmt) -> (stmt, the operand, its objects): updates in place
+        # (y += e) of what may be an argument's or an outside array (insert_update_checks)
 
     # liveness -----------------------------------------------------------------------------
     def liveness(self, stmts, live):
@@ -392,6 +396,8 @@ class MutationFence:
         operand = value.left.id if isinstance(value, gast.BinOp) and isinstance(
             value.left, gast.Name) else target
         objects = facts.table.get(operand, frozenset({OUTSIDE}))
+        if _external(objects):  # (whether another input shares it: known only at run time)
+            self.updates[id(stmt)] = stmt, operand, objects
         others = [n for n in self.sharing(stmt, operand, objects, facts) if n != target]
         if others:
             symbol = _SYMBOLS.get(stmt.augmented, "op")
@@ -696,6 +702,8 @@ def check_mutations(fdef, scope, info, params):
     not checked, only summarized.)"""
     generated = hasattr(scope.func, "__srcad_sync__")
     fence = MutationFence(fdef, scope, info).run(params, check=not generated)
+    if fence.updates:
+        _insert_update_checks(fdef, fence.updates, scope, info)
     holders = {}  # object -> the names that may hold it (one pass, not one per pair of names)
     for name, objects in fence.seen.items():
         for o in objects:
@@ -704,3 +712,72 @@ def check_mutations(fdef, scope, info, params):
     for name, objects in fence.seen.items():
         shares[name] = {other for o in objects for other in holders[o] if other != name}
     return shares
+
+
+def _insert_update_checks(fdef, updates, scope, info):
+    """Before each update in place (y += e) of what may be an argument's array or an outside
+    one, a check that no other input of f shares it (runtime.check_own_update): f's other
+    arguments, and the arrays, lists, dicts and objects it reads from globals and closures.
+    The fence sees names, not objects: two arguments may be one array (f(x, x)), a local may
+    hold a global array (w = W; w += g, which Python writes into W). In Python the other name
+    sees the update; the derivative computes y + e as a new value (it writes into no array it
+    was given), which is f's value only where nothing else holds that storage."""
+    args = fdef.args
+    params = [a.id for a in args.posonlyargs + args.args + [args.vararg] + args.kwonlyargs
+              + [args.kwarg] if a is not None]
+    free = []
+    for name in sorted(scope.user_globals | scope.user_cells):
+        found, value = scope.free_value(name)
+        if found and _may_hold_arrays(value):
+            free.append(name)
+    checks = {}
+    for key, (stmt, operand, objects) in updates.items():
+        others = [p for p in params if p != operand and ("param", p) not in objects] + [
+            n for n in free if n != operand]
+        if not others:
+            continue
+        text = (info.line(stmt.lineno) or "").strip() if getattr(stmt, "lineno", None) else ""
+        where = f"`{text}` ({info.filename.replace(chr(92), '/').rsplit('/', 1)[-1]}:" \
+                f"{getattr(stmt, 'lineno', info.first_line)})"
+        check = gast.Expr(value=gast.Call(
+            func=_load("check_own_update"),
+            args=[_load(operand), gast.Tuple(elts=[_load(n) for n in others], ctx=gast.Load()),
+                  gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in others],
+                             ctx=gast.Load()),
+                  gast.Constant(value=where, kind=None)], keywords=[]))
+        for node in walk_breadth(check):
+            gast.copy_location(node, stmt)
+        checks[key] = check
+    if checks:
+        _insert_before(fdef.body, checks)
+
+
+def _insert_before(stmts, checks):
+    """Each statement of checks' keys (ids), in these blocks or nested ones, preceded by its
+    check."""
+    out = []
+    for stmt in stmts:
+        for field in ("body", "orelse"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list):
+                _insert_before(block, checks)
+        check = checks.get(id(stmt))
+        if check is not None:
+            out.append(check)
+        out.append(stmt)
+    stmts[:] = out
+
+
+def _load(name):
+    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _may_hold_arrays(value):
+    """Whether a free value may hold storage f updates in place: an array, a list, tuple or
+    dict (their items), an object (its attributes); not a number, string, function, class or
+    module."""
+    if isinstance(value, (np.ndarray, list, tuple, dict)):
+        return True
+    return hasattr(value, "__dict__") and not isinstance(value, (
+        type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
+        types.MethodType, functools.partial))
