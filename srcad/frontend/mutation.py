@@ -200,8 +200,9 @@ class MutationFence:
         self.values = {}  # name -> the value it was last bound to (ANF temporaries: once)
         self.arrays = set()  # objects made by numpy calls: arrays, which copy stores (a set,
         # added to in place: a new frozenset per numpy call was quadratic)
-        self.updates = {}  # id(stmt) -> (stmt, the operand, its objects): updates in place
-        # (y += e) of what may be an argument's or an outside array (insert_update_checks)
+        self.updates = {}  # id(stmt) -> (stmt, the operand, its objects, the parameters whose
+        # objects names read afterwards may hold): updates in place (y += e) of what may be an
+        # argument's or an outside array (_insert_update_checks)
 
     # liveness -----------------------------------------------------------------------------
     def liveness(self, stmts, live):
@@ -397,7 +398,10 @@ class MutationFence:
             value.left, gast.Name) else target
         objects = facts.table.get(operand, frozenset({OUTSIDE}))
         if _external(objects):  # (whether another input shares it: known only at run time)
-            self.updates[id(stmt)] = stmt, operand, objects
+            read = set().union(*(facts.table.get(n, ()) for n in self.live.get(id(stmt), ())
+                                 if n != target))
+            self.updates[id(stmt)] = stmt, operand, objects, {
+                o[1] for o in read if o != OUTSIDE and o[0] == "param"}
         others = [n for n in self.sharing(stmt, operand, objects, facts) if n != target]
         if others:
             symbol = _SYMBOLS.get(stmt.augmented, "op")
@@ -717,7 +721,8 @@ def check_mutations(fdef, scope, info, params):
 def _insert_update_checks(fdef, updates, scope, info):
     """Before each update in place (y += e) of what may be an argument's array or an outside
     one, a check that no other input of f shares it (runtime.check_own_update): f's other
-    arguments, and the arrays, lists, dicts and objects it reads from globals and closures.
+    arguments that names read after the update may hold, and the arrays, lists, dicts and
+    objects it reads from globals and closures.
     The fence sees names, not objects: two arguments may be one array (f(x, x)), a local may
     hold a global array (w = W; w += g, which Python writes into W). In Python the other name
     sees the update; the derivative computes y + e as a new value (it writes into no array it
@@ -731,9 +736,10 @@ def _insert_update_checks(fdef, updates, scope, info):
         if found and _may_hold_arrays(value):
             free.append(name)
     checks = {}
-    for key, (stmt, operand, objects) in updates.items():
-        others = [p for p in params if p != operand and ("param", p) not in objects] + [
-            n for n in free if n != operand]
+    for key, (stmt, operand, objects, read) in updates.items():
+        others = [p for p in params if p in read and ("param", p) not in objects] + [
+            n for n in free if n != operand]  # (an argument read only before the update sees
+        # f's values; a global's array changed is changed for good: every one f reads)
         if not others:
             continue
         text = (info.line(stmt.lineno) or "").strip() if getattr(stmt, "lineno", None) else ""
