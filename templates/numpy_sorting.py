@@ -1,4 +1,4 @@
-"""NumPy sorting and order statistics: sort, median, nanmedian.
+"""NumPy sorting and order statistics: sort, median, nanmedian, quantile, percentile.
 
 The derivative follows the permutation of a stable argsort; where entries tie (there the
 function is not differentiable) the tied sorted values share the derivative evenly, as max/min
@@ -126,3 +126,125 @@ def median(y, a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 
 non_differentiable(median_weights)
+
+
+# ---------------------------------------------------------------------------------------------
+# quantile and percentile: for the order of each lane, a weighted sum of two order statistics,
+#   q-quantile = (1 - gamma) s[i] + gamma s[j]     (s sorted; i, j, gamma from q and the method)
+# so dy = sum(w da) with w those weights put back where the sorted entries came from (tied
+# values share theirs evenly, as median does). The methods' virtual index, as numpy defines it
+# (Hyndman and Fan): linear (n - 1) q; the continuous ones n q + alpha + q (1 - alpha - beta) - 1;
+# lower, higher and nearest round it (nearest to even, numpy's np.around), midpoint takes the
+# mean of the two neighbours. The discrete ones that invert the CDF are refused (with numpy's
+# weights=, which only they take).
+
+@helper(linear=False)
+def quantile_weights(a, q, axis=None, method="linear"):
+    """d np.quantile(a, q, axis, method=method) / d a, for one number q in [0, 1], in a's
+    layout: 1 - gamma and gamma on the two order statistics each lane's quantile interpolates
+    (found by a stable argsort), shared evenly among tied values."""
+    x = to_lanes(a, axis)
+    n = x.shape[-1]
+    if method == "linear":
+        virtual = (n - 1) * q
+    elif method in ("weibull", "hazen", "interpolated_inverted_cdf", "median_unbiased",
+                    "normal_unbiased"):
+        alpha, beta = {"weibull": (0.0, 0.0), "hazen": (0.5, 0.5),
+                       "interpolated_inverted_cdf": (0.0, 1.0),
+                       "median_unbiased": (1 / 3.0, 1 / 3.0),
+                       "normal_unbiased": (3 / 8.0, 3 / 8.0)}[method]
+        virtual = n * q + (alpha + q * (1 - alpha - beta)) - 1
+    elif method in ("lower", "higher", "nearest", "midpoint"):
+        exact = (n - 1) * q
+        virtual = {"lower": np.floor(exact), "higher": np.ceil(exact),
+                   "nearest": np.around(exact),
+                   "midpoint": 0.5 * (np.floor(exact) + np.ceil(exact))}[method]
+    else:
+        raise ValueError(f"srcad differentiates np.quantile and np.percentile with the methods "
+                         f"linear, lower, higher, nearest, midpoint, weibull, hazen, "
+                         f"interpolated_inverted_cdf, median_unbiased and normal_unbiased, not "
+                         f"method={method!r}")
+    below = min(max(int(np.floor(virtual)), 0), n - 1)
+    above = min(below + 1, n - 1)
+    gamma = 0.0 if virtual < 0 or virtual >= n - 1 else float(virtual - np.floor(virtual))
+    place = np.arange(n)
+    w = (1.0 - gamma) * (place == below) + gamma * (place == above)
+    order = np.argsort(x, axis=-1, kind="stable")
+    w = tie_mean(np.broadcast_to(w, x.shape), np.take_along_axis(x, order, axis=-1))
+    weights = np.zeros(x.shape)
+    np.put_along_axis(weights, order, w, axis=-1)
+    return from_lanes(weights, a, axis)
+
+
+@helper(linear=False)
+def quantile_levels(q, per=1.0, weights=None):
+    """The quantile levels q / per (np.percentile's per cent: per = 100) as floats in q's shape;
+    weighted quantiles (numpy's weights=) are refused."""
+    if weights is not None:
+        raise ValueError("srcad does not differentiate weighted quantiles (weights=)")
+    return np.asarray(q, dtype=float) / per
+
+
+@helper(tangent="linear")
+def quantile_spread(g, a, q, axis=None, keepdims=False, method="linear"):
+    """The adjoint of np.quantile(a, q, axis, keepdims=keepdims, method=method) (q the levels,
+    quantile_levels): g, shaped like its value (q's axes first), spread over a's entries by each
+    level's weights."""
+    if np.ndim(q) == 0:
+        return unreduce(g, a, axis, keepdims) * quantile_weights(a, float(q), axis, method)
+    g = np.asarray(g)
+    out = np.zeros(np.shape(a), dtype=np.result_type(g, float))
+    for k in np.ndindex(np.shape(q)):
+        out = out + unreduce(g[k], a, axis, keepdims) * quantile_weights(
+            a, float(q[k]), axis, method)
+    return out
+
+
+@helper(tangent="linear")
+def quantile_gather(da, a, q, axis=None, keepdims=False, method="linear"):
+    """The tangent of np.quantile(a, q, axis, keepdims=keepdims, method=method): for each
+    level, the sum of da by its weights (q's axes first)."""
+    if np.ndim(q) == 0:
+        return np.sum(da * quantile_weights(a, float(q), axis, method), axis=axis,
+                      keepdims=keepdims)
+    parts = [np.sum(da * quantile_weights(a, float(q[k]), axis, method), axis=axis,
+                    keepdims=keepdims) for k in np.ndindex(np.shape(q))]
+    return np.reshape(np.stack(parts), np.shape(q) + np.shape(parts[0]))
+
+
+non_differentiable(quantile_weights, quantile_levels)
+
+
+# gather and spread transpose each other (for reverse mode over generated code)
+@adjoint(quantile_spread)
+def quantile_spread_adjoint(z, g, a, q, axis=None, keepdims=False, method="linear"):
+    d[g] = quantile_gather(d[z], a, q, axis, keepdims, method)
+
+
+@adjoint(quantile_gather)
+def quantile_gather_adjoint(z, da, a, q, axis=None, keepdims=False, method="linear"):
+    d[da] = quantile_spread(d[z], a, q, axis, keepdims, method)
+
+
+@adjoint(np.quantile)
+def quantile(y, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, weights=None):
+    d[a] = quantile_spread(d[y], a, quantile_levels(q, 1.0, weights), axis, keepdims, method)
+
+
+@tangent(np.quantile)
+def quantile(y, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False, *, weights=None):
+    d[y] = quantile_gather(d[a], a, quantile_levels(q, 1.0, weights), axis, keepdims, method)
+
+
+@adjoint(np.percentile)
+def percentile(y, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, weights=None):
+    d[a] = quantile_spread(d[y], a, quantile_levels(q, 100.0, weights), axis, keepdims, method)
+
+
+@tangent(np.percentile)
+def percentile(y, a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, weights=None):
+    d[y] = quantile_gather(d[a], a, quantile_levels(q, 100.0, weights), axis, keepdims, method)

@@ -10,7 +10,8 @@ import pytest
 
 import srcad
 from srcad.runtime import HELPERS
-from srcad.templates import numpy_nan_reductions, numpy_reductions, numpy_scans, numpy_shapes
+from srcad.templates import (numpy_nan_reductions, numpy_reductions, numpy_scans, numpy_shapes,
+                             numpy_sorting)
 
 
 def both_jacobians(f, x, wrt=0):
@@ -322,6 +323,41 @@ def test_unsupported_arguments_are_refused():
         srcad.grad(pad_mean)(np.ones(3))
     with pytest.raises(ValueError, match="modes constant, edge, reflect, symmetric and wrap"):
         srcad.jvp(pad_mean)(np.ones(3), np.ones(3))
+
+
+def quantile_inverted_cdf(x):
+    return np.quantile(x, 0.3, method="inverted_cdf")
+
+
+def weighted_percentile(x, w):
+    return np.percentile(x, 30, weights=w, method="inverted_cdf")
+
+
+def test_quantiles_of_methods_that_invert_the_cdf_are_refused_when_they_run():
+    """np.quantile's inverted_cdf methods (and weights=, which only they take) pick an order
+    statistic by a rule srcad does not follow: a clear error, not a derivative."""
+    x = np.linspace(0.1, 1.0, 7)
+    with pytest.raises(ValueError, match="not method='inverted_cdf'"):
+        srcad.grad(quantile_inverted_cdf)(x)
+    with pytest.raises(ValueError, match="not method='inverted_cdf'"):
+        srcad.jvp(quantile_inverted_cdf)(x, np.ones(7))
+    with pytest.raises(ValueError, match="weighted quantiles"):
+        srcad.grad(weighted_percentile)(x, np.ones(7))
+
+
+def test_quantile_weights_give_numpys_values():
+    """The weights are the derivative because the quantile is linear in the sorted values: the
+    weighted sum of the entries is numpy's quantile, for every method srcad takes."""
+    weights = numpy_sorting.quantile_weights
+    rng = np.random.default_rng(3)
+    for n, q, axis in itertools.product((1, 2, 5, 8), (0.0, 0.03, 0.25, 0.5, 0.61, 0.99, 1.0),
+                                        (None, 1)):
+        x = rng.normal(size=(3, n))
+        for method in ("linear", "lower", "higher", "nearest", "midpoint", "weibull", "hazen",
+                       "interpolated_inverted_cdf", "median_unbiased", "normal_unbiased"):
+            got = np.sum(weights(x, q, axis, method) * x, axis=axis)
+            np.testing.assert_allclose(got, np.quantile(x, q, axis=axis, method=method),
+                                       rtol=1e-12, atol=1e-12, err_msg=f"{method} {n} {q}")
 
 
 def int_cast(x):
