@@ -1,5 +1,5 @@
 """numpy.linalg's matrix functions: inv, det, slogdet, solve, cholesky, eigh, eigvalsh, svd,
-pinv, matrix_power and norm (the products are in numpy_products.py).
+pinv, lstsq, matrix_power and norm (the products are in numpy_products.py).
 
 Real arrays; matrices are the last two axes and leading axes are stacks (batched). Each function
 is differentiated by the identities written beside it; cholesky, eigh and eigvalsh take A
@@ -471,6 +471,90 @@ def pinv(x, a, rcond=None, hermitian=False, rtol=None):
     dat = np.swapaxes(d[a], -1, -2)
     d[x] = (-(x @ d[a] @ x) + (x @ xt) @ (dat - (dat @ a) @ x)
             + (dat - x @ (a @ dat)) @ (xt @ x))
+
+
+# lstsq(A, b) -> (x, residuals, rank, s), A of full rank (rank min(m, n)), where x = A^+ b:
+#   x:          the pinv identities above with X = A^+:  dx = dX b + X db;  b_bar = X^T x_bar and
+#               A_bar = pinv's A_bar for X_bar = x_bar b^T
+#   residuals:  r2 = |b - A x|^2 per column (m > n); at the minimum A^T (b - A x) = 0, so
+#               d r2 = 2 r^T (db - dA x) with r = b - A x:  b_bar = 2 r r2_bar, A_bar = -b_bar x^T
+#   s:          A's singular values (svd's):  ds = diag(U^T dA V),  A_bar = U diag(s_bar) V^T
+# A rank-deficient A is refused when the derivative runs (x jumps where the rank changes).
+@helper(tangent="linear")
+def full_rank(a, rank):
+    """a, if its rank (lstsq's) is full: min(m, n); else a clear error."""
+    if rank < min(np.shape(a)[-2:]):
+        raise ValueError(f"srcad differentiates np.linalg.lstsq where the matrix has full rank "
+                         f"({min(np.shape(a)[-2:])} here); this one has rank {rank}, where the "
+                         f"least-squares solution is not differentiable")
+    return a
+
+
+@adjoint(full_rank)
+def full_rank_adjoint(z, a, rank):
+    d[a] = full_rank(d[z], rank)
+
+
+@helper(tangent="linear")
+def residual_sums(v, like):
+    """The sums of v (a column per right-hand side) over its rows, shaped like lstsq's
+    residuals `like`: (k,), (1,) for a vector b, and empty where lstsq gives none."""
+    if np.size(like) == 0:
+        return np.zeros(np.shape(like))
+    return np.reshape(np.sum(v, axis=0), np.shape(like))
+
+
+@helper(tangent="linear")
+def residual_spread(g, like, b):
+    """The transpose of residual_sums: g (shaped like the residuals) as one weight per column
+    of the rows of a column matrix of b's (zero where there are no residuals)."""
+    columns = 1 if np.ndim(b) == 1 else np.shape(b)[-1]
+    if np.size(like) == 0:
+        return np.zeros((1, columns))
+    return np.reshape(g, (1, columns))
+
+
+@adjoint(residual_sums)
+def residual_sums_adjoint(z, v, like):
+    d[v] = residual_spread(d[z], like, v) * np.ones_like(v)
+
+
+@adjoint(residual_spread)
+def residual_spread_adjoint(z, g, like, b):
+    d[g] = residual_sums(d[z], like)
+
+
+@adjoint(np.linalg.lstsq, tuple_result=True)
+def lstsq(y, a, b, rcond=None):
+    x = np.linalg.pinv(full_rank(a, y[2]))
+    xt = np.swapaxes(x, -1, -2)
+    bc = solve_column(b, b)
+    gx = solve_column(d[y][0], b)
+    gt = bc @ np.swapaxes(gx, -1, -2)
+    r = bc - a @ solve_column(y[0], b)
+    gr = 2.0 * r * residual_spread(d[y][1], y[1], b)
+    usv = np.linalg.svd(a, full_matrices=False)
+    d[a] = (-(xt @ (gx @ np.swapaxes(bc, -1, -2)) @ xt) + (gt - a @ (x @ gt)) @ (x @ xt)
+            + (xt @ x) @ (gt - (gt @ x) @ a) - gr @ np.swapaxes(solve_column(y[0], b), -1, -2)
+            + (usv[0] * np.expand_dims(d[y][3], -2)) @ usv[2])
+    d[b] = solve_uncolumn(xt @ gx + gr, b)
+
+
+@tangent(np.linalg.lstsq)
+def lstsq(y, a, b, rcond=None):
+    x = np.linalg.pinv(full_rank(a, y[2]))
+    xt = np.swapaxes(x, -1, -2)
+    dat = np.swapaxes(d[a], -1, -2)
+    dx = (-(x @ d[a] @ x) + (x @ xt) @ (dat - (dat @ a) @ x)
+          + (dat - x @ (a @ dat)) @ (xt @ x))
+    bc = solve_column(b, b)
+    xc = solve_column(y[0], b)
+    dr = solve_column(d[b], b) - d[a] @ xc
+    usv = np.linalg.svd(a, full_matrices=False)
+    d[y] = (solve_uncolumn(dx @ bc + x @ solve_column(d[b], b), b),
+            residual_sums(2.0 * (bc - a @ xc) * dr, y[1]), np.zeros_like(y[2]),
+            np.diagonal(np.swapaxes(usv[0], -1, -2) @ d[a] @ np.swapaxes(usv[2], -1, -2),
+                        0, -2, -1))
 
 
 # B = A^n (integer n, negative: powers of A^-1). The derivative of a matrix power is the upper

@@ -181,6 +181,25 @@ def test_matrix_two_norm_is_refused():
 # ---------------------------------------------------------------------------------------------
 # einsum
 
+def least_squares_fit(a, b):
+    x, residuals, rank, s = np.linalg.lstsq(a, b, rcond=None)
+    return np.sum(x ** 2) + np.sum(residuals)
+
+
+def test_lstsq_of_a_rank_deficient_matrix_is_refused_when_it_runs():
+    """Where the rank drops, the least-squares solution jumps: no derivative to give. A full
+    rank one is differentiated (both modes, against central differences)."""
+    a, b = np.ones((4, 2)), np.arange(4.0)
+    with pytest.raises(ValueError, match="full rank .* this one has rank 1"):
+        srcad.grad(least_squares_fit)(a, b)
+    with pytest.raises(ValueError, match="full rank"):
+        srcad.jvp(least_squares_fit)(a, b, np.ones((4, 2)))
+    # (the residuals are empty at rank 1 and of shape (1,) here: the values decide a shape,
+    # so the code the calls above built is not the one this call runs)
+    a = np.array([[1.0, 0.3], [0.2, 1.5], [0.7, -0.4], [1.1, 0.9]])
+    srcad.check_grads(least_squares_fit, (a, b), wrt=(0, 1), order=2)
+
+
 @pytest.mark.parametrize("subscripts, shapes", [
     ("ij,jk", [(2, 3), (3, 4)]), ("ba,bc", [(3, 2), (3, 4)]), ("Ba,bA", [(2, 3), (4, 5)]),
     ("ii", [(3, 3)]), ("iij", [(3, 3, 2)]), ("...i,...i", [(1, 3), (2, 3)]),
