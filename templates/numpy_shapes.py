@@ -467,6 +467,13 @@ def take_along_axis(y, arr, indices, axis=-1):
     d[arr] = untake_along_axis(d[y], arr, indices, axis)
 
 
+# bincount(x, weights): the weights added up by bin, linear in them; each weight's adjoint is
+# its bin's (the bins' count, max(x) + 1, is decided by x's values: analysis/values.py)
+@linear(np.bincount, keywords=("weights",))
+def bincount(y, x, weights=None, minlength=0):
+    d[weights] = np.take(d[y], x)
+
+
 @linear(np.diagonal)
 def diagonal(y, a, offset=0, axis1=0, axis2=1):
     d[a] = undiagonal(d[y], a, offset, axis1, axis2)

@@ -193,10 +193,10 @@ _SIZED = frozenset(["int", "round", "range", "len", "floor", "ceil", "trunc", "z
 
 
 # calls whose result's shape is decided by their operands' values (which entries are nonzero,
-# which are distinct; lstsq's residuals are empty where the matrix's rank is not full): an
-# array's values read there decide a shape
+# which are distinct, the largest bin; lstsq's residuals are empty where the matrix's rank is
+# not full): an array's values read there decide a shape
 _SELECTING = frozenset(["nonzero", "flatnonzero", "argwhere", "unique", "extract", "compress",
-                        "trim_zeros", "lstsq"])
+                        "trim_zeros", "lstsq", "bincount"])
 # calls whose arguments are sizes or counts whatever they are called with
 _SIZES = frozenset(["int", "round", "range", "floor", "ceil", "trunc", "zeros", "ones", "empty",
                     "full", "eye", "identity", "arange", "linspace", "tri"])

@@ -368,3 +368,20 @@ def test_builtin_max_min_derivatives(f):
         for got, wanted in zip((gx, gy, tx, ty), want + want):
             assert isinstance(got, float)
             assert_same(np.float64(got), np.float64(wanted))
+
+
+def weighted_bins(x, idx):
+    y = np.bincount(idx, weights=x)
+    return np.sum(y ** 2 * np.arange(1.0, y.size + 1))
+
+
+def test_bincount_bins_are_decided_by_the_indices_values():
+    """The number of bins is max(idx) + 1: calls with indices of one shape and other values
+    have other shapes inside, so they do not share code specialized to the first one."""
+    x = np.linspace(0.5, 2.0, 5)
+    gradient = srcad.grad(weighted_bins)
+    for idx in ([1, 3, 0, 1, 2], [1, 1, 1, 1, 1], [4, 0, 6, 6, 2]):
+        idx = np.array(idx)
+        bins = np.bincount(idx, weights=x)
+        expected = 2 * bins[idx] * (idx + 1.0)
+        np.testing.assert_allclose(gradient(x, idx), expected, rtol=1e-12)

@@ -178,6 +178,10 @@ SPECS = [
          x=Arr((2, 3)), c=Arr((2, 2))),
     Spec(np.pad, "np.sum(np.sin(np.pad(x, 2, mode='reflect')))", order=2, x=Arr((3, 4))),
     # take, take_along_axis -----------------------------------------------------------------------
+    Spec(np.bincount, "np.bincount(i, weights=x)", x=Arr((5,)), i=const([1, 3, 0, 1, 3])),
+    Spec(np.bincount, "np.bincount(i, x, minlength=6)", x=Arr((4,)), i=const([2, 2, 2, 0])),
+    Spec(np.bincount, "np.sum(np.bincount(i, weights=x) ** 2)", order=2, x=Arr((4,)),
+         i=const([1, 0, 1, 4])),
     Spec(np.take, "np.take(x, i)", x=Arr((2, 3)), i=const([0, 5, 5, 2])),
     Spec(np.take, "np.take(x, i, axis=1)", x=Arr((2, 3)), i=const([[0, 2], [1, 1]])),
     Spec(np.take, "np.take(x, 1, axis=0)", x=Arr((2, 3))),
