@@ -21,6 +21,7 @@ from .dispatch import COTANGENT, FastPath, last_kwonly, signature_key, types_of,
 from .trees import check_real, complex_array
 from .verify import verify_call, verify_on
 from ..errors import SrcadError
+from ..frontend.object_loops import classes_of, method_of_object
 from ..pipeline import disabled_passes, target_function
 from ..rules.registry import REGISTRY
 
@@ -50,6 +51,8 @@ def check_wrt(wrt):
 
 
 def check_callable(func):
+    if isinstance(func, Bound):  # (a transform of a bound method: of its function)
+        return
     if not callable(func):
         raise SrcadError(f"srcad differentiates Python functions, got {func!r}")
     target = func.__func__ if inspect.ismethod(func) else target_function(func)
@@ -447,38 +450,86 @@ def runs(mode, kind, wrt, args, disabled=frozenset()):
     return mode, kind
 
 
-class BoundDerivative:
-    """The derivative of a bound method: the function's derivative with self passed first."""
+class Bound:
+    """A transform of a bound method (a derivative, a Jacobian, a Hessian): the transform of its
+    function, called with self first. make(function) makes it; for an object of the user's
+    classes the function is a copy that knows self's class (and the classes of self's
+    attributes that are the user's objects: object_loops.method_of_object), so that
+    self.predict(x) is differentiated as that class's method; classes: what it assumed, checked
+    before every call (an object given another class, or an attribute another object, gets the
+    transform for what it holds now). Transforms of it (srcad.grad(srcad.grad(m.loss)),
+    srcad.jacobian(srcad.grad(m.loss))) are bound too: of make's result."""
 
-    def __init__(self, method, inner):
+    def __init__(self, method, make):
         self.method = method
-        self.inner = inner
-        self.__name__ = inner.__name__
+        self.make = make  # function -> the transform (self its first argument)
+        function, self.classes = method_of_object(method)
+        self.inner = make(function)
+        self.__name__ = getattr(self.inner, "__name__", "derivative")
 
-    def __reduce__(self):  # (the bound object pickled with it, the derivative by reference)
-        return BoundDerivative, (self.method, self.inner)
+    def __reduce__(self):  # (the bound object pickled with it, the transform by its recipe)
+        return type(self), (self.method, self.make)
+
+    def _current(self):
+        """inner, or the transform for the classes the object has now, if they changed."""
+        if self.classes is not None and classes_of(self.method.__self__) != self.classes:
+            function, self.classes = method_of_object(self.method)
+            self.inner = self.make(function)
+        return self.inner
+
+    def __call__(self, *args, **kwargs):
+        return self._current()(self.method.__self__, *args, **kwargs)
+
+
+class BoundDerivative(Bound):
+    """The derivative of a bound method (Bound): the function's derivative with self first."""
 
     @property
     def generated(self):
-        return self.inner.generated
+        return self._current().generated
 
     @property
     def sync(self):
-        return self.inner.sync
+        return self._current().sync
 
     @property
     def source(self):
-        return self.inner.source
+        return self._current().source
 
     def __repr__(self):
         return f"<srcad {self.inner.kind} of {self.method.__qualname__} (bound) wrt " \
                f"{self.inner.wrt}>"
 
     def _repr_html_(self):
-        return self.inner._repr_html_()
+        return self._current()._repr_html_()
 
-    def __call__(self, *args, **kwargs):
-        return self.inner(self.method.__self__, *args, **kwargs)
+
+class Of:
+    """make for a Bound: function -> maker(the inner transform of function, or function), with
+    self's position added to the argument positions (picklable, unlike a lambda)."""
+
+    def __init__(self, maker, args, kwargs, inner=None):
+        self.maker, self.args, self.kwargs, self.inner = maker, args, kwargs, inner
+
+    def __call__(self, function):
+        target = function if self.inner is None else self.inner(function)
+        return self.maker(target, *self.args, **self.kwargs)
+
+
+def shifted(wrt):
+    """Argument positions with self's in front."""
+    return tuple(w + 1 for w in wrt) if isinstance(wrt, tuple) else wrt + 1
+
+
+def bound(func, maker, wrt, *args, **kwargs):
+    """maker(func, wrt, *args, **kwargs) for func a bound method or a transform of one (a
+    Bound): a Bound of maker applied to the function (or to the transform of it), positions
+    shifted past self; None for anything else."""
+    if inspect.ismethod(func):
+        return Bound(func, Of(maker, (shifted(wrt),) + args, kwargs))
+    if isinstance(func, Bound):
+        return Bound(func.method, Of(maker, (shifted(wrt),) + args, kwargs, func.make))
+    return None
 
 
 def derivative(func, mode, kind, wrt, disable=None, verify=None, jit=None):
@@ -491,10 +542,11 @@ def derivative(func, mode, kind, wrt, disable=None, verify=None, jit=None):
     disabled, verify = disabled_passes(disable), verify_on(verify)
     if jit == "numba":  # (numba's ufuncs take no order=, and its np.array no list of arrays:
         disabled = disabled | {"layout", "turns"}  # the layout and turns passes are NumPy's)
-    if inspect.ismethod(func):
-        shifted = tuple(w + 1 for w in wrt) if isinstance(wrt, tuple) else wrt + 1
-        return BoundDerivative(func, derivative(func.__func__, mode, kind, shifted, disabled,
-                                                verify, jit))
+    if inspect.ismethod(func) or isinstance(func, Bound):  # (self first, its positions after)
+        options = (mode, kind, shifted(wrt), disabled, verify, jit)
+        if inspect.ismethod(func):
+            return BoundDerivative(func, Of(derivative, options, {}))
+        return BoundDerivative(func.method, Of(derivative, options, {}, func.make))
     key = (mode, kind, wrt, REGISTRY.version, disabled, verify, jit)  # (a new template makes old
     # derivatives stale)
     try:

@@ -13,7 +13,7 @@ from ..errors import SrcadError, VerifyError
 from . import html, trees
 from .batched import Batched, NotBatchable
 from ..analysis.isolation import Replayed, roots_of
-from .derivatives import derivative
+from .derivatives import bound, derivative
 from .dispatch import COTANGENT
 from .verify import first_difference, scale_of
 
@@ -40,6 +40,10 @@ def jacobian(func, wrt=0, mode="reverse", *, has_aux=False, disable=None, verify
     where every operation it runs has a batching rule; False: one sweep per vector."""
     if mode not in ("reverse", "forward"):
         raise SrcadError(f"mode must be 'reverse' or 'forward', got {mode!r}")
+    made = bound(func, jacobian, wrt, mode, has_aux=has_aux, disable=disable, verify=verify,
+                 vectorize=vectorize)  # (a bound method: of its function, self first)
+    if made is not None:
+        return made
     positions = wrt if isinstance(wrt, tuple) else (wrt,)
     if has_aux:
         inner = derivative(func, "reverse", "vjp_aux", tuple(positions), disable, verify)
@@ -216,6 +220,10 @@ def hessian(func, wrt=0, *, mode="forward-over-reverse", disable=None, verify=No
                               "wrt=j, mode='forward')")
     if mode not in HESSIAN_MODES:
         raise SrcadError(f"hessian's mode must be one of {', '.join(HESSIAN_MODES)}, got {mode!r}")
+    made = bound(func, hessian, wrt, mode=mode, disable=disable, verify=verify,
+                 vectorize=vectorize)
+    if made is not None:
+        return made
     outer, inner = mode.split("-over-")
     if inner == "reverse":
         gradient = derivative(func, "reverse", "grad", wrt, disable, verify)

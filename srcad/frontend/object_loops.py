@@ -116,6 +116,26 @@ def method_for(cls, attr, attributes=()):
     return copy
 
 
+def method_of_object(method):
+    """(function, classes) to differentiate a bound method with: its function, or, for a
+    method of an object of the user's classes, the function's copy that knows its self's class
+    and the classes of self's attributes that are the user's objects (method_for), so that
+    self.predict(x) and self.parser.get(w) in it are calls of those classes' methods; classes:
+    what the copy assumed of the object ((its class, (attribute, class), ...)), which the
+    caller checks before each call (classes_of); None for the function itself."""
+    obj, func = method.__self__, method.__func__
+    if not _object_item(obj) or getattr(type(obj), func.__name__, None) is not func:
+        return func, None
+    classes = classes_of(obj)
+    copy = method_for(type(obj), func.__name__, classes[1])
+    return (copy, classes) if copy is not None else (func, None)
+
+
+def classes_of(obj):
+    """(obj's class, its attributes that are the user's objects and their classes)."""
+    return type(obj), _object_attributes(obj)
+
+
 def _object_attributes(value):
     """(name, class) of value's attributes that are objects of the user's classes, sorted."""
     return tuple(sorted((a, type(v)) for a, v in getattr(value, "__dict__", {}).items()
