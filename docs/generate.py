@@ -44,6 +44,25 @@ def if_elif_else(x):
     return np.sum(y)
 
 
+def match_on_values(x, kind):
+    match kind:
+        case "sq" | "square":
+            y = x * x
+        case None:
+            y = np.sin(x)
+        case k if k > 2:
+            y = x * k
+        case _:
+            y = -x
+    return np.sum(y)
+
+
+def annotated_assignment(x):
+    y: np.ndarray = x * 2.0
+    total: float = np.sum(y * y)
+    return total
+
+
 def conditional_expression(x):
     y = np.sum(x) if x[0] > 0 else np.sum(x * x)
     return y * (2.0 if x[1] < 0 else 3.0)
@@ -617,12 +636,17 @@ CONSTRUCTS = [
     Construct("Control flow", "`for` over an array's rows, `enumerate(...)`, `zip(...)`",
               for_over_values, (RNG.normal(size=(4, 3)), X3), wrt=(0, 1),
               instead="`for i in range(len(x)): row = x[i]`"),
+    Construct("Control flow", "`match` on values: literals, `|` alternatives, `None`, "
+              "captures with guards, `_`", match_on_values, (X3, "square"),
+              instead="`if` / `elif`"),
     Construct("Control flow", "`while` loops", while_loop, (1.3,),
               instead="a `for` loop with `break`"),
     Construct("Control flow", "`break`, `continue`, and `return` inside loops",
               break_continue_return, (X3,), instead="flags tested after the loop"),
     Construct("Assignment and arrays", "augmented assignment `+=`, `-=`, `*=`, `/=`, `**=`",
               augmented_assignment, (X3,), instead="`s = s + v`"),
+    Construct("Assignment and arrays", "annotated assignment `y: np.ndarray = ...`",
+              annotated_assignment, (X3,), instead="`y = ...`"),
     Construct("Assignment and arrays", "tuple assignment and swaps `a, b = b, a * b`",
               tuple_assignment_and_swaps, (X3,), instead="one assignment per line"),
     Construct("Assignment and arrays",

@@ -40,7 +40,18 @@ UNSUPPORTED = {
     gast.NamedExpr: ("assignment expressions (:=)", "assign on a separate line"),
     gast.Dict: ("dicts built with ** unpacking", "name the keys: {'W': W, 'b': b}"),
     gast.AsyncFunctionDef: ("async functions", "differentiate a synchronous function"),
+    # (refused as the function is parsed: frontend/forms.py)
+    gast.AsyncFor: ("async for", "differentiate a synchronous function"),
+    gast.AsyncWith: ("async with", "differentiate a synchronous function"),
+    gast.Match: ("match statements with sequence, mapping or class patterns",
+                 "match values (case 'a' | 'b':, case None:, case n if ...:), or write if/elif"),
 }
+if hasattr(gast, "TryStar"):  # (Python 3.11)
+    UNSUPPORTED[gast.TryStar] = ("try/except* (exception groups)",
+                                 "catch the exceptions with try/except")
+if hasattr(gast, "TypeAlias"):  # (Python 3.12)
+    UNSUPPORTED[gast.TypeAlias] = ("type aliases (type X = ...)",
+                                   "define the alias at module level")
 
 
 def unsupported_table():

@@ -13,6 +13,7 @@ import gast
 
 from ..errors import SrcadError
 from .deep import split_deep
+from .forms import plain_forms
 from ..syntax.convert import ast_to_gast
 from ..syntax.source import compiles_to, module_names, source_lines
 from ..syntax.naming import walk, walk_breadth
@@ -129,7 +130,7 @@ def parse_function(func):
     origin = getattr(func, "__srcad_lifted_from__", None)
     if origin is not None:
         node, info = _at_origin(node, info, *origin)
-    return node, info
+    return plain_forms(node, info), info
 
 
 def _at_origin(node, info, outer, written):
