@@ -18,7 +18,7 @@ from ..rules.instantiate import Accumulate, instantiate
 from ..rules.operations import unknown_call
 from ..rules.registry import require_template
 from ..syntax.naming import clone, loaded_names, walk
-from ..syntax.nodes import assign, call, list_op, name, origin_comment
+from ..syntax.nodes import assign, call, list_op, name, not_differentiated, origin_comment
 
 
 def _made_by_generated_code(value, scope):
@@ -306,6 +306,8 @@ class AdjointSweep:
                            else self.adjoint_loop(stmt))
                 self.bound_here = outer
                 last_line = None
+            else:
+                not_differentiated(stmt)
         return out
 
     def adjoint_if(self, stmt):

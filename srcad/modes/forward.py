@@ -35,7 +35,7 @@ from ..rules.registry import require_template
 from ..runtime import CONTAINER_RESULTS, dict_of, dict_with, HELPERS
 from ..syntax.naming import clone, loaded_names
 from ..syntax.nodes import (appended_names, assign, assigned_name, call, comment, flatten, list_op,
-                            name, origin_comment, parameter_ids, repeats)
+                            name, not_differentiated, origin_comment, parameter_ids, repeats)
 
 # operations whose result shares the operand's storage exactly as their tangents' do (y = x,
 # y = t[i], and a display [a, b], which holds its items as the display of tangents holds theirs)
@@ -312,6 +312,8 @@ class Forward:
                     stmt.body.insert(0, assign(self.namer.tangent(stmt.target.id),
                                                gast.Constant(value=0.0, kind=None)))
                 last_line = None
+            else:
+                not_differentiated(stmt)
             if tangent and getattr(stmt, "lineno", None) and stmt.lineno != last_line:
                 header = origin_comment(self.info, stmt, "tangent of")
                 if header is not None:

@@ -109,6 +109,24 @@ def flatten(body):
             yield from flatten(stmt.orelse)
 
 
+# statements through which no derivative flows (a call for its effect, print(v); jumps; checks):
+# the derivative builders copy them and write nothing for them; any kind neither this nor one
+# they differentiate is an internal error (frontend/forms.py refuses unknown kinds first)
+NO_DERIVATIVE = (gast.Expr, gast.Pass, gast.Return, gast.Raise, gast.Assert, gast.Break,
+                 gast.Continue, gast.Import, gast.ImportFrom, gast.Global, gast.Nonlocal)
+
+
+def not_differentiated(stmt):
+    """stmt, which a derivative builder met and does not differentiate: one of NO_DERIVATIVE;
+    any other kind is an internal error (a statement dropped from the derivative would make it
+    wrong: an annotated assignment once was, and the gradient came out zero)."""
+    if not isinstance(stmt, NO_DERIVATIVE):
+        raise AssertionError(f"srcad internal error: a derivative builder met a statement it "
+                             f"does not know ({type(stmt).__name__}, line "
+                             f"{getattr(stmt, 'lineno', '?')})")
+    return stmt
+
+
 def list_op(stmt):
     """lst.append(v) as a statement, or v = lst.pop(), on a local list: a flow between them."""
     value = getattr(stmt, "value", None)

@@ -114,3 +114,19 @@ def test_other_patterns_and_statement_kinds_are_refused_at_their_line():
     with pytest.raises(srcad.SrcadError, match=r"try/except\*") as info:
         srcad.grad(exception_group)
     assert "test_annotated_assignments_and_match_statements.py:" in str(info.value)
+
+
+def test_a_builder_meeting_a_statement_it_does_not_know_is_an_internal_error():
+    """Behind the parse-time refusal: a statement the derivative builders neither differentiate
+    nor name as one without a derivative (syntax/nodes.NO_DERIVATIVE) stops the build, where an
+    unknown one was left out of the derivative."""
+    import gast
+    from srcad.syntax.nodes import not_differentiated
+    stmt = gast.AnnAssign(target=gast.Name(id="y", ctx=gast.Store(), annotation=None,
+                                           type_comment=None),
+                          annotation=gast.Name(id="float", ctx=gast.Load(), annotation=None,
+                                               type_comment=None),
+                          value=gast.Constant(value=1.0, kind=None), simple=1)
+    with pytest.raises(AssertionError, match="does not know"):
+        not_differentiated(stmt)
+    not_differentiated(gast.Pass())
