@@ -28,6 +28,7 @@ import threading
 import types
 
 import gast
+import numpy as np
 
 from .. import runtime
 from ..errors import SrcadError
@@ -573,6 +574,9 @@ class Registry:
 def public_name(op):
     """The dotted public name of a callable: numpy.sin, numpy.linalg.inv, math.exp, operator.add."""
     name = canonical_name(op)
+    owner = getattr(op, "__self__", None)  # (a ufunc's method: numpy.add.reduce)
+    if name is None and isinstance(owner, np.ufunc) and canonical_name(owner) is not None:
+        return f"{canonical_name(owner)}.{op.__name__}"
     if name is None:
         module = getattr(op, "__module__", None) or "?"
         qualname = getattr(op, '__qualname__', getattr(op, '__name__', repr(op)))
@@ -624,6 +628,13 @@ INSTEAD = {  # library functions whose refusal says what to write instead
                     "and merges equal values): keep the values in a list or a tuple",
     **{f"numpy.fft.{name}": _FFT for name in ("rfft2", "irfft2", "rfftn", "irfftn", "hfft",
                                               "ihfft")},
+    **{f"numpy.{ufunc}.{method}": f"write np.{function}(x, axis=0), which is what it computes"
+       for ufunc, method, function in (
+           ("add", "reduce", "sum"), ("multiply", "reduce", "prod"), ("maximum", "reduce", "max"),
+           ("minimum", "reduce", "min"), ("add", "accumulate", "cumsum"),
+           ("multiply", "accumulate", "cumprod"))},
+    **{f"numpy.{ufunc}.outer": f"broadcast instead: np.{ufunc}(a[:, None], b) for vectors"
+       for ufunc in ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum")},
 }
 
 

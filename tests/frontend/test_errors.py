@@ -145,6 +145,17 @@ def test_call_without_a_template(mode):
     assert kind in str(err)
 
 
+def ufunc_method(x):
+    return np.add.reduce(x ** 2)
+
+
+def test_a_ufunc_method_is_refused_by_its_name_with_what_it_computes():
+    """np.add.reduce was named "?.ufunc.reduce" (a method of a ufunc has no module)."""
+    err = build_error(ufunc_method)
+    assert "numpy.add.reduce" in str(err) and "np.sum(x, axis=0)" in str(err)
+    assert_points_at(str(err), ufunc_method, "np.add.reduce(x ** 2)", "template")
+
+
 def test_call_of_an_unidentifiable_callable():
     err = build_error(calls_vectorized)
     assert_points_at(str(err), calls_vectorized, "np.vectorize(np.tanh)(y)")
