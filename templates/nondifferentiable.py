@@ -13,7 +13,7 @@ non_differentiable(
     np.isinf, np.isclose, np.allclose, np.array_equal, np.greater, np.greater_equal, np.less,
     np.less_equal, np.equal, np.not_equal, np.logical_and, np.logical_or, np.logical_not,
     np.logical_xor, np.any, np.all, np.shape, np.ndim, np.size, np.zeros, np.ones, np.empty,
-    np.zeros_like, np.ones_like, np.empty_like, np.arange, np.linspace, np.eye,
+    np.zeros_like, np.ones_like, np.empty_like, np.eye,
     np.identity, np.count_nonzero, np.floor_divide, np.bitwise_and,
     np.bitwise_or, np.result_type, np.isscalar, np.heaviside, np.signbit,
     builtins.len, builtins.range, builtins.int, builtins.bool, builtins.isinstance,

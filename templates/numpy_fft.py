@@ -128,7 +128,17 @@ def ifftshift(y, x, axes=None):
     d[x] = np.fft.fftshift(d[y], axes)
 
 
-non_differentiable(np.fft.fftfreq, np.fft.rfftfreq)
+# fftfreq(n, d) = k / (n d): a frequency is inversely proportional to the spacing d (named
+# spacing here: d[...] is the template's derivative; d= passed by keyword with a differentiated
+# value is refused as a call the template cannot match, a constant one is never looked at)
+@adjoint(np.fft.fftfreq, np.fft.rfftfreq)
+def fftfreq(y, n, spacing=1.0, device=None):
+    d[spacing] = -np.sum(d[y] * y) / spacing
+
+
+@tangent(np.fft.fftfreq, np.fft.rfftfreq)
+def fftfreq(y, n, spacing=1.0, device=None):
+    d[y] = -y * (d[spacing] / spacing)
 
 
 @helper(tangent="linear")

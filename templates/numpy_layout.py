@@ -229,4 +229,59 @@ def full_like(y, a, fill_value, dtype=None, order="K", subok=True, shape=None, *
     d[y] = through_cast(np.full(np.shape(y), d[fill_value]), y)
 
 
-non_differentiable(insert_sources, delete_kept, rollaxis_order)
+# linspace(start, stop, num) = start (1 - t) + stop t with t_k = k / (num - 1) (k / num without
+# the endpoint): linear in start and stop (arrays of them: the samples run along axis)
+@helper(linear=False)
+def linspace_levels(num, endpoint, axis, y, retstep=False):
+    """t of linspace's samples y, shaped to multiply y (its samples along axis)."""
+    if retstep:
+        raise ValueError("srcad does not differentiate np.linspace with retstep=True: the step "
+                         "is (stop - start) / (num - 1); compute it so")
+    shape = [1] * np.ndim(y)
+    shape[axis] = num
+    return np.reshape(np.linspace(0.0, 1.0, num, endpoint=endpoint), shape)
+
+
+@adjoint(np.linspace)
+def linspace(y, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+    t = linspace_levels(num, endpoint, axis, y, retstep)
+    g = through_cast(d[y], y)
+    d[start] = unbroadcast(np.sum(g * (1.0 - t), axis=axis), start)
+    d[stop] = unbroadcast(np.sum(g * t, axis=axis), stop)
+
+
+@tangent(np.linspace)
+def linspace(y, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+    t = linspace_levels(num, endpoint, axis, y, retstep)
+    d[y] = through_cast(np.expand_dims(d[start], axis) * (1.0 - t)
+                        + np.expand_dims(d[stop], axis) * t, y)
+
+
+# arange(start, stop, step) = start + k step (k = 0, 1, ...): 1 in start, k in step; the count
+# depends on the values (analysis/values.py: a shape they decide), not differentiably. One
+# argument is the stop: it only counts.
+@adjoint(np.arange)
+def arange(y, start, stop=None, step=None, dtype=None, *, device=None, like=None):
+    if stop is None:
+        pass
+    elif step is None:
+        d[start] = np.sum(through_cast(d[y], y))
+    else:
+        d[start] = np.sum(through_cast(d[y], y))
+        d[step] = np.sum(through_cast(d[y], y) * np.arange(np.size(y)))
+
+
+@tangent(np.arange)
+def arange(y, start, stop=None, step=None, dtype=None, *, device=None, like=None):
+    if stop is None:
+        d[y] = np.zeros(np.shape(y))
+    elif step is None:
+        d[y] = through_cast(d[start] * np.ones(np.shape(y)), y)
+    else:
+        d[y] = through_cast(d[start] * np.ones(np.shape(y)) + d[step] * np.arange(np.size(y)),
+                            y)
+
+
+non_differentiable(insert_sources, delete_kept, rollaxis_order, linspace_levels)

@@ -107,8 +107,9 @@ def repad(dx, pad_width, mode="constant"):
 @helper(tangent="linear")
 def pad_constant(c, x, pad_width):
     """The part of np.pad(x, pad_width, constant_values=c) that comes from c (x's part zeroed)."""
-    return np.pad(np.zeros(np.shape(x), dtype=np.result_type(c, 0.0)), pad_width,
-                  constant_values=c)
+    dtype = np.result_type(np.asarray(c) if isinstance(c, (tuple, list)) else c, 0.0)
+    return np.pad(np.zeros(np.shape(x), dtype=dtype), pad_width, constant_values=c)  # (c may
+    # be a display of tangents, (dt, 0.0): constant_values=(x[0], 2.0))
 
 
 @helper(tangent="linear")
