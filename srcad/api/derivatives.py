@@ -473,8 +473,9 @@ class Bound:
     def _current(self):
         """inner, or the transform for the classes the object has now, if they changed."""
         if self.classes is not None and classes_of(self.method.__self__) != self.classes:
-            function, self.classes = method_of_object(self.method)
-            self.inner = self.make(function)
+            function, classes = method_of_object(self.method)
+            self.inner = self.make(function)  # (then the classes: a thread that reads them in
+            self.classes = classes  # between builds it again, never runs the old one)
         return self.inner
 
     def __call__(self, *args, **kwargs):

@@ -742,9 +742,10 @@ def _insert_update_checks(fdef, updates, scope, info):
         # f's values; a global's array changed is changed for good: every one f reads)
         if not others:
             continue
-        text = (info.line(stmt.lineno) or "").strip() if getattr(stmt, "lineno", None) else ""
-        where = f"`{text}` ({info.filename.replace(chr(92), '/').rsplit('/', 1)[-1]}:" \
-                f"{getattr(stmt, 'lineno', info.first_line)})"
+        line = getattr(stmt, "lineno", None) or info.first_line
+        text = (info.line(line) or "").strip()
+        short = info.filename.replace("\\", "/").rsplit("/", 1)[-1]
+        where = f"`{text}` ({short}:{line})"  # (a string constant: written escaped)
         check = gast.Expr(value=gast.Call(
             func=_load("check_own_update"),
             args=[_load(operand), gast.Tuple(elts=[_load(n) for n in others], ctx=gast.Load()),
