@@ -41,7 +41,8 @@ from .frontend.desugar import desugar
 from .frontend.fence import check
 from .frontend.keep_dtypes import keep_in_place_dtypes
 from .frontend.lift import lift
-from .frontend.mutation import check_mutations, check_outside_iterators
+from .frontend.mutation import (check_mutations, check_outside_iterators,
+                               drop_number_update_checks)
 from .frontend.parse import parse_function
 from .frontend.resolve import assigned_names, LIBRARY_MODULES, resolve, Scope
 from .frontend.slices import batch_slices
@@ -581,6 +582,8 @@ def _build(func, mode, wrt, kind, stage, example, disabled):
         activity = analyze(fdef.body, names, scope, stores_useful=forward)  # (new temporaries,
         shapes, kinds, floats, numpy_scalars = probe(fdef, func, scope, *example)  # (and the
         # casts' dtypes)
+    if kinds:  # (a number's += makes a new one: no storage to share)
+        drop_number_update_checks(fdef.body, kinds)
     free_values = unread_values(fdef, *example, names, kinds, floats, read=unrolled_by) if (
         example is not None) else ()  # (the probe's facts are final here)
     free = {name: scope.free_value(name) for name in scope.user_globals | scope.user_cells

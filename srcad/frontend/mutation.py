@@ -757,6 +757,28 @@ def _insert_update_checks(fdef, updates, scope, info):
         checks[key] = check
     if checks:
         _insert_before(fdef.body, checks)
+        # (known to the passes after this one, the shape probe's namespace among them: resolve
+        # ran before, the name is not the user's)
+        scope.injected.setdefault("check_own_update", HELPERS["check_own_update"])
+
+
+def drop_number_update_checks(stmts, kinds):
+    """The update checks (_insert_update_checks) of the names the shape probe saw bound to
+    numbers (kinds: the probe's), dropped: `s *= k` of a float makes a new float, in Python too
+    (code specialized to the arguments keeps the kinds it was built for: the signature keys a
+    float by its type, a guard a global's)."""
+    out = []
+    for stmt in stmts:
+        for field in ("body", "orelse"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list):
+                drop_number_update_checks(block, kinds)
+        value = stmt.value if isinstance(stmt, gast.Expr) else None
+        if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
+                and value.func.id == "check_own_update" and kinds.get(
+                    getattr(value.args[0], "id", None)) == "scalar"):
+            out.append(stmt)
+    stmts[:] = out
 
 
 def _insert_before(stmts, checks):

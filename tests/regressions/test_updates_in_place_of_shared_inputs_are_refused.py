@@ -190,3 +190,22 @@ def test_second_derivatives_keep_the_check():
     np.testing.assert_allclose(hessian(x, y), expected, rtol=1e-6, atol=1e-8)
     with pytest.raises(ValueError, match="that b shares"):
         hessian(x, x)
+
+
+def scaled_by_a_float(x, s):
+    s *= 2.0
+    return np.sum(x * s)
+
+
+def test_checked_code_is_still_specialized_and_numbers_need_no_check():
+    """The shape probe runs the check too (it once failed on the helper's name, and every such
+    function got the code for any shapes); a float's += makes a new float, so the code
+    specialized to a float drops the check."""
+    x = np.arange(1.0, 5.0)
+    text = srcad.source(doubled_first, wrt=(0, 1), args=(x, x + 1.0))
+    body = text.split("def doubled_first_grad")[-1]
+    assert "check_own_update(a, (b,)" in body and "unbroadcast(" not in body
+    body = srcad.source(scaled_by_a_float, wrt=(0, 1), args=(x, 1.5)).split(
+        "def scaled_by_a_float_grad")[-1]
+    assert "check_own_update(" not in body
+    np.testing.assert_allclose(srcad.grad(scaled_by_a_float, wrt=1)(x, 1.5), 20.0)
