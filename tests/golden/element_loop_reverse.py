@@ -60,6 +60,8 @@ def unindex(g, x, index):
         out = [None] * len(x)
         out[index] = g
         return out
+    if isinstance(g, (list, tuple)):  # (the adjoint of a display, [0.0, array(0.5)]: an
+        g = np.asarray(g)  # array, whose dtype result_type can read)
     out = np.zeros_like(g, shape=np.shape(x), dtype=np.result_type(g, 0.0))  # (g's kind of
     # array: a stack of adjoints, when jacobian runs the code on one)
     if type(index) in (int, slice) or (type(index) is tuple and all(
