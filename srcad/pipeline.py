@@ -260,7 +260,10 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, singu
     float64 = {v for v, char in floats.items() if char == "d"}
     if mode == "reverse":  # an adjoint is shaped like its value (one of an array is an array)
         arrays |= {namer.adjoints[v] for v in arrays if v in namer.adjoints}
-        float64 |= {namer.adjoints[v] for v in float64 if v in namer.adjoints} if seeded else set()
+        # (seeded with the weak Python float 1.0, a float64 value's adjoint is float64, unless
+        # a narrower float takes part: 1.0 * np.float32(2.0) is a float32 number)
+        float64 |= {namer.adjoints[v] for v in float64 if v in namer.adjoints} if (
+            seeded and not any(char in ("f", "e") for char in floats.values())) else set()
     adjoint_of = {adjoint: var for var, adjoint in namer.adjoints.items()}
 
     def probed(name):  # the float dtype the probe saw (an adjoint's: its value's)

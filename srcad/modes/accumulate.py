@@ -22,13 +22,20 @@ _HOLES = {"unindex", "unlist", "concat_adjoint", "unrepeat_items"}
 class Accumulation:
     def in_dtype(self, adjoint, var):
         """The gradient of parameter var in var's dtype (runtime.in_dtype_of): generic builds
-        ask at run time; specialized ones only where var is narrower than float64 (a float64
-        parameter's gradient is float64 already) or is bound again in f (the probe's dtype is
-        then its last value's; the sweep has restored the argument by the return)."""
+        ask at run time; specialized ones only where var is narrower than float64, where a
+        narrower float takes part in f (a float64 parameter's gradient is float64 otherwise:
+        seeded with the weak 1.0, 1.0 * np.float32(2.0) is a float32 number, and the gradient
+        of np.sum(v) * np.float32(2.0) was float32 for a float64 v), or where var is bound again
+        in f (the probe's dtype is then its last value's; the sweep has restored the argument
+        by the return)."""
         if self.shapes and self.floats.get(var) not in ("f", "e") and \
-                var not in self.rebound_params:
+                var not in self.rebound_params and not self.narrow_floats():
             return adjoint
         return call(["in_dtype_of"], adjoint, name(var))
+
+    def narrow_floats(self):
+        """Whether the probe saw a float narrower than float64 (float32, float16) in f."""
+        return any(char in ("f", "e") for char in self.floats.values())
 
     def item_adjoints(self, var):
         """(index, adjoint name) of the items of tuple `var` that received adjoints."""
