@@ -27,7 +27,7 @@ import gast
 from .analysis.activity import analyze
 from .analysis.complexes import real_parts
 from .analysis.invariance import inert_names
-from .analysis.shapes import probe
+from .analysis.shapes import narrower_floats, probe
 from .analysis.values import (attribute_reads, float_values_read, unread_values,
                               value_guards)
 from .backend.emit import function_source, module_text
@@ -260,10 +260,8 @@ def improve(derivative, mode, kind, builder, namer, shapes, kinds, floats, singu
     float64 = {v for v, char in floats.items() if char == "d"}
     if mode == "reverse":  # an adjoint is shaped like its value (one of an array is an array)
         arrays |= {namer.adjoints[v] for v in arrays if v in namer.adjoints}
-        # (seeded with the weak Python float 1.0, a float64 value's adjoint is float64, unless
-        # a narrower float takes part: 1.0 * np.float32(2.0) is a float32 number)
         float64 |= {namer.adjoints[v] for v in float64 if v in namer.adjoints} if (
-            seeded and not any(char in ("f", "e") for char in floats.values())) else set()
+            seeded and not narrower_floats(floats)) else set()  # (seeded with the weak 1.0)
     adjoint_of = {adjoint: var for var, adjoint in namer.adjoints.items()}
 
     def probed(name):  # the float dtype the probe saw (an adjoint's: its value's)

@@ -390,6 +390,14 @@ def _axes(axis, ndim):
     return {a % ndim for a in items}
 
 
+def narrower_floats(floats):
+    """Whether the probe's float dtypes (probe's floats: name -> character) have one narrower
+    than float64 (float32, float16): seeded with the weak Python float 1.0, such a number
+    carries into the adjoints (1.0 * np.float32(2.0) is a float32 number), so a float64 value's
+    adjoint is not surely float64."""
+    return any(char in ("f", "e") for char in floats.values())
+
+
 def float_chars(fdef, float_of, binds=None):
     """name -> the float dtype character of its values ('d', 'f', ...), or None: the probe's
     (float_of: names it saw, adjoints as their values) and, for names bound once, at the top

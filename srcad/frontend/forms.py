@@ -29,6 +29,7 @@ import gast
 
 from .fence import UNSUPPORTED
 from ..syntax.naming import walk
+from ..syntax.nodes import name
 
 # the statement kinds the passes know (the fence refuses some of them later, saying what to
 # write instead); any other kind is refused here with UNSUPPORTED's words
@@ -80,8 +81,8 @@ def _match(stmt, info, taken):
     if not isinstance(subject, gast.Name):
         holder = _fresh("matched", taken)
         out.append(gast.copy_location(gast.Assign(
-            targets=[_name(holder, gast.Store())], value=subject, type_comment=None), stmt))
-        subject = _name(holder)
+            targets=[name(holder, gast.Store())], value=subject, type_comment=None), stmt))
+        subject = name(holder)
     return out + _cases(stmt.cases, subject, info, taken, stmt)
 
 
@@ -95,8 +96,8 @@ def _cases(cases, subject, info, taken, at):
     if case.guard is not None:  # (its names are bound before it is tested, as Python does)
         body = [gast.copy_location(gast.If(test=case.guard, body=body, orelse=later),
                                    case.guard)]
-    binds = [gast.copy_location(gast.Assign(targets=[_name(n, gast.Store())],
-                                            value=_name(subject.id), type_comment=None),
+    binds = [gast.copy_location(gast.Assign(targets=[name(n, gast.Store())],
+                                            value=name(subject.id), type_comment=None),
                                 case.pattern) for n in names]
     if test is None:  # (irrefutable: the wildcard or a capture, the last case)
         return binds + body or [gast.copy_location(gast.Pass(), at)]
@@ -130,12 +131,8 @@ def _pattern(pattern, subject, info):
 
 
 def _compare(left, op, right):
-    return gast.copy_location(gast.Compare(left=_name(left.id), ops=[op], comparators=[right]),
+    return gast.copy_location(gast.Compare(left=name(left.id), ops=[op], comparators=[right]),
                               right)
-
-
-def _name(ident, ctx=None):
-    return gast.Name(id=ident, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
 
 
 def _fresh(stem, taken):

@@ -39,7 +39,7 @@ from .parse import parse_function
 from .resolve import canonical_name
 from ..runtime import HELPERS
 from ..syntax.naming import loaded_names, walk_breadth
-from ..syntax.nodes import flatten, parameter_ids, SHAPE_ATTRIBUTES
+from ..syntax.nodes import call, flatten, name as load, parameter_ids, SHAPE_ATTRIBUTES
 
 OUTSIDE = "outside"  # storage of globals, closure cells and what unknown calls return
 
@@ -746,17 +746,17 @@ def _insert_update_checks(fdef, updates, scope, info):
         text = (info.line(line) or "").strip()
         short = info.filename.replace("\\", "/").rsplit("/", 1)[-1]
         where = f"`{text}` ({short}:{line})"  # (a string constant: written escaped)
-        check = gast.Expr(value=gast.Call(
-            func=_load("check_own_update"),
-            args=[_load(operand), gast.Tuple(elts=[_load(n) for n in others], ctx=gast.Load()),
-                  gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in others],
-                             ctx=gast.Load()),
-                  gast.Constant(value=where, kind=None)], keywords=[]))
+        check = gast.Expr(value=call(
+            ["check_own_update"], load(operand),
+            gast.Tuple(elts=[load(n) for n in others], ctx=gast.Load()),
+            gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in others],
+                       ctx=gast.Load()),
+            gast.Constant(value=where, kind=None)))
         for node in walk_breadth(check):
             gast.copy_location(node, stmt)
         checks[key] = check
     if checks:
-        _insert_before(fdef.body, checks)
+        _each_statement(fdef.body, lambda s: [checks[id(s)], s] if id(s) in checks else [s])
         # (known to the passes after this one, the shape probe's namespace among them: resolve
         # ran before, the name is not the user's)
         scope.injected.setdefault("check_own_update", HELPERS["check_own_update"])
@@ -767,38 +767,25 @@ def drop_number_update_checks(stmts, kinds):
     numbers (kinds: the probe's), dropped: `s *= k` of a float makes a new float, in Python too
     (code specialized to the arguments keeps the kinds it was built for: the signature keys a
     float by its type, a guard a global's)."""
-    out = []
-    for stmt in stmts:
-        for field in ("body", "orelse"):
-            block = getattr(stmt, field, None)
-            if isinstance(block, list):
-                drop_number_update_checks(block, kinds)
+    def kept(stmt):
         value = stmt.value if isinstance(stmt, gast.Expr) else None
-        if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
-                and value.func.id == "check_own_update" and kinds.get(
-                    getattr(value.args[0], "id", None)) == "scalar"):
-            out.append(stmt)
-    stmts[:] = out
+        return [] if (isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
+                      and value.func.id == "check_own_update" and kinds.get(
+                          getattr(value.args[0], "id", None)) == "scalar") else [stmt]
+    _each_statement(stmts, kept)
 
 
-def _insert_before(stmts, checks):
-    """Each statement of checks' keys (ids), in these blocks or nested ones, preceded by its
-    check."""
+def _each_statement(stmts, rewrite):
+    """The blocks (stmts and the ones nested in them) with each statement replaced by the
+    statements rewrite(stmt) gives."""
     out = []
     for stmt in stmts:
         for field in ("body", "orelse"):
             block = getattr(stmt, field, None)
             if isinstance(block, list):
-                _insert_before(block, checks)
-        check = checks.get(id(stmt))
-        if check is not None:
-            out.append(check)
-        out.append(stmt)
+                _each_statement(block, rewrite)
+        out += rewrite(stmt)
     stmts[:] = out
-
-
-def _load(name):
-    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
 
 
 def _may_hold_arrays(value):

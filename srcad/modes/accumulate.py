@@ -9,7 +9,7 @@ adjoints created so far (initialized), the names surely bound where a zero is wr
 """
 import gast
 
-from ..analysis.shapes import broadcast_of, expression_shape, outside_factors
+from ..analysis.shapes import broadcast_of, expression_shape, narrower_floats, outside_factors
 from ..rules.instantiate import operand_id
 from ..syntax.nodes import assign, call, constant_node, name
 from ..syntax.naming import clone
@@ -29,13 +29,9 @@ class Accumulation:
         in f (the probe's dtype is then its last value's; the sweep has restored the argument
         by the return)."""
         if self.shapes and self.floats.get(var) not in ("f", "e") and \
-                var not in self.rebound_params and not self.narrow_floats():
+                var not in self.rebound_params and not narrower_floats(self.floats):
             return adjoint
         return call(["in_dtype_of"], adjoint, name(var))
-
-    def narrow_floats(self):
-        """Whether the probe saw a float narrower than float64 (float32, float16) in f."""
-        return any(char in ("f", "e") for char in self.floats.values())
 
     def item_adjoints(self, var):
         """(index, adjoint name) of the items of tuple `var` that received adjoints."""
